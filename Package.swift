@@ -1,0 +1,91 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+/// Settings every Swift target shares: Swift 6 mode and the upcoming features we hold to.
+let defaultSwiftSettings: [SwiftSetting] = [
+  .swiftLanguageMode(.v6),
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+  .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+  name: "BadmintonBuddy",
+  products: [
+    .executable(name: "badminton-server", targets: ["BadmintonServer"]),
+    .library(name: "BadmintonRPC", targets: ["BadmintonRPC"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+  ],
+  targets: [
+    // C: the system libraries and the code protoc-c generates from Proto/.
+    .systemLibrary(
+      name: "CProtobufC",
+      pkgConfig: "libprotobuf-c",
+      providers: [.apt(["libprotobuf-c-dev"])]
+    ),
+    .systemLibrary(
+      name: "CZstd",
+      pkgConfig: "libzstd",
+      providers: [.apt(["libzstd-dev"])]
+    ),
+    .target(
+      name: "CBadmintonProto",
+      dependencies: ["CProtobufC"],
+      linkerSettings: [.linkedLibrary("protobuf-c")]
+    ),
+
+    // The RPC core: frames, envelope, status, zstd, message bridging, server and client.
+    .target(
+      name: "BadmintonRPC",
+      dependencies: [
+        "CBadmintonProto",
+        "CProtobufC",
+        "CZstd",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // Executables.
+    .executableTarget(
+      name: "BadmintonServer",
+      dependencies: [
+        "BadmintonRPC",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
+      path: "Sources/badminton-server",
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // Tests.
+    .testTarget(
+      name: "BadmintonRPCTests",
+      dependencies: [
+        "BadmintonRPC",
+        "CBadmintonProto",
+        "CZstd",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
+        .product(name: "NIOTestUtils", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+  ]
+)

@@ -1,0 +1,67 @@
+/// How a client connects and retries.
+public struct ClientConfiguration: Sendable {
+  /// Frame limits and compression.
+  public var wire: WireConfiguration
+  /// How long a connection attempt may take. Default 5 seconds.
+  public var connectTimeout: Duration
+  /// While calls are open and nothing was sent for this long, the client sends PING so that the
+  /// server's idle timeout does not close the connection. Default 60 seconds.
+  public var keepaliveInterval: Duration
+  /// Retries of idempotent calls.
+  public var retry: RetryPolicy
+  /// The `locale` sent when a call names none; nil sends none (the server then uses `en`).
+  public var defaultLocale: RPCLocale?
+
+  /// A configuration with the defaults for whatever is not given.
+  public init(
+    wire: WireConfiguration = WireConfiguration(),
+    connectTimeout: Duration = .seconds(5),
+    keepaliveInterval: Duration = .seconds(60),
+    retry: RetryPolicy = RetryPolicy(),
+    defaultLocale: RPCLocale? = nil
+  ) {
+    self.wire = wire
+    self.connectTimeout = connectTimeout
+    self.keepaliveInterval = keepaliveInterval
+    self.retry = retry
+    self.defaultLocale = defaultLocale
+  }
+}
+
+/// Exponential backoff with jitter for idempotent calls that fail with UNAVAILABLE or a lost
+/// connection.
+public struct RetryPolicy: Sendable, Hashable {
+  /// Retries after the first attempt. Default 3.
+  public var maximumRetries: Int
+  /// The backoff before the first retry. Default 100 ms.
+  public var initialBackoff: Duration
+  /// The backoff never exceeds this. Default 2 seconds.
+  public var maximumBackoff: Duration
+  /// Each retry's backoff is this times the previous one. Default 2.
+  public var multiplier: Double
+
+  /// A policy with the defaults for whatever is not given.
+  public init(
+    maximumRetries: Int = 3, initialBackoff: Duration = .milliseconds(100),
+    maximumBackoff: Duration = .seconds(2), multiplier: Double = 2
+  ) {
+    self.maximumRetries = maximumRetries
+    self.initialBackoff = initialBackoff
+    self.maximumBackoff = maximumBackoff
+    self.multiplier = multiplier
+  }
+
+  /// No retries.
+  public static let none = RetryPolicy(maximumRetries: 0)
+
+  /// The backoff before retry `retry` (1-based): the exponential step, capped, then a uniform
+  /// random share between half of it and all of it.
+  public func backoff(beforeRetry retry: Int) -> Duration {
+    var step = initialBackoff
+    for _ in 1..<max(retry, 1) {
+      step = min(step * multiplier, maximumBackoff)
+    }
+    step = min(step, maximumBackoff)
+    return step * Double.random(in: 0.5...1.0)
+  }
+}

@@ -1,0 +1,162 @@
+import NIOCore
+import Synchronization
+
+/// The client end of one connection: matches answers to open calls by call id, enforces each
+/// call's deadline locally, answers PING, sends keepalive PINGs while calls are open, and fails
+/// every open call with UNAVAILABLE when the connection is lost.
+///
+/// All state lives on the connection's event loop; the first event that ends a call removes it
+/// from `calls`, so each call gets exactly one outcome.
+final class ClientConnectionHandler: ChannelInboundHandler {
+  typealias InboundIn = Envelope
+  typealias OutboundOut = Envelope
+
+  enum Pending {
+    case unary(CheckedContinuation<[UInt8], any Error>)
+    case stream(AsyncThrowingStream<[UInt8], any Error>.Continuation)
+
+    func fail(_ error: any Error) {
+      switch self {
+      case .unary(let continuation): continuation.resume(throwing: error)
+      case .stream(let continuation): continuation.finish(throwing: error)
+      }
+    }
+  }
+
+  private struct Call {
+    let pending: Pending
+    var deadline: Scheduled<Void>?
+  }
+
+  private var context: ChannelHandlerContext!
+  private var calls: [UInt64: Call] = [:]
+  private var pings: [[UInt8]: CheckedContinuation<Void, any Error>] = [:]
+  private var closed = false
+  let flags: ConnectionFlags
+
+  init(flags: ConnectionFlags) { self.flags = flags }
+
+  func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+  // MARK: Calls
+
+  func startCall(
+    _ callID: UInt64, method: String, payload: [UInt8], metadata: [Metadata],
+    timeout: Duration?, pending: Pending
+  ) {
+    guard !closed else { return pending.fail(RPCError.connectionLost) }
+    var call = Call(pending: pending)
+    var timeoutMilliseconds: UInt32 = 0
+    if let timeout {
+      let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+      timeoutMilliseconds = UInt32(clamping: milliseconds)
+      let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+      call.deadline = context.eventLoop.scheduleTask(in: .milliseconds(Int64(timeoutMilliseconds))) {
+        handler.value.end(callID, with: .deadlineExceeded)
+      }
+    }
+    calls[callID] = call
+    let request = Envelope(
+      callID: callID, kind: .request, method: method, timeoutMilliseconds: timeoutMilliseconds,
+      metadata: metadata, payload: payload)
+    context.writeAndFlush(wrapOutboundOut(request), promise: nil)
+  }
+
+  /// Ends an open call on this side with `error` and tells the server to stop its work.
+  func end(_ callID: UInt64, with error: RPCError) {
+    guard let call = calls.removeValue(forKey: callID) else { return }
+    call.deadline?.cancel()
+    call.pending.fail(error)
+    if !closed {
+      context.writeAndFlush(wrapOutboundOut(Envelope(callID: callID, kind: .cancel)), promise: nil)
+    }
+  }
+
+  func ping(_ payload: [UInt8], continuation: CheckedContinuation<Void, any Error>) {
+    guard !closed else { return continuation.resume(throwing: RPCError.connectionLost) }
+    pings[payload] = continuation
+    context.writeAndFlush(wrapOutboundOut(Envelope(callID: 0, kind: .ping, payload: payload)), promise: nil)
+  }
+
+  func close() {
+    context.close(promise: nil)
+  }
+
+  // MARK: Inbound
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let envelope = unwrapInboundIn(data)
+    switch envelope.kind {
+    case .response, .streamEnd:
+      guard let call = calls.removeValue(forKey: envelope.callID) else { return }
+      call.deadline?.cancel()
+      let status = envelope.status ?? .ok
+      switch call.pending {
+      case .unary(let continuation):
+        if status.code == .ok {
+          continuation.resume(returning: envelope.payload)
+        } else {
+          continuation.resume(throwing: RPCError(status: status))
+        }
+      case .stream(let continuation):
+        if status.code == .ok {
+          continuation.finish()
+        } else {
+          continuation.finish(throwing: RPCError(status: status))
+        }
+      }
+    case .streamMessage:
+      if case .stream(let continuation)? = calls[envelope.callID]?.pending {
+        continuation.yield(envelope.payload)
+      }
+    case .ping:
+      context.writeAndFlush(
+        wrapOutboundOut(Envelope(callID: envelope.callID, kind: .pong, payload: envelope.payload)),
+        promise: nil)
+    case .pong:
+      pings.removeValue(forKey: envelope.payload)?.resume()
+    case .goAway:
+      // Calls in flight go on; new calls go to a new connection.
+      flags.goAwayReceived.store(true, ordering: .releasing)
+    default:
+      break
+    }
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    if case IdleStateHandler.IdleStateEvent.write = event {
+      if !calls.isEmpty && !closed {
+        let payload = Array("keepalive".utf8)
+        context.writeAndFlush(wrapOutboundOut(Envelope(callID: 0, kind: .ping, payload: payload)), promise: nil)
+      }
+    } else {
+      context.fireUserInboundEventTriggered(event)
+    }
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    // A server that breaks the protocol, or a socket error: this connection is done.
+    context.close(promise: nil)
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    closed = true
+    flags.goAwayReceived.store(true, ordering: .releasing)
+    let open = calls
+    calls.removeAll()
+    for call in open.values {
+      call.deadline?.cancel()
+      call.pending.fail(RPCError.connectionLost)
+    }
+    let waiting = pings
+    pings.removeAll()
+    for ping in waiting.values { ping.resume(throwing: RPCError.connectionLost) }
+    context.fireChannelInactive()
+  }
+}
+
+/// What the client's connection pool reads of a connection from any thread.
+final class ConnectionFlags: Sendable {
+  /// Set when the server sent GOAWAY or the connection closed: no new calls go here.
+  let goAwayReceived = Atomic<Bool>(false)
+}

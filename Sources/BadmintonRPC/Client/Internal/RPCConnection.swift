@@ -1,0 +1,133 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// One client connection: starts calls on it and turns Swift task cancellation into CANCEL.
+final class RPCConnection: Sendable {
+  private let channel: any Channel
+  private let handler: NIOLoopBound<ClientConnectionHandler>
+  private let flags: ConnectionFlags
+  private let nextCallID = Atomic<UInt64>(1)
+  private let nextPing = Atomic<UInt64>(1)
+
+  private init(channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, flags: ConnectionFlags) {
+    self.channel = channel
+    self.handler = handler
+    self.flags = flags
+  }
+
+  /// True while new calls may start here.
+  var isUsable: Bool {
+    channel.isActive && !flags.goAwayReceived.load(ordering: .acquiring)
+  }
+
+  /// Connects to `host:port`.
+  static func connect(
+    host: String, port: Int, configuration: ClientConfiguration, group: any EventLoopGroup
+  ) async throws -> RPCConnection {
+    let flags = ConnectionFlags()
+    let channel = try await ClientBootstrap(group: group)
+      .channelOption(.socketOption(.tcp_nodelay), value: 1)
+      .connectTimeout(TimeAmount(configuration.connectTimeout))
+      .channelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandlers([
+            ByteToMessageHandler(FrameDecoder(configuration: configuration.wire)),
+            IdleStateHandler(writeTimeout: TimeAmount(configuration.keepaliveInterval)),
+            FrameEncoder(configuration: configuration.wire),
+            ClientConnectionHandler(flags: flags),
+          ])
+        }
+      }
+      .connect(host: host, port: port)
+      .get()
+    let handler = try await channel.eventLoop.submit {
+      NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
+    }.get()
+    return RPCConnection(channel: channel, handler: handler, flags: flags)
+  }
+
+  private func allocateCallID() -> UInt64 {
+    nextCallID.wrappingAdd(1, ordering: .relaxed).oldValue
+  }
+
+  /// Sends a unary REQUEST and waits for its RESPONSE payload.
+  func unary(method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?) async throws -> [UInt8] {
+    let callID = allocateCallID()
+    let gate = CancellationGate()
+    let handler = self.handler
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        handler.eventLoop.execute {
+          guard gate.start() else { return continuation.resume(throwing: RPCError.cancelled) }
+          handler.value.startCall(
+            callID, method: method, payload: payload, metadata: metadata, timeout: timeout,
+            pending: .unary(continuation))
+        }
+      }
+    } onCancel: {
+      if gate.cancel() {
+        handler.eventLoop.execute { handler.value.end(callID, with: .cancelled) }
+      }
+    }
+  }
+
+  /// Sends a streaming REQUEST; the stream yields each STREAM_MESSAGE payload and ends with the
+  /// STREAM_END status. Dropping or cancelling the stream sends CANCEL.
+  func serverStreaming(
+    method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?
+  ) -> AsyncThrowingStream<[UInt8], any Error> {
+    let callID = allocateCallID()
+    let handler = self.handler
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self)
+    continuation.onTermination = { termination in
+      if case .cancelled = termination {
+        handler.eventLoop.execute { handler.value.end(callID, with: .cancelled) }
+      }
+    }
+    handler.eventLoop.execute {
+      handler.value.startCall(
+        callID, method: method, payload: payload, metadata: metadata, timeout: timeout,
+        pending: .stream(continuation))
+    }
+    return stream
+  }
+
+  /// Sends PING and waits for the PONG.
+  func ping() async throws {
+    var counter = nextPing.wrappingAdd(1, ordering: .relaxed).oldValue
+    let payload = withUnsafeBytes(of: &counter) { Array($0) }
+    let handler = self.handler
+    try await withCheckedThrowingContinuation { continuation in
+      handler.eventLoop.execute { handler.value.ping(payload, continuation: continuation) }
+    }
+  }
+
+  /// Closes the connection; open calls fail with UNAVAILABLE.
+  func close() async {
+    try? await channel.close()
+  }
+}
+
+/// Settles the race between starting a call on the event loop and cancelling it from the task.
+final class CancellationGate: Sendable {
+  private enum State { case pending, started, cancelled }
+  private let state = Mutex(State.pending)
+
+  /// Marks the call started; false when it was cancelled first.
+  func start() -> Bool {
+    state.withLock { state in
+      guard state == .pending else { return false }
+      state = .started
+      return true
+    }
+  }
+
+  /// Marks the call cancelled; true when it had started, so the event loop must end it.
+  func cancel() -> Bool {
+    state.withLock { state in
+      defer { state = .cancelled }
+      return state == .started
+    }
+  }
+}

@@ -1,0 +1,180 @@
+public import NIOCore
+public import NIOPosix
+import Synchronization
+
+/// A client of a BadmintonBuddy server: multiplexes concurrent calls over one connection,
+/// connects lazily and reconnects when the connection is lost or the server sent GOAWAY, and
+/// retries idempotent calls that fail with UNAVAILABLE.
+public final class RPCClient: Sendable {
+  private enum State {
+    case idle
+    case connecting(id: Int, Task<RPCConnection, any Error>)
+    case connected(RPCConnection)
+    case closed
+  }
+
+  /// The server's host.
+  public let host: String
+  /// The server's port.
+  public let port: Int
+  /// How the client connects and retries.
+  public let configuration: ClientConfiguration
+  private let group: any EventLoopGroup
+  private let state = Mutex<(State, nextAttempt: Int)>((.idle, 0))
+
+  /// A client of the server at `host:port`; nothing connects until the first call.
+  public init(
+    host: String, port: Int, configuration: ClientConfiguration = ClientConfiguration(),
+    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+  ) {
+    self.host = host
+    self.port = port
+    self.configuration = configuration
+    self.group = eventLoopGroup
+  }
+
+  /// The typed client of the built-in health service.
+  public var health: Health.Client { Health.Client(client: self) }
+
+  /// The typed client of the built-in reflection service.
+  public var reflection: Reflection.Client { Reflection.Client(client: self) }
+
+  // MARK: Calls
+
+  /// Calls a unary method. Idempotent methods are retried on UNAVAILABLE (a lost connection
+  /// included) with backoff, at most `configuration.retry.maximumRetries` times, within the
+  /// call's timeout.
+  public func unary<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>, _ request: Request,
+    options: CallOptions = CallOptions()
+  ) async throws -> Response {
+    let payload = request.serializedBytes()
+    let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
+    let deadline = options.timeout.map { ContinuousClock.now + $0 }
+    let bytes = try await withRetries(idempotent: method.idempotent, deadline: deadline) { timeout in
+      try await self.connection().unary(
+        method: method.path, payload: payload, metadata: metadata, timeout: timeout)
+    }
+    do {
+      return try Response(serializedBytes: bytes)
+    } catch {
+      throw RPCError.responseMalformed(Response.fullName)
+    }
+  }
+
+  /// Calls a server-streaming method; the call's timeout covers the whole stream. Connecting is
+  /// retried for idempotent methods; a stream that has started is not.
+  public func serverStreaming<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>, _ request: Request,
+    options: CallOptions = CallOptions()
+  ) async throws -> ResponseStream<Response> {
+    let payload = request.serializedBytes()
+    let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
+    let deadline = options.timeout.map { ContinuousClock.now + $0 }
+    return try await withRetries(idempotent: method.idempotent, deadline: deadline) { timeout in
+      let connection = try await self.connection()
+      return ResponseStream(
+        payloads: connection.serverStreaming(
+          method: method.path, payload: payload, metadata: metadata, timeout: timeout))
+    }
+  }
+
+  /// Sends PING on the connection (connecting first if needed) and waits for the PONG.
+  public func ping() async throws {
+    try await connection().ping()
+  }
+
+  /// Closes the connection; open calls fail, and later calls fail with CLIENT_CLOSED.
+  public func close() async {
+    let previous = state.withLock { state in
+      defer { state.0 = .closed }
+      return state.0
+    }
+    switch previous {
+    case .connected(let connection): await connection.close()
+    case .connecting(_, let task): await (try? task.value)?.close()
+    case .idle, .closed: break
+    }
+  }
+
+  private func withRetries<T>(
+    idempotent: Bool, deadline: ContinuousClock.Instant?,
+    _ attempt: (Duration?) async throws -> T
+  ) async throws -> T {
+    var retries = 0
+    while true {
+      let remaining = deadline.map { $0 - .now }
+      if let remaining, remaining <= .zero { throw RPCError.deadlineExceeded }
+      do {
+        return try await attempt(remaining)
+      } catch let error as RPCError {
+        guard idempotent, error.code == .unavailable, retries < configuration.retry.maximumRetries
+        else { throw error }
+        retries += 1
+        let backoff = configuration.retry.backoff(beforeRetry: retries)
+        if let deadline, ContinuousClock.now + backoff >= deadline { throw error }
+        do {
+          try await Task.sleep(for: backoff)
+        } catch {
+          throw RPCError.cancelled
+        }
+      }
+    }
+  }
+
+  // MARK: Connection
+
+  private func connection() async throws -> RPCConnection {
+    enum Next {
+      case ready(RPCConnection)
+      case wait(id: Int, Task<RPCConnection, any Error>)
+    }
+    let host = self.host
+    let port = self.port
+    let configuration = self.configuration
+    let group = self.group
+    let next: Next = try state.withLock { state in
+      switch state.0 {
+      case .closed:
+        throw RPCError.clientClosed
+      case .connected(let connection) where connection.isUsable:
+        return .ready(connection)
+      case .connecting(let id, let task):
+        return .wait(id: id, task)
+      case .idle, .connected:
+        let id = state.nextAttempt
+        state.nextAttempt += 1
+        let task = Task {
+          try await RPCConnection.connect(host: host, port: port, configuration: configuration, group: group)
+        }
+        state.0 = .connecting(id: id, task)
+        return .wait(id: id, task)
+      }
+    }
+    switch next {
+    case .ready(let connection):
+      return connection
+    case .wait(let id, let task):
+      do {
+        let connection = try await task.value
+        let keep = state.withLock { state -> Bool in
+          guard case .connecting(id, _) = state.0 else { return false }
+          state.0 = .connected(connection)
+          return true
+        }
+        if !keep, case .closed = state.withLock({ $0.0 }) {
+          await connection.close()
+          throw RPCError.clientClosed
+        }
+        return connection
+      } catch let error as RPCError {
+        throw error
+      } catch {
+        state.withLock { state in
+          if case .connecting(id, _) = state.0 { state.0 = .idle }
+        }
+        throw RPCError.connectFailed("\(host):\(port)")
+      }
+    }
+  }
+}

@@ -1,0 +1,302 @@
+import Logging
+import NIOCore
+
+/// Serves one connection: keeps its table of open calls, runs each call's handler in a task,
+/// enforces deadlines, CANCEL, the concurrency limit, idle timeout, and GOAWAY on protocol
+/// violations and on graceful shutdown.
+///
+/// All state lives on the connection's event loop, so envelopes of one call leave in order and
+/// nothing that ends a call (response, deadline, CANCEL, shutdown) can answer it twice: the
+/// first to remove the call from `calls` answers, later ones find nothing.
+final class ServerConnectionHandler: ChannelInboundHandler {
+  typealias InboundIn = Envelope
+  typealias OutboundOut = Envelope
+
+  /// The connection's life.
+  private enum State {
+    /// Serving calls. Goes to `draining` on graceful shutdown, to `closed` on a violation, idle
+    /// timeout or the channel going inactive.
+    case active
+    /// GOAWAY sent: new REQUESTs get UNAVAILABLE, open calls may finish within the grace period.
+    /// Goes to `closed` when the last call ends, the grace period ends, or the channel goes away.
+    case draining
+    /// Closing or closed: nothing more is read or answered. Final.
+    case closed
+  }
+
+  private struct OpenCall {
+    let kind: MethodKind
+    let locale: RPCLocale
+    var task: Task<Void, Never>?
+    var deadline: Scheduled<Void>?
+  }
+
+  private enum Outcome: Sendable {
+    case success([UInt8]?)
+    case failure(RPCError)
+  }
+
+  private let registry: HandlerRegistry
+  private let configuration: ServerConfiguration
+  private var logger: Logger
+  private(set) var context: ChannelHandlerContext!
+  private var state = State.active
+  private var calls: [UInt64: OpenCall] = [:]
+  private var graceTimer: Scheduled<Void>?
+  /// The locale of the latest REQUEST, for the texts of connection-level statuses.
+  private var connectionLocale = RPCLocale.en
+  private var peer = "unknown"
+  /// The latest write; the connection closes only after it completes.
+  private var lastWrite: EventLoopFuture<Void>?
+
+  init(registry: HandlerRegistry, configuration: ServerConfiguration, logger: Logger) {
+    self.registry = registry
+    self.configuration = configuration
+    self.logger = logger
+  }
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    self.context = context
+    peer = context.channel.remoteAddress?.description ?? "unknown"
+    logger[metadataKey: "peer"] = "\(peer)"
+  }
+
+  // MARK: Inbound
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    guard state != .closed else { return }
+    let envelope = unwrapInboundIn(data)
+    switch envelope.kind {
+    case .request:
+      startCall(envelope)
+    case .cancel:
+      guard envelope.callID != 0 else { return violation(.callIDZero(.cancel)) }
+      endCall(envelope.callID, with: .cancelled)
+    case .ping:
+      guard envelope.payload.count <= FrameFormat.maximumPingPayload else {
+        return violation(.pingPayloadTooLarge(envelope.payload.count))
+      }
+      _ = send(Envelope(callID: envelope.callID, kind: .pong, payload: envelope.payload))
+    case .pong, .goAway:
+      // A PONG answers nothing the server asked for; a client's GOAWAY only says it is leaving.
+      break
+    default:
+      violation(.unexpectedKind(envelope.kind))
+    }
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    if let violation = error as? ProtocolViolation {
+      self.violation(violation)
+    } else {
+      logger.debug("connection error", metadata: ["error": "\(error)"])
+      closeNow()
+    }
+  }
+
+  func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    if case IdleStateHandler.IdleStateEvent.read = event {
+      logger.debug("idle timeout")
+      goAwayAndClose(.idleTimeout)
+    } else {
+      context.fireUserInboundEventTriggered(event)
+    }
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    state = .closed
+    graceTimer?.cancel()
+    for call in calls.values {
+      call.deadline?.cancel()
+      call.task?.cancel()
+    }
+    calls.removeAll()
+    context.fireChannelInactive()
+  }
+
+  // MARK: Calls
+
+  private func startCall(_ request: Envelope) {
+    let callID = request.callID
+    guard callID != 0 else { return violation(.callIDZero(.request)) }
+    guard calls[callID] == nil else { return violation(.callIDReused(callID)) }
+    let locale = RPCLocale(metadataValue: request.metadataValue("locale"))
+    connectionLocale = locale
+
+    guard state == .active else {
+      return answer(callID, kind: .unary, locale: locale, .failure(.serverShuttingDown))
+    }
+    guard let method = registry.method(at: request.method) else {
+      return answer(callID, kind: .unary, locale: locale, .failure(.methodNotFound(request.method)))
+    }
+    guard calls.count < configuration.maximumConcurrentCallsPerConnection else {
+      let error = RPCError.tooManyConcurrentCalls(limit: configuration.maximumConcurrentCallsPerConnection)
+      return answer(callID, kind: method.kind, locale: locale, .failure(error))
+    }
+
+    let loop = context.eventLoop
+    let handler = NIOLoopBound(self, eventLoop: loop)
+    var call = OpenCall(kind: method.kind, locale: locale)
+    var deadline: ContinuousClock.Instant?
+    if request.timeoutMilliseconds > 0 {
+      let timeout = Int64(request.timeoutMilliseconds)
+      deadline = .now + .milliseconds(timeout)
+      call.deadline = loop.scheduleTask(in: .milliseconds(timeout)) {
+        handler.value.endCall(callID, with: .deadlineExceeded)
+      }
+    }
+    var callLogger = logger
+    callLogger[metadataKey: "call"] = "\(callID)"
+    callLogger[metadataKey: "method"] = "\(request.method)"
+    let serverContext = ServerContext(
+      callID: callID, method: request.method, metadata: request.metadata, deadline: deadline,
+      peer: peer, logger: callLogger)
+    let sink = RawResponseSink { bytes in
+      try await loop.flatSubmit { handler.value.sendStreamMessage(callID, bytes) }.get()
+    }
+    calls[callID] = call
+
+    calls[callID]?.task = Self.run(
+      method, payload: request.payload, context: serverContext, sink: sink, handler: handler)
+  }
+
+  /// Runs a handler in a task of its own and hands its outcome back to the event loop.
+  private static func run(
+    _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, sink: RawResponseSink,
+    handler: NIOLoopBound<ServerConnectionHandler>
+  ) -> Task<Void, Never> {
+    Task {
+      let outcome: Outcome
+      do {
+        outcome = .success(try await method.invoke(payload, context, sink))
+      } catch {
+        outcome = .failure(Self.callerError(for: error, logger: context.logger))
+      }
+      handler.eventLoop.execute { handler.value.finishCall(context.callID, outcome) }
+    }
+  }
+
+  /// What the caller sees for an error a handler threw.
+  private static func callerError(for error: any Error, logger: Logger) -> RPCError {
+    switch error {
+    case let convertible as any RPCErrorConvertible:
+      return convertible.rpcError
+    case is CancellationError:
+      return .cancelled
+    default:
+      logger.error("handler failed", metadata: ["error": "\(error)"])
+      return .internalError
+    }
+  }
+
+  private func finishCall(_ callID: UInt64, _ outcome: Outcome) {
+    guard let call = calls.removeValue(forKey: callID) else { return }
+    call.deadline?.cancel()
+    answer(callID, kind: call.kind, locale: call.locale, outcome)
+    callEnded()
+  }
+
+  /// Ends an open call early (deadline, CANCEL): stops its work and answers with `error`.
+  private func endCall(_ callID: UInt64, with error: RPCError) {
+    guard let call = calls.removeValue(forKey: callID) else { return }
+    call.deadline?.cancel()
+    call.task?.cancel()
+    answer(callID, kind: call.kind, locale: call.locale, .failure(error))
+    callEnded()
+  }
+
+  private func sendStreamMessage(_ callID: UInt64, _ payload: [UInt8]) -> EventLoopFuture<Void> {
+    guard state != .closed, calls[callID] != nil else {
+      return context.eventLoop.makeFailedFuture(CancellationError())
+    }
+    return send(Envelope(callID: callID, kind: .streamMessage, payload: payload))
+  }
+
+  /// Writes the one terminal envelope of a call.
+  private func answer(_ callID: UInt64, kind: MethodKind, locale: RPCLocale, _ outcome: Outcome) {
+    guard state != .closed else { return }
+    var envelope = Envelope(callID: callID, kind: kind == .unary ? .response : .streamEnd)
+    switch outcome {
+    case .success(let payload):
+      envelope.payload = payload ?? []
+      envelope.status = .ok
+    case .failure(let error):
+      envelope.status = error.status(in: locale)
+    }
+    _ = send(envelope)
+  }
+
+  private func callEnded() {
+    if state == .draining && calls.isEmpty {
+      closeNow()
+    }
+  }
+
+  // MARK: Connection
+
+  /// Starts the graceful drain: GOAWAY(UNAVAILABLE), no new calls, open calls get the grace
+  /// period, then the connection closes.
+  func beginDrain() {
+    guard state == .active else { return }
+    state = .draining
+    let goAway = Envelope(
+      callID: 0, kind: .goAway, status: RPCError.serverShuttingDown.status(in: connectionLocale))
+    _ = send(goAway)
+    if calls.isEmpty {
+      closeNow()
+      return
+    }
+    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+    graceTimer = context.eventLoop.scheduleTask(in: TimeAmount(configuration.shutdownGracePeriod)) {
+      handler.value.endGracePeriod()
+    }
+  }
+
+  private func endGracePeriod() {
+    guard state == .draining else { return }
+    for callID in Array(calls.keys) {
+      endCall(callID, with: .shutdownGraceExpired)
+    }
+    closeNow()
+  }
+
+  private func violation(_ violation: ProtocolViolation) {
+    logger.notice("protocol violation", metadata: ["reason": "\(violation.rpcError.reason)"])
+    goAwayAndClose(violation.rpcError)
+  }
+
+  /// Sends GOAWAY with `error`, stops every open call, and closes once the GOAWAY is written.
+  private func goAwayAndClose(_ error: RPCError) {
+    guard state != .closed else { return }
+    _ = send(Envelope(callID: 0, kind: .goAway, status: error.status(in: connectionLocale)))
+    closeNow()
+  }
+
+  /// Stops every open call and closes the channel once what was written so far has left; a peer
+  /// that does not read loses the connection after a short wait all the same.
+  private func closeNow() {
+    guard state != .closed else { return }
+    state = .closed
+    graceTimer?.cancel()
+    for call in calls.values {
+      call.deadline?.cancel()
+      call.task?.cancel()
+    }
+    calls.removeAll()
+    let channel = context.channel
+    guard let lastWrite else {
+      channel.close(promise: nil)
+      return
+    }
+    lastWrite.whenComplete { _ in channel.close(promise: nil) }
+    channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
+  }
+
+  /// Writes and flushes `envelope`, remembering the write so that closing waits for it.
+  private func send(_ envelope: Envelope) -> EventLoopFuture<Void> {
+    let promise = context.eventLoop.makePromise(of: Void.self)
+    context.writeAndFlush(wrapOutboundOut(envelope), promise: promise)
+    lastWrite = promise.futureResult
+    return promise.futureResult
+  }
+}

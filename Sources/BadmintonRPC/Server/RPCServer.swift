@@ -1,0 +1,216 @@
+public import Logging
+public import NIOCore
+public import NIOPosix
+public import ServiceLifecycle
+import Synchronization
+
+/// The RPC server: accepts connections, serves the registered services on them, and drains
+/// gracefully on shutdown. Runs as a `Service` in a `ServiceGroup`, which turns SIGINT and
+/// SIGTERM into that drain.
+public final class RPCServer: Service, Sendable {
+  /// The server's life.
+  private enum State {
+    /// Not yet bound. Goes to `serving` once bound, or to `stopped` when shut down first.
+    case idle
+    /// Bound and accepting. Goes to `draining` on graceful shutdown.
+    case serving(any Channel)
+    /// No longer accepting; connections finish their calls. Goes to `stopped` when `run` ends.
+    case draining
+    /// Final.
+    case stopped
+  }
+
+  /// How the server listens, and its limits.
+  public let configuration: ServerConfiguration
+  /// The serving status that the health service reports.
+  public let health: HealthStatus
+  private let registry: HandlerRegistry
+  private let group: any EventLoopGroup
+  private let logger: Logger
+  private let state = Mutex(State.idle)
+  private let connections = Mutex<[ObjectIdentifier: NIOLoopBound<ServerConnectionHandler>]>([:])
+  private let address = Mutex<(value: SocketAddress?, waiters: [CheckedContinuation<SocketAddress, any Error>])>((nil, []))
+
+  /// A server for `services`, plus the built-in health and reflection services.
+  public init(
+    configuration: ServerConfiguration = ServerConfiguration(),
+    services: [any RPCService],
+    eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    logger: Logger = Logger(label: "badminton.rpc.server")
+  ) {
+    self.configuration = configuration
+    self.group = eventLoopGroup
+    self.logger = logger
+    let health = HealthStatus()
+    self.health = health
+
+    var registry = HandlerRegistry()
+    for service in services { service.registerMethods(in: &registry) }
+    HealthService(status: health).registerMethods(in: &registry)
+    let listed = registry.allMethods + [Reflection.listMethods.info]
+    ReflectionService(methods: listed).registerMethods(in: &registry)
+    for name in Set(listed.map { Self.serviceName(of: $0.path) }) {
+      health.set(.serving, for: name)
+    }
+    self.registry = registry
+  }
+
+  private static func serviceName(of path: String) -> String {
+    String(path.dropFirst().prefix { $0 != "/" })
+  }
+
+  /// Every method the server serves, sorted by path.
+  public var methods: [MethodInfo] { registry.allMethods }
+
+  /// The address the server is bound to, once it is.
+  public func localAddress() async throws -> SocketAddress {
+    try await withCheckedThrowingContinuation { continuation in
+      let ready: SocketAddress? = address.withLock { address in
+        if address.value == nil { address.waiters.append(continuation) }
+        return address.value
+      }
+      if let ready { continuation.resume(returning: ready) }
+    }
+  }
+
+  /// Binds, serves until graceful shutdown, then drains: GOAWAY on every connection, calls in
+  /// flight get the grace period, and `run` returns when every connection is closed. Task
+  /// cancellation closes everything at once.
+  public func run() async throws {
+    let channel: any Channel
+    do {
+      channel = try await bind()
+    } catch {
+      failAddressWaiters(error)
+      throw error
+    }
+    let keepServing = state.withLock { state in
+      guard case .idle = state else { return false }
+      state = .serving(channel)
+      return true
+    }
+    guard keepServing else {
+      try? await channel.close()
+      failAddressWaiters(CancellationError())
+      return
+    }
+    let bound = channel.localAddress!
+    logger.info("listening", metadata: ["address": "\(bound)"])
+    let waiters = address.withLock { address in
+      address.value = bound
+      defer { address.waiters = [] }
+      return address.waiters
+    }
+    for waiter in waiters { waiter.resume(returning: bound) }
+
+    try await withTaskCancellationHandler {
+      try await withGracefulShutdownHandler {
+        try? await channel.closeFuture.get()
+        await waitForConnections()
+      } onGracefulShutdown: {
+        self.beginGracefulShutdown()
+      }
+    } onCancel: {
+      self.closeEverything()
+    }
+    state.withLock { $0 = .stopped }
+    logger.info("stopped")
+  }
+
+  /// Stops accepting, sets health to NOT_SERVING and drains every connection.
+  public func beginGracefulShutdown() {
+    let listener: (any Channel)? = state.withLock { state in
+      switch state {
+      case .serving(let channel):
+        state = .draining
+        return channel
+      case .idle:
+        state = .stopped
+        return nil
+      case .draining, .stopped:
+        return nil
+      }
+    }
+    logger.info("draining")
+    health.setAll(.notServing)
+    listener?.close(promise: nil)
+    for connection in connections.withLock({ Array($0.values) }) {
+      connection.eventLoop.execute { connection.value.beginDrain() }
+    }
+  }
+
+  private func closeEverything() {
+    let listener: (any Channel)? = state.withLock { state in
+      defer { state = .stopped }
+      if case .serving(let channel) = state { return channel }
+      return nil
+    }
+    listener?.close(promise: nil)
+    for connection in connections.withLock({ Array($0.values) }) {
+      connection.eventLoop.execute { connection.value.context?.close(promise: nil) }
+    }
+  }
+
+  private func failAddressWaiters(_ error: any Error) {
+    let waiters = address.withLock { address in
+      defer { address.waiters = [] }
+      return address.waiters
+    }
+    for waiter in waiters { waiter.resume(throwing: error) }
+  }
+
+  private func waitForConnections() async {
+    while true {
+      let open = connections.withLock { Array($0.values) }
+      if open.isEmpty { return }
+      for connection in open {
+        try? await connection.eventLoop.flatSubmit {
+          connection.value.context?.channel.closeFuture ?? connection.eventLoop.makeSucceededVoidFuture()
+        }.get()
+      }
+      // Let the close callbacks that remove connections run before looking again.
+      try? await Task.sleep(for: .milliseconds(1))
+    }
+  }
+
+  private func bind() async throws -> any Channel {
+    let registry = self.registry
+    let configuration = self.configuration
+    let logger = self.logger
+    return try await ServerBootstrap(group: group)
+      .serverChannelOption(.backlog, value: 256)
+      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+      .childChannelOption(.maxMessagesPerRead, value: 16)
+      .childChannelInitializer { [weak self] channel in
+        channel.eventLoop.makeCompletedFuture {
+          let handler = ServerConnectionHandler(
+            registry: registry, configuration: configuration, logger: logger)
+          try channel.pipeline.syncOperations.addHandlers([
+            ByteToMessageHandler(FrameDecoder(configuration: configuration.wire)),
+            IdleStateHandler(readTimeout: TimeAmount(configuration.idleTimeout)),
+            FrameEncoder(configuration: configuration.wire),
+            handler,
+          ])
+          self?.track(channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+        }
+      }
+      .bind(host: configuration.host, port: configuration.port)
+      .get()
+  }
+
+  private func track(_ channel: any Channel, handler: NIOLoopBound<ServerConnectionHandler>) {
+    let key = ObjectIdentifier(channel)
+    let draining = state.withLock { state -> Bool in
+      if case .serving = state { return false }
+      return true
+    }
+    connections.withLock { $0[key] = handler }
+    channel.closeFuture.whenComplete { [weak self] _ in
+      _ = self?.connections.withLock { $0.removeValue(forKey: key) }
+    }
+    if draining {
+      handler.value.beginDrain()
+    }
+  }
+}

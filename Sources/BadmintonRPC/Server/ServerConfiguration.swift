@@ -1,0 +1,32 @@
+/// How a server listens and the limits it holds every connection to.
+public struct ServerConfiguration: Sendable {
+  /// Address to bind. Default `127.0.0.1`.
+  public var host: String
+  /// Port to bind; 0 = any free port. Default 7420.
+  public var port: Int
+  /// Frame limits and compression.
+  public var wire: WireConfiguration
+  /// Calls one connection may have open at once; more get RESOURCE_EXHAUSTED. Default 128.
+  public var maximumConcurrentCallsPerConnection: Int
+  /// A connection that sends no frame for this long gets GOAWAY and is closed. Default 5 minutes.
+  public var idleTimeout: Duration
+  /// On graceful shutdown, how long calls in flight may take to finish. Default 10 seconds.
+  public var shutdownGracePeriod: Duration
+
+  /// A configuration with the defaults for whatever is not given.
+  public init(
+    host: String = "127.0.0.1",
+    port: Int = 7420,
+    wire: WireConfiguration = WireConfiguration(),
+    maximumConcurrentCallsPerConnection: Int = 128,
+    idleTimeout: Duration = .seconds(300),
+    shutdownGracePeriod: Duration = .seconds(10)
+  ) {
+    self.host = host
+    self.port = port
+    self.wire = wire
+    self.maximumConcurrentCallsPerConnection = maximumConcurrentCallsPerConnection
+    self.idleTimeout = idleTimeout
+    self.shutdownGracePeriod = shutdownGracePeriod
+  }
+}

@@ -1,0 +1,73 @@
+/// One registered method: its description and its type-erased handler.
+public struct RegisteredMethod: Sendable {
+  /// The method as reflection lists it.
+  public let info: MethodInfo
+  /// Unary or streaming.
+  public let kind: MethodKind
+  /// Decodes the request, runs the handler, and returns the encoded response (unary) or nil
+  /// after the stream is written (streaming).
+  public let invoke: @Sendable ([UInt8], ServerContext, RawResponseSink) async throws -> [UInt8]?
+}
+
+/// Maps method paths to typed handlers. Services register their methods here; the server core
+/// looks them up by path and knows nothing of their types.
+public struct HandlerRegistry: Sendable {
+  private var methods: [String: RegisteredMethod] = [:]
+
+  /// An empty registry.
+  public init() {}
+
+  /// Registers a unary method; a path registered twice is a programming error.
+  public mutating func register<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>,
+    handler: @escaping @Sendable (Request, ServerContext) async throws -> Response
+  ) {
+    precondition(method.kind == .unary, "\(method.path) is not unary")
+    add(
+      RegisteredMethod(info: method.info, kind: .unary) { payload, context, _ in
+        let request = try Self.decode(Request.self, payload)
+        return try await handler(request, context).serializedBytes()
+      })
+  }
+
+  /// Registers a server-streaming method; a path registered twice is a programming error.
+  public mutating func register<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>,
+    handler: @escaping @Sendable (Request, ServerContext, ResponseStreamWriter<Response>) async throws -> Void
+  ) {
+    precondition(method.kind == .serverStreaming, "\(method.path) is not server streaming")
+    add(
+      RegisteredMethod(info: method.info, kind: .serverStreaming) { payload, context, sink in
+        let request = try Self.decode(Request.self, payload)
+        try await handler(request, context, ResponseStreamWriter(sink: sink))
+        return nil
+      })
+  }
+
+  private mutating func add(_ method: RegisteredMethod) {
+    precondition(methods[method.info.path] == nil, "\(method.info.path) registered twice")
+    methods[method.info.path] = method
+  }
+
+  private static func decode<M: ProtobufMessage>(_ type: M.Type, _ payload: [UInt8]) throws -> M {
+    do {
+      return try M(serializedBytes: payload)
+    } catch {
+      throw RPCError.requestMalformed(M.fullName)
+    }
+  }
+
+  /// The method registered at `path`.
+  public func method(at path: String) -> RegisteredMethod? { methods[path] }
+
+  /// Every registered method, sorted by path.
+  public var allMethods: [MethodInfo] {
+    methods.values.map(\.info).sorted { $0.path < $1.path }
+  }
+}
+
+/// A service the server can serve: it registers its methods' handlers.
+public protocol RPCService: Sendable {
+  /// Adds this service's handlers to `registry`.
+  func registerMethods(in registry: inout HandlerRegistry)
+}

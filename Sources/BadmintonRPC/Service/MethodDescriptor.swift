@@ -1,0 +1,59 @@
+/// How a method answers.
+public enum MethodKind: Sendable, Hashable {
+  /// REQUEST -> one RESPONSE.
+  case unary
+  /// REQUEST -> any number of STREAM_MESSAGE -> one STREAM_END.
+  case serverStreaming
+}
+
+/// A method of a service, with its message types: what a server registers and a client calls.
+public struct MethodDescriptor<Request: ProtobufMessage, Response: ProtobufMessage>: Sendable, Hashable {
+  /// The service's full name, e.g. `badminton.rpc.v1.Health`.
+  public let service: String
+  /// The method's name, e.g. `Check`.
+  public let method: String
+  /// Unary or server streaming.
+  public let kind: MethodKind
+  /// True when calling it twice has the effect of calling it once; clients retry such calls.
+  public let idempotent: Bool
+  /// True when the method needs `authorization: Bearer <token>`.
+  public let requiresAuthentication: Bool
+
+  /// A method of `service`.
+  public init(
+    service: String, method: String, kind: MethodKind, idempotent: Bool,
+    requiresAuthentication: Bool = true
+  ) {
+    self.service = service
+    self.method = method
+    self.kind = kind
+    self.idempotent = idempotent
+    self.requiresAuthentication = requiresAuthentication
+  }
+
+  /// The method path, e.g. `/badminton.rpc.v1.Health/Check`.
+  public var path: String { "/\(service)/\(method)" }
+
+  /// The method as reflection lists it.
+  public var info: MethodInfo {
+    MethodInfo(
+      path: path, requestType: Request.fullName, responseType: Response.fullName,
+      serverStreaming: kind == .serverStreaming, idempotent: idempotent,
+      requiresAuthentication: requiresAuthentication)
+  }
+}
+
+/// A service: its full name and its methods, as the server registers them and the client stubs
+/// expose them.
+public struct ServiceDescriptor: Sendable, Hashable {
+  /// The service's full name, e.g. `badminton.rpc.v1.Health`.
+  public let name: String
+  /// Every method, in the order of the `.proto`.
+  public let methods: [MethodInfo]
+
+  /// A service called `name` with `methods`.
+  public init(name: String, methods: [MethodInfo]) {
+    self.name = name
+    self.methods = methods
+  }
+}

@@ -1,0 +1,103 @@
+/// The errors the RPC core itself produces, each with its stable reason and both languages.
+extension RPCError {
+  // MARK: Calls
+
+  /// No handler is registered for `method`.
+  public static func methodNotFound(_ method: String) -> RPCError {
+    RPCError(
+      code: .unimplemented, reason: "METHOD_NOT_FOUND",
+      message: LocalizedText(
+        en: "The server has no method \(method).",
+        zhCN: "服务器没有方法 \(method)。"))
+  }
+
+  /// The request payload does not parse as the method's request message.
+  public static func requestMalformed(_ type: String) -> RPCError {
+    RPCError(
+      code: .invalidArgument, reason: "REQUEST_MALFORMED",
+      message: LocalizedText(
+        en: "The request payload is not a valid \(type) message.",
+        zhCN: "请求内容不是有效的 \(type) 消息。"))
+  }
+
+  /// The response payload does not parse as the method's response message (client side).
+  public static func responseMalformed(_ type: String) -> RPCError {
+    RPCError(
+      code: .internal, reason: "RESPONSE_MALFORMED",
+      message: LocalizedText(
+        en: "The response payload is not a valid \(type) message.",
+        zhCN: "响应内容不是有效的 \(type) 消息。"))
+  }
+
+  /// The call's deadline passed before it finished.
+  public static let deadlineExceeded = RPCError(
+    code: .deadlineExceeded, reason: "DEADLINE_EXCEEDED",
+    message: LocalizedText(
+      en: "The call did not finish before its deadline.",
+      zhCN: "请求超时，未能在截止时间前完成。"))
+
+  /// The caller cancelled the call.
+  public static let cancelled = RPCError(
+    code: .cancelled, reason: "CANCELLED",
+    message: LocalizedText(en: "The call was cancelled.", zhCN: "请求已取消。"))
+
+  /// The connection already has the maximum number of calls open.
+  public static func tooManyConcurrentCalls(limit: Int) -> RPCError {
+    RPCError(
+      code: .resourceExhausted, reason: "TOO_MANY_CONCURRENT_CALLS",
+      message: LocalizedText(
+        en: "This connection already has \(limit) calls open; wait for one to finish.",
+        zhCN: "服务器繁忙，请稍后再试（此连接已有 \(limit) 个进行中的请求）。"))
+  }
+
+  /// The server is shutting down and takes no new calls.
+  public static let serverShuttingDown = RPCError(
+    code: .unavailable, reason: "SERVER_SHUTTING_DOWN",
+    message: LocalizedText(
+      en: "The server is shutting down; try again on a new connection.",
+      zhCN: "服务器正在关闭，请稍后重新连接再试。"))
+
+  /// The server ended the call during shutdown because its grace period ran out.
+  public static let shutdownGraceExpired = RPCError(
+    code: .unavailable, reason: "SHUTDOWN_GRACE_EXPIRED",
+    message: LocalizedText(
+      en: "The server shut down before the call finished; try again.",
+      zhCN: "服务器在请求完成前关闭，请重试。"))
+
+  /// A handler failed with an error that is not meant for callers.
+  public static let internalError = RPCError(
+    code: .internal, reason: "INTERNAL_ERROR",
+    message: LocalizedText(
+      en: "The server failed to handle the call.",
+      zhCN: "服务器处理请求时出错。"))
+
+  /// The connection closed before the call was answered (client side).
+  public static let connectionLost = RPCError(
+    code: .unavailable, reason: "CONNECTION_LOST",
+    message: LocalizedText(
+      en: "The connection to the server was lost.",
+      zhCN: "与服务器的连接已断开。"))
+
+  /// The client could not connect to the server.
+  public static func connectFailed(_ target: String) -> RPCError {
+    RPCError(
+      code: .unavailable, reason: "CONNECT_FAILED",
+      message: LocalizedText(
+        en: "Could not connect to \(target).",
+        zhCN: "无法连接到 \(target)。"))
+  }
+
+  /// The client was closed.
+  public static let clientClosed = RPCError(
+    code: .cancelled, reason: "CLIENT_CLOSED",
+    message: LocalizedText(en: "The client was closed.", zhCN: "客户端已关闭。"))
+
+  // MARK: Connections (sent in GOAWAY)
+
+  /// The connection sent no frame for the idle timeout.
+  public static let idleTimeout = RPCError(
+    code: .unavailable, reason: "IDLE_TIMEOUT",
+    message: LocalizedText(
+      en: "The connection was idle for too long and is closed.",
+      zhCN: "连接空闲时间过长，已关闭。"))
+}

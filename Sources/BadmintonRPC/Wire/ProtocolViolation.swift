@@ -1,0 +1,82 @@
+/// A peer broke the wire protocol; the connection gets GOAWAY with this status and is closed.
+public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible, CustomStringConvertible {
+  /// The error carried in the GOAWAY.
+  public var rpcError: RPCError
+
+  /// A violation with the given code, reason and message.
+  init(_ code: StatusCode, _ reason: String, en: String, zhCN: String) {
+    self.rpcError = RPCError(code: code, reason: reason, message: LocalizedText(en: en, zhCN: zhCN))
+  }
+
+  public var description: String { rpcError.description }
+
+  /// The flags byte has reserved bits set.
+  public static func reservedFlags(_ flags: UInt8) -> ProtocolViolation {
+    ProtocolViolation(
+      .invalidArgument, "RESERVED_FLAGS_SET",
+      en: "Frame flags 0x\(String(flags, radix: 16)) set reserved bits; only bit 0 may be set.",
+      zhCN: "帧标志 0x\(String(flags, radix: 16)) 使用了保留位，只能设置第 0 位。")
+  }
+
+  /// The frame announces a body over the limit.
+  public static func frameTooLarge(_ length: UInt32, limit: Int) -> ProtocolViolation {
+    ProtocolViolation(
+      .resourceExhausted, "FRAME_TOO_LARGE",
+      en: "A frame body of \(length) bytes exceeds the limit of \(limit) bytes.",
+      zhCN: "帧内容 \(length) 字节，超过了 \(limit) 字节的上限。")
+  }
+
+  /// The zstd body is not one valid zstd frame.
+  public static func compressionCorrupt(_ detail: String) -> ProtocolViolation {
+    ProtocolViolation(
+      .invalidArgument, "COMPRESSED_BODY_CORRUPT",
+      en: "A compressed frame body is not one valid zstd frame (\(detail)).",
+      zhCN: "压缩的帧内容不是有效的 zstd 帧（\(detail)）。")
+  }
+
+  /// The zstd body decompresses past the limit.
+  public static func decompressedTooLarge(limit: Int) -> ProtocolViolation {
+    ProtocolViolation(
+      .resourceExhausted, "DECOMPRESSED_BODY_TOO_LARGE",
+      en: "A compressed frame body decompresses past the limit of \(limit) bytes.",
+      zhCN: "压缩的帧内容解压后超过了 \(limit) 字节的上限。")
+  }
+
+  /// The body is not an envelope.
+  public static let envelopeMalformed = ProtocolViolation(
+    .invalidArgument, "ENVELOPE_MALFORMED",
+    en: "A frame body is not a valid badminton.rpc.v1.Envelope.",
+    zhCN: "帧内容不是有效的 badminton.rpc.v1.Envelope。")
+
+  /// A REQUEST used a call id that is still open.
+  public static func callIDReused(_ callID: UInt64) -> ProtocolViolation {
+    ProtocolViolation(
+      .invalidArgument, "CALL_ID_REUSED",
+      en: "REQUEST reuses call id \(callID), which is still open.",
+      zhCN: "REQUEST 使用了仍在进行中的调用编号 \(callID)。")
+  }
+
+  /// A REQUEST or CANCEL used call id 0.
+  public static func callIDZero(_ kind: EnvelopeKind) -> ProtocolViolation {
+    ProtocolViolation(
+      .invalidArgument, "CALL_ID_ZERO",
+      en: "\(kind) must carry a call id greater than 0.",
+      zhCN: "\(kind) 的调用编号必须大于 0。")
+  }
+
+  /// The envelope's kind is not one this side accepts.
+  public static func unexpectedKind(_ kind: EnvelopeKind) -> ProtocolViolation {
+    ProtocolViolation(
+      .invalidArgument, "UNEXPECTED_KIND",
+      en: "An envelope of kind \(kind) is not allowed from this side.",
+      zhCN: "不允许此方发送类型为 \(kind) 的信封。")
+  }
+
+  /// A PING payload was over 64 bytes.
+  public static func pingPayloadTooLarge(_ size: Int) -> ProtocolViolation {
+    ProtocolViolation(
+      .invalidArgument, "PING_PAYLOAD_TOO_LARGE",
+      en: "A PING payload of \(size) bytes exceeds 64 bytes.",
+      zhCN: "PING 内容 \(size) 字节，超过了 64 字节。")
+  }
+}

@@ -1,0 +1,33 @@
+/// The limits and choices of the frame layer, shared by server and client.
+public struct WireConfiguration: Sendable, Hashable {
+  /// The largest frame body accepted, compressed or not, and the largest a zstd body may
+  /// decompress to. Default 4 MiB.
+  public var maximumBodySize: Int
+  /// Bodies at least this large are sent compressed when that makes them smaller. Default 1 KiB.
+  public var compressionThreshold: Int
+  /// zstd level for outgoing bodies. Default 1 (fastest).
+  public var compressionLevel: Int32
+
+  /// The defaults: 4 MiB bodies, compression from 1 KiB at zstd level 1.
+  public init(
+    maximumBodySize: Int = 4 * 1024 * 1024,
+    compressionThreshold: Int = 1024,
+    compressionLevel: Int32 = 1
+  ) {
+    self.maximumBodySize = maximumBodySize
+    self.compressionThreshold = compressionThreshold
+    self.compressionLevel = compressionLevel
+  }
+}
+
+/// Constants of the frame format.
+public enum FrameFormat {
+  /// Flags byte plus 32-bit length.
+  public static let headerSize = 5
+  /// Flag bit 0: the body is one zstd frame.
+  public static let compressedFlag: UInt8 = 0x01
+  /// Bits that must be 0.
+  public static let reservedFlags: UInt8 = 0xFE
+  /// The largest PING payload.
+  public static let maximumPingPayload = 64
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import BadmintonRPC
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+
+/// `badminton-server`: serves the BadmintonBuddy RPC API until SIGINT or SIGTERM, then drains.
+@main
+struct BadmintonServerCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "badminton-server",
+    abstract: "Serves the BadmintonBuddy RPC API (see docs/protocol.md).")
+
+  @Option(help: "Address to listen on.")
+  var host = "127.0.0.1"
+
+  @Option(help: "Port to listen on; 0 picks a free port and prints it.")
+  var port = 7420
+
+  @Option(help: "Folder for the server's data; created when missing.")
+  var dataDir = "./data"
+
+  @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
+  var logLevel: String = "info"
+
+  @Option(help: "Largest frame body in bytes, compressed or not.")
+  var maxFrameBytes = 4 * 1024 * 1024
+
+  @Option(help: "Calls one connection may have open at once.")
+  var maxConcurrentCalls = 128
+
+  @Option(help: "Seconds without a frame before a connection is closed.")
+  var idleTimeoutSeconds = 300
+
+  @Option(help: "Seconds that calls in flight get to finish on shutdown.")
+  var shutdownGraceSeconds = 10
+
+  func validate() throws {
+    guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+    }
+    guard maxFrameBytes >= 1024 else { throw ValidationError("--max-frame-bytes must be at least 1024") }
+    guard maxConcurrentCalls >= 1 else { throw ValidationError("--max-concurrent-calls must be at least 1") }
+    guard idleTimeoutSeconds >= 1 else { throw ValidationError("--idle-timeout-seconds must be at least 1") }
+    guard shutdownGraceSeconds >= 0 else { throw ValidationError("--shutdown-grace-seconds must be 0 or more") }
+  }
+
+  func run() async throws {
+    let level = Logger.Level(rawValue: logLevel) ?? .info
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    let logger = Logger(label: "badminton.server")
+
+    try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+
+    let server = RPCServer(
+      configuration: ServerConfiguration(
+        host: host, port: port,
+        wire: WireConfiguration(maximumBodySize: maxFrameBytes),
+        maximumConcurrentCallsPerConnection: maxConcurrentCalls,
+        idleTimeout: .seconds(idleTimeoutSeconds),
+        shutdownGracePeriod: .seconds(shutdownGraceSeconds)),
+      services: [],
+      logger: logger)
+
+    let group = ServiceGroup(
+      configuration: ServiceGroupConfiguration(
+        services: [.init(service: server)],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger))
+
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+      tasks.addTask { try await group.run() }
+      tasks.addTask {
+        let address = try await server.localAddress()
+        // The one line on standard output: scripts read the bound port from it.
+        let line = "badminton-server listening on \(address.ipAddress ?? host):\(address.port ?? port)\n"
+        FileHandle.standardOutput.write(Data(line.utf8))
+      }
+      try await tasks.waitForAll()
+    }
+  }
+}
