@@ -11,6 +11,8 @@ public enum Zstd {
       case corrupt
       /// The output would exceed the limit.
       case tooLarge
+      /// The frame asks for a larger window than the limit allows.
+      case windowTooLarge
       /// The compressor failed.
       case compressionFailed
     }
@@ -78,6 +80,14 @@ public enum Zstd {
 
     deinit { ZSTD_freeDCtx(context) }
 
+    private static func failure(_ code: Int) -> Zstd.Error {
+      let name = String(cString: ZSTD_getErrorName(code))
+      if ZSTD_getErrorCode(code) == ZSTD_error_frameParameter_windowTooLarge {
+        return Zstd.Error(kind: .windowTooLarge, detail: name)
+      }
+      return Zstd.Error(kind: .corrupt, detail: name)
+    }
+
     /// Decompresses `input`, which must be exactly one complete zstd frame, into a new buffer of
     /// at most `limit` bytes.
     public func decompress(
@@ -99,9 +109,7 @@ public enum Zstd {
             let code = ZSTD_decompressStream(context, &outBuffer, &inBuffer)
             return (code, outBuffer.pos)
           }
-          if ZSTD_isError(remaining.0) != 0 {
-            throw Zstd.Error(kind: .corrupt, detail: String(cString: ZSTD_getErrorName(remaining.0)))
-          }
+          if ZSTD_isError(remaining.0) != 0 { throw Self.failure(remaining.0) }
           if remaining.1 > 0 || remaining.0 != 0 {
             if remaining.1 > 0 || inBuffer.pos < inBuffer.size {
               throw Zstd.Error(kind: .tooLarge, detail: "decompresses past \(limit) bytes")
@@ -121,9 +129,7 @@ public enum Zstd {
           produced = outBuffer.pos
           return ZSTD_isError(code) != 0 ? 0 : outBuffer.pos
         }
-        if ZSTD_isError(code) != 0 {
-          throw Zstd.Error(kind: .corrupt, detail: String(cString: ZSTD_getErrorName(code)))
-        }
+        if ZSTD_isError(code) != 0 { throw Self.failure(code) }
         if code == 0 {
           guard inBuffer.pos == inBuffer.size else {
             throw Zstd.Error(kind: .corrupt, detail: "data after the frame")

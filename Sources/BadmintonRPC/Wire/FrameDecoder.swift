@@ -40,6 +40,7 @@ public struct FrameDecoder: ByteToMessageDecoder {
       } catch {
         switch error.kind {
         case .tooLarge: throw .decompressedTooLarge(limit: configuration.maximumBodySize)
+        case .windowTooLarge: throw .compressionWindowTooLarge(limit: configuration.maximumBodySize)
         case .corrupt, .compressionFailed: throw .compressionCorrupt(error.detail)
         }
       }

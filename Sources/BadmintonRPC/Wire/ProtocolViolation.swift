@@ -42,6 +42,14 @@ public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible,
       zhCN: "压缩的帧内容解压后超过了 \(limit) 字节的上限。")
   }
 
+  /// The zstd frame needs a window larger than a body may be.
+  public static func compressionWindowTooLarge(limit: Int) -> ProtocolViolation {
+    ProtocolViolation(
+      .resourceExhausted, "COMPRESSION_WINDOW_TOO_LARGE",
+      en: "A compressed frame body needs a zstd window larger than the body limit of \(limit) bytes.",
+      zhCN: "压缩的帧内容所需的 zstd 窗口超过了 \(limit) 字节的内容上限。")
+  }
+
   /// The body is not an envelope.
   public static let envelopeMalformed = ProtocolViolation(
     .invalidArgument, "ENVELOPE_MALFORMED",

@@ -1,0 +1,113 @@
+import BadmintonRPC
+import Synchronization
+
+/// Counts what the test service's handlers saw, so tests can tell that work really stopped.
+final class HandlerProbe: Sendable {
+  private struct Counts {
+    var started = 0
+    var cancelled = 0
+    var finished = 0
+  }
+  private let counts = Mutex(Counts())
+
+  var started: Int { counts.withLock { $0.started } }
+  var cancelled: Int { counts.withLock { $0.cancelled } }
+  var finished: Int { counts.withLock { $0.finished } }
+
+  func didStart() { counts.withLock { $0.started += 1 } }
+  func didCancel() { counts.withLock { $0.cancelled += 1 } }
+  func didFinish() { counts.withLock { $0.finished += 1 } }
+
+  /// Waits until `condition` holds, polling, for at most `limit`.
+  func wait(for limit: Duration = .seconds(5), until condition: (HandlerProbe) -> Bool) async -> Bool {
+    let end = ContinuousClock.now + limit
+    while ContinuousClock.now < end {
+      if condition(self) { return true }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition(self)
+  }
+}
+
+/// A service used only by tests. Its messages reuse `HealthCheckRequest`, whose one string field
+/// carries a command:
+/// - `echo:TEXT` answers TEXT;
+/// - `sleep:MS:TEXT` waits MS milliseconds, then answers TEXT;
+/// - `fail` throws an `RPCError` with reason `TEST_FAILURE` and a field violation;
+/// - `crash` throws an error that is not an `RPCError`;
+/// - streaming `count:N` sends `0` ... `N-1`; `forever` sends a message every 10 ms until stopped.
+struct TestService: RPCService {
+  static let name = "test.v1.Echo"
+  static let unary = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
+    service: name, method: "Unary", kind: .unary, idempotent: false, requiresAuthentication: false)
+  static let idempotentUnary = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
+    service: name, method: "IdempotentUnary", kind: .unary, idempotent: true,
+    requiresAuthentication: false)
+  static let stream = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
+    service: name, method: "Stream", kind: .serverStreaming, idempotent: true,
+    requiresAuthentication: false)
+
+  let probe: HandlerProbe
+
+  struct NotAnRPCError: Error {}
+
+  func registerMethods(in registry: inout HandlerRegistry) {
+    let probe = self.probe
+    let handleUnary: @Sendable (HealthCheckRequest, ServerContext) async throws -> HealthCheckRequest = {
+      request, context in
+      probe.didStart()
+      do {
+        let reply = try await Self.run(request.service, locale: context.locale)
+        probe.didFinish()
+        return HealthCheckRequest(service: reply)
+      } catch is CancellationError {
+        probe.didCancel()
+        throw CancellationError()
+      }
+    }
+    registry.register(Self.unary, handler: handleUnary)
+    registry.register(Self.idempotentUnary, handler: handleUnary)
+    registry.register(Self.stream) { request, context, writer in
+      probe.didStart()
+      do {
+        if request.service == "forever" {
+          var index = 0
+          while true {
+            try await writer.write(HealthCheckRequest(service: "\(index)"))
+            index += 1
+            try await Task.sleep(for: .milliseconds(10))
+          }
+        }
+        guard request.service.hasPrefix("count:"), let count = Int(request.service.dropFirst(6))
+        else { throw RPCError(code: .invalidArgument, reason: "BAD_COMMAND", message: .init(verbatim: "bad command")) }
+        for index in 0..<count {
+          try await writer.write(HealthCheckRequest(service: "\(index)"))
+        }
+        probe.didFinish()
+      } catch is CancellationError {
+        probe.didCancel()
+        throw CancellationError()
+      }
+    }
+  }
+
+  private static func run(_ command: String, locale: RPCLocale) async throws -> String {
+    let parts = command.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+    switch parts.first {
+    case "echo":
+      return parts.dropFirst().joined(separator: ":")
+    case "sleep":
+      try await Task.sleep(for: .milliseconds(Int(parts[1]) ?? 0))
+      return parts.count > 2 ? parts[2] : ""
+    case "fail":
+      throw RPCError(
+        code: .invalidArgument, reason: "TEST_FAILURE",
+        message: LocalizedText(en: "test failure", zhCN: "测试失败"),
+        violations: [.init(field: "service", reason: "BAD", description: LocalizedText(en: "bad", zhCN: "错误"))])
+    case "crash":
+      throw NotAnRPCError()
+    default:
+      return command
+    }
+  }
+}
