@@ -5,12 +5,13 @@ import NIOPosix
 
 /// A server on a free loopback port, run for the length of `body`, then shut down.
 func withTestServer<T>(
-  configuration: ServerConfiguration = ServerConfiguration(host: "127.0.0.1", port: 0),
+  configuration: ServerConfiguration = ServerConfiguration(),
   services: (HandlerProbe) -> [any RPCService] = { [TestService(probe: $0)] },
   _ body: (RPCServer, Int, HandlerProbe) async throws -> T
 ) async throws -> T {
   var configuration = configuration
   configuration.host = "127.0.0.1"
+  configuration.port = 0
   let probe = HandlerProbe()
   var logger = Logger(label: "test.server")
   logger.logLevel = .critical

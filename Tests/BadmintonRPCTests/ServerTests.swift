@@ -1,0 +1,444 @@
+import BadmintonRPC
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+@Suite("Server and client over TCP")
+struct ServerTests {
+  // MARK: Unary and streaming
+
+  @Test("health check answers SERVING, and reflection lists every method sorted")
+  func builtIns_answer() async throws {
+    try await withTestServer { _, port, _ in
+      try await withTestClient(port: port) { client in
+        #expect(try await client.health.check().status == .serving)
+        #expect(try await client.health.check(HealthCheckRequest(service: "badminton.rpc.v1.Reflection")).status == .serving)
+        let unknown = await rpcError { _ = try await client.health.check(HealthCheckRequest(service: "nope")) }
+        #expect(unknown?.code == .notFound)
+
+        let methods = try await client.reflection.listMethods().methods
+        #expect(methods.map(\.path) == methods.map(\.path).sorted())
+        let check = try #require(methods.first { $0.path == "/badminton.rpc.v1.Health/Check" })
+        #expect(check.requestType == "badminton.rpc.v1.HealthCheckRequest")
+        #expect(check.responseType == "badminton.rpc.v1.HealthCheckResponse")
+        #expect(!check.serverStreaming && check.idempotent && !check.requiresAuthentication)
+        #expect(methods.first { $0.path == "/badminton.rpc.v1.Health/Watch" }?.serverStreaming == true)
+        #expect(methods.contains { $0.path == "/badminton.rpc.v1.Reflection/ListMethods" })
+        #expect(methods.contains { $0.path == TestService.stream.path })
+      }
+    }
+  }
+
+  @Test("a unary call returns its answer; handler errors keep their code, reason and violations")
+  func unary_answersAndErrors() async throws {
+    try await withTestServer { _, port, _ in
+      try await withTestClient(port: port) { client in
+        let answer = try await client.unary(TestService.unary, HealthCheckRequest(service: "echo:hello"))
+        #expect(answer.service == "hello")
+
+        let failure = await rpcError { _ = try await client.unary(TestService.unary, .init(service: "fail")) }
+        #expect(failure?.code == .invalidArgument)
+        #expect(failure?.reason == "TEST_FAILURE")
+        #expect(failure?.message.en == "test failure")
+        #expect(failure?.violations.map(\.field) == ["service"])
+
+        let chinese = await rpcError {
+          _ = try await client.unary(TestService.unary, .init(service: "fail"), options: CallOptions(locale: .zhCN))
+        }
+        #expect(chinese?.message.en == "测试失败")
+        #expect(chinese?.violations.first?.description.en == "错误")
+
+        let crash = await rpcError { _ = try await client.unary(TestService.unary, .init(service: "crash")) }
+        #expect(crash?.code == .internal)
+        #expect(crash?.reason == "INTERNAL_ERROR")
+      }
+    }
+  }
+
+  @Test("a streaming call yields every message in order, then ends")
+  func streaming_yieldsInOrder() async throws {
+    try await withTestServer { _, port, probe in
+      try await withTestClient(port: port) { client in
+        var received: [String] = []
+        for try await message in try await client.serverStreaming(TestService.stream, .init(service: "count:50")) {
+          received.append(message.service)
+        }
+        #expect(received == (0..<50).map { "\($0)" })
+
+        let bad = await rpcError {
+          for try await _ in try await client.serverStreaming(TestService.stream, .init(service: "bad")) {}
+        }
+        #expect(bad?.reason == "BAD_COMMAND")
+        #expect(await probe.wait { $0.finished == 1 })
+      }
+    }
+  }
+
+  @Test("100 concurrent calls on one connection each get their own answer")
+  func concurrentCalls_interleave() async throws {
+    try await withTestServer { _, port, _ in
+      try await withTestClient(port: port) { client in
+        try await withThrowingTaskGroup(of: (Int, String).self) { group in
+          for index in 0..<100 {
+            group.addTask {
+              let delay = (index * 37) % 50
+              let answer = try await client.unary(TestService.unary, .init(service: "sleep:\(delay):call-\(index)"))
+              return (index, answer.service)
+            }
+          }
+          var seen = 0
+          for try await (index, answer) in group {
+            #expect(answer == "call-\(index)")
+            seen += 1
+          }
+          #expect(seen == 100)
+        }
+      }
+      // On the wire: answers come back in the order they finish, not the order asked.
+      let raw = try await RawConnection.connect(port: port)
+      for index in 0..<20 {
+        try await raw.send(Raw.request(UInt64(index + 1), "sleep:\((20 - index) * 15):\(index + 1)"))
+      }
+      var order: [UInt64] = []
+      for _ in 0..<20 {
+        let answer = try #require(try await raw.readEnvelope())
+        #expect(answer.kind == .response)
+        #expect(Raw.text(answer) == "\(answer.callID)")
+        order.append(answer.callID)
+      }
+      #expect(Set(order) == Set(1...20))
+      #expect(order != Array(1...20))
+      await raw.close()
+    }
+  }
+
+  // MARK: Deadlines and cancellation
+
+  @Test("the server answers DEADLINE_EXCEEDED when timeout_ms passes, and stops the work")
+  func deadline_isEnforcedByServer() async throws {
+    try await withTestServer { _, port, probe in
+      let raw = try await RawConnection.connect(port: port)
+      let sent = ContinuousClock.now
+      try await raw.send(Raw.request(1, "sleep:10000:late", timeoutMilliseconds: 150))
+      let answer = try #require(try await raw.readEnvelope())
+      let waited = ContinuousClock.now - sent
+      #expect(answer.callID == 1)
+      #expect(answer.kind == .response)
+      #expect(answer.status?.code == .deadlineExceeded)
+      #expect(waited >= .milliseconds(150))
+      #expect(await probe.wait { $0.cancelled == 1 })
+      // Nothing else comes for that call.
+      try await raw.send(Envelope(callID: 0, kind: .ping, payload: [9]))
+      #expect(try await raw.readEnvelope()?.kind == .pong)
+      await raw.close()
+    }
+  }
+
+  @Test("the client turns its timeout into timeout_ms and fails with DEADLINE_EXCEEDED")
+  func deadline_fromClient() async throws {
+    try await withTestServer { _, port, probe in
+      try await withTestClient(port: port) { client in
+        let error = await rpcError {
+          _ = try await client.unary(
+            TestService.unary, .init(service: "sleep:10000"), options: CallOptions(timeout: .milliseconds(100)))
+        }
+        #expect(error?.code == .deadlineExceeded)
+        #expect(await probe.wait { $0.cancelled == 1 })
+
+        let streamError = await rpcError {
+          for try await _ in try await client.serverStreaming(
+            TestService.stream, .init(service: "forever"), options: CallOptions(timeout: .milliseconds(100))) {}
+        }
+        #expect(streamError?.code == .deadlineExceeded)
+        #expect(await probe.wait { $0.cancelled == 2 })
+      }
+    }
+  }
+
+  @Test("CANCEL stops the call's work and ends the call with CANCELLED")
+  func cancel_stopsWork() async throws {
+    try await withTestServer { _, port, probe in
+      let raw = try await RawConnection.connect(port: port)
+      try await raw.send(Raw.request(7, "sleep:10000"))
+      #expect(await probe.wait { $0.started == 1 })
+      try await raw.send(Envelope(callID: 7, kind: .cancel))
+      let answer = try #require(try await raw.readEnvelope())
+      #expect(answer.callID == 7)
+      #expect(answer.status?.code == .cancelled)
+      #expect(await probe.wait { $0.cancelled == 1 })
+      // A CANCEL for a call that is not open is ignored; the connection lives on.
+      try await raw.send(Envelope(callID: 99, kind: .cancel))
+      try await raw.send(Raw.request(8, "echo:still here"))
+      #expect(Raw.text(try await raw.readEnvelope()) == "still here")
+      await raw.close()
+    }
+  }
+
+  @Test("cancelling the client's task sends CANCEL, for unary and streaming calls")
+  func taskCancellation_becomesCancel() async throws {
+    try await withTestServer { _, port, probe in
+      try await withTestClient(port: port) { client in
+        let call = Task { try await client.unary(TestService.unary, .init(service: "sleep:10000")) }
+        #expect(await probe.wait { $0.started == 1 })
+        call.cancel()
+        let error = await rpcError { _ = try await call.value }
+        #expect(error?.code == .cancelled)
+        #expect(await probe.wait { $0.cancelled == 1 })
+
+        var received = 0
+        for try await _ in try await client.serverStreaming(TestService.stream, .init(service: "forever")) {
+          received += 1
+          if received == 3 { break }
+        }
+        #expect(await probe.wait { $0.cancelled == 2 })
+        // The connection still serves.
+        #expect(try await client.health.check().status == .serving)
+      }
+    }
+  }
+
+  // MARK: Ping, compression, errors per call
+
+  @Test("PING is answered by PONG with the same payload")
+  func ping_isAnswered() async throws {
+    try await withTestServer { _, port, _ in
+      try await withTestClient(port: port) { client in try await client.ping() }
+      let raw = try await RawConnection.connect(port: port)
+      let payload = (0..<64).map { UInt8($0) }
+      try await raw.send(Envelope(callID: 0, kind: .ping, payload: payload))
+      let pong = try #require(try await raw.readEnvelope())
+      #expect(pong.kind == .pong)
+      #expect(pong.payload == payload)
+      // The server also answers the client's PONG-less PING with an empty payload.
+      try await raw.send(Envelope(callID: 0, kind: .ping))
+      #expect(try await raw.readEnvelope() == Envelope(callID: 0, kind: .pong))
+      await raw.close()
+    }
+  }
+
+  @Test("large bodies travel compressed, small ones plain, and either form is accepted")
+  func compression_bothWays() async throws {
+    try await withTestServer { _, port, _ in
+      let raw = try await RawConnection.connect(port: port)
+      let big = String(repeating: "badminton ", count: 2000)
+      try await raw.send(Raw.request(1, "echo:\(big)"), compressed: true)
+      let compressed = try #require(try await raw.readFrame())
+      #expect(compressed.flags == 1)
+      #expect(Raw.text(compressed.envelope) == big)
+
+      try await raw.send(Raw.request(2, "echo:\(big)"), compressed: false)
+      #expect(try await raw.readFrame()?.flags == 1)
+
+      // A tiny body compressed by the sender is accepted too; the small answer comes back plain.
+      try await raw.send(Raw.request(3, "echo:hi"), compressed: true)
+      let small = try #require(try await raw.readFrame())
+      #expect(small.flags == 0)
+      #expect(Raw.text(small.envelope) == "hi")
+      await raw.close()
+
+      try await withTestClient(port: port) { client in
+        let answer = try await client.unary(TestService.unary, .init(service: "echo:\(big)"))
+        #expect(answer.service == big)
+      }
+    }
+  }
+
+  @Test("a payload that is not the request type fails that call only")
+  func malformedPayload_failsCallOnly() async throws {
+    try await withTestServer { _, port, _ in
+      let raw = try await RawConnection.connect(port: port)
+      var bad = Raw.request(1, "")
+      bad.payload = [0x0A, 0x10, 0x41]  // field 1 claims 16 bytes, has 1
+      try await raw.send(bad)
+      let answer = try #require(try await raw.readEnvelope())
+      #expect(answer.status?.code == .invalidArgument)
+      #expect(answer.status?.reason == "REQUEST_MALFORMED")
+      try await raw.send(Raw.request(2, "echo:alive"))
+      #expect(Raw.text(try await raw.readEnvelope()) == "alive")
+      await raw.close()
+    }
+  }
+
+  @Test("an unknown method gets UNIMPLEMENTED, in the caller's locale")
+  func unknownMethod_isUnimplemented() async throws {
+    try await withTestServer { _, port, _ in
+      let raw = try await RawConnection.connect(port: port)
+      try await raw.send(Raw.request(1, "", method: "/badminton.v1.Nope/Nothing"))
+      let english = try #require(try await raw.readEnvelope())
+      #expect(english.status?.code == .unimplemented)
+      #expect(english.status?.reason == "METHOD_NOT_FOUND")
+      #expect(english.status?.message.contains("/badminton.v1.Nope/Nothing") == true)
+      try await raw.send(Raw.request(2, "", method: "/badminton.v1.Nope/Nothing", locale: "zh-CN"))
+      let chinese = try #require(try await raw.readEnvelope())
+      #expect(chinese.status?.message.hasPrefix("服务器没有方法") == true)
+      await raw.close()
+    }
+  }
+
+  @Test("calls over the per-connection limit get RESOURCE_EXHAUSTED; the others complete")
+  func concurrencyLimit_isEnforced() async throws {
+    try await withTestServer(configuration: ServerConfiguration(maximumConcurrentCallsPerConnection: 2)) { _, port, probe in
+      let raw = try await RawConnection.connect(port: port)
+      try await raw.send(Raw.request(1, "sleep:400:one"))
+      try await raw.send(Raw.request(2, "sleep:400:two"))
+      #expect(await probe.wait { $0.started == 2 })
+      try await raw.send(Raw.request(3, "echo:three"))
+      let refused = try #require(try await raw.readEnvelope())
+      #expect(refused.callID == 3)
+      #expect(refused.status?.code == .resourceExhausted)
+      #expect(refused.status?.reason == "TOO_MANY_CONCURRENT_CALLS")
+      let done = [try await raw.readEnvelope(), try await raw.readEnvelope()]
+      #expect(Set(done.compactMap { Raw.text($0) }) == ["one", "two"])
+      // With room again, a new call goes through.
+      try await raw.send(Raw.request(4, "echo:four"))
+      #expect(Raw.text(try await raw.readEnvelope()) == "four")
+      await raw.close()
+    }
+  }
+
+  // MARK: Idle timeout and keepalive
+
+  @Test("a silent connection gets GOAWAY(IDLE_TIMEOUT) and is closed; PING keeps one alive")
+  func idleTimeout_closesSilentConnections() async throws {
+    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(800))) { _, port, _ in
+      let silent = try await RawConnection.connect(port: port)
+      let pinging = try await RawConnection.connect(port: port)
+      let start = ContinuousClock.now
+      while ContinuousClock.now - start < .milliseconds(2000) {
+        try await pinging.send(Envelope(callID: 0, kind: .ping))
+        #expect(try await pinging.readEnvelope()?.kind == .pong)
+        try await Task.sleep(for: .milliseconds(100))
+      }
+      #expect(!pinging.isClosedByPeer)
+      let seen = try await silent.readUntilClosed()
+      #expect(seen.map(\.kind) == [.goAway])
+      #expect(seen.first?.status?.reason == "IDLE_TIMEOUT")
+      #expect(seen.first?.status?.code == .unavailable)
+      await silent.close()
+      await pinging.close()
+    }
+  }
+
+  @Test("the client's keepalive PINGs hold a long call open past the idle timeout")
+  func clientKeepalive_holdsLongCalls() async throws {
+    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(600))) { _, port, _ in
+      try await withTestClient(port: port, configuration: ClientConfiguration(keepaliveInterval: .milliseconds(150))) { client in
+        let start = ContinuousClock.now
+        var received = 0
+        for try await _ in try await client.serverStreaming(TestService.stream, .init(service: "forever")) {
+          received += 1
+          if ContinuousClock.now - start > .milliseconds(1800) { break }
+        }
+        #expect(received > 10)
+      }
+    }
+  }
+
+  // MARK: Retries
+
+  @Test("idempotent calls are retried at most 3 times on a lost connection; others never")
+  func retries_areBoundedAndOnlyForIdempotentCalls() async throws {
+    let accepts = Atomic<Int>(0)
+    // A listener that accepts and hangs up at once.
+    let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .childChannelInitializer { channel in
+        accepts.add(1, ordering: .relaxed)
+        return channel.close()
+      }
+      .bind(host: "127.0.0.1", port: 0).get()
+    let port = listener.localAddress!.port!
+    let retry = RetryPolicy(maximumRetries: 3, initialBackoff: .milliseconds(10), maximumBackoff: .milliseconds(40))
+    try await withTestClient(port: port, configuration: ClientConfiguration(retry: retry)) { client in
+      let idempotent = await rpcError { _ = try await client.unary(TestService.idempotentUnary, .init(service: "x")) }
+      #expect(idempotent?.code == .unavailable)
+      #expect(await waitUntil { accepts.load(ordering: .relaxed) == 4 })
+      try await Task.sleep(for: .milliseconds(100))
+      #expect(accepts.load(ordering: .relaxed) == 4)
+
+      let once = await rpcError { _ = try await client.unary(TestService.unary, .init(service: "x")) }
+      #expect(once?.code == .unavailable)
+      try await Task.sleep(for: .milliseconds(100))
+      #expect(accepts.load(ordering: .relaxed) == 5)
+    }
+    try await listener.close()
+  }
+
+  @Test("after the server drops, an idempotent call reconnects and succeeds")
+  func retries_reconnectAfterDrop() async throws {
+    let first = try await RunningServer.start()
+    let port = first.port
+    try await withTestClient(port: port) { client in
+      #expect(try await client.health.check().status == .serving)
+      await first.stop()
+      // The next server comes up while the client is backing off.
+      let restart = Task {
+        try await Task.sleep(for: .milliseconds(120))
+        return try await RunningServer.start(port: port)
+      }
+      let answer = try await client.unary(TestService.idempotentUnary, .init(service: "echo:back"))
+      #expect(answer.service == "back")
+      await (try restart.value).stop()
+    }
+  }
+
+  // MARK: Graceful drain
+
+  @Test("graceful drain: GOAWAY, new calls UNAVAILABLE, calls in flight finish, then close")
+  func drain_letsCallsFinish() async throws {
+    let running = try await RunningServer.start()
+    let raw = try await RawConnection.connect(port: running.port)
+    try await withTestClient(port: running.port) { watcher in
+      var statuses = try await watcher.health.watch().makeAsyncIterator()
+      #expect(try await statuses.next()?.status == .serving)
+
+      try await raw.send(Raw.request(1, "sleep:500:finished"))
+      #expect(await running.probe.wait { $0.started == 1 })
+      running.server.beginGracefulShutdown()
+
+      let goAway = try #require(try await raw.readEnvelope())
+      #expect(goAway.kind == .goAway)
+      #expect(goAway.callID == 0)
+      #expect(goAway.status?.code == .unavailable)
+      #expect(goAway.status?.reason == "SERVER_SHUTTING_DOWN")
+      #expect(try await statuses.next()?.status == .notServing)
+
+      try await raw.send(Raw.request(2, "echo:too late"))
+      let refused = try #require(try await raw.readEnvelope())
+      #expect(refused.callID == 2)
+      #expect(refused.status?.code == .unavailable)
+
+      let finished = try #require(try await raw.readEnvelope())
+      #expect(finished.callID == 1)
+      #expect(finished.status?.code == .ok)
+      #expect(Raw.text(finished) == "finished")
+      #expect(try await raw.readUntilClosed().isEmpty)
+    }
+    #expect(await running.finishes(within: .seconds(5)))
+    await #expect(throws: (any Error).self) { _ = try await RawConnection.connect(port: running.port) }
+  }
+
+  @Test("calls still running when the grace period ends get UNAVAILABLE and are stopped")
+  func drain_graceExpires() async throws {
+    let running = try await RunningServer.start(ServerConfiguration(shutdownGracePeriod: .milliseconds(200)))
+    let raw = try await RawConnection.connect(port: running.port)
+    try await raw.send(Raw.request(1, "sleep:10000"))
+    #expect(await running.probe.wait { $0.started == 1 })
+    running.server.beginGracefulShutdown()
+    let seen = try await raw.readUntilClosed()
+    #expect(seen.map(\.kind) == [.goAway, .response])
+    #expect(seen.last?.status?.reason == "SHUTDOWN_GRACE_EXPIRED")
+    #expect(await running.probe.wait { $0.cancelled == 1 })
+    #expect(await running.finishes(within: .seconds(5)))
+  }
+}
+
+/// Polls `condition` for up to 5 seconds.
+func waitUntil(_ condition: () -> Bool) async -> Bool {
+  let end = ContinuousClock.now + .seconds(5)
+  while ContinuousClock.now < end {
+    if condition() { return true }
+    try? await Task.sleep(for: .milliseconds(5))
+  }
+  return condition()
+}
