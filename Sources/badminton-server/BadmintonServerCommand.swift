@@ -40,12 +40,21 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
     guard Logger.Level(rawValue: logLevel) != nil else {
-      throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+      throw ValidationError(
+        "--log-level must be one of trace, debug, info, notice, warning, error, critical")
     }
-    guard maxFrameBytes >= 1024 else { throw ValidationError("--max-frame-bytes must be at least 1024") }
-    guard maxConcurrentCalls >= 1 else { throw ValidationError("--max-concurrent-calls must be at least 1") }
-    guard idleTimeoutSeconds >= 1 else { throw ValidationError("--idle-timeout-seconds must be at least 1") }
-    guard shutdownGraceSeconds >= 0 else { throw ValidationError("--shutdown-grace-seconds must be 0 or more") }
+    guard maxFrameBytes >= 1024 else {
+      throw ValidationError("--max-frame-bytes must be at least 1024")
+    }
+    guard maxConcurrentCalls >= 1 else {
+      throw ValidationError("--max-concurrent-calls must be at least 1")
+    }
+    guard idleTimeoutSeconds >= 1 else {
+      throw ValidationError("--idle-timeout-seconds must be at least 1")
+    }
+    guard shutdownGraceSeconds >= 0 else {
+      throw ValidationError("--shutdown-grace-seconds must be 0 or more")
+    }
   }
 
   func run() async throws {
@@ -80,7 +89,8 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       tasks.addTask {
         let address = try await server.localAddress()
         // The one line on standard output: scripts read the bound port from it.
-        let line = "badminton-server listening on \(address.ipAddress ?? host):\(address.port ?? port)\n"
+        let line =
+          "badminton-server listening on \(address.ipAddress ?? host):\(address.port ?? port)\n"
         FileHandle.standardOutput.write(Data(line.utf8))
       }
       try await tasks.waitForAll()

@@ -16,13 +16,18 @@ struct ContractTests {
     Set(
       CDescriptors.allServices.flatMap { service in
         service.methods.map {
-          Method(path: "/\(service.fullName)/\($0.name)", requestType: $0.requestType, responseType: $0.responseType)
+          Method(
+            path: "/\(service.fullName)/\($0.name)", requestType: $0.requestType,
+            responseType: $0.responseType)
         }
       })
   }
 
   private func methods(_ infos: [MethodInfo]) -> Set<Method> {
-    Set(infos.map { Method(path: $0.path, requestType: $0.requestType, responseType: $0.responseType) })
+    Set(
+      infos.map {
+        Method(path: $0.path, requestType: $0.requestType, responseType: $0.responseType)
+      })
   }
 
   @Test("the server registers exactly the methods the .proto services declare")

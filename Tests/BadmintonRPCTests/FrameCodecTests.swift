@@ -7,7 +7,8 @@ import Testing
 
 @Suite("Frames")
 struct FrameCodecTests {
-  private let configuration = WireConfiguration(maximumBodySize: 64 * 1024, compressionThreshold: 256)
+  private let configuration = WireConfiguration(
+    maximumBodySize: 64 * 1024, compressionThreshold: 256)
 
   private func frames(_ envelopes: [Envelope]) -> ByteBuffer {
     let encoder = FrameEncoder(configuration: configuration)
@@ -22,7 +23,8 @@ struct FrameCodecTests {
     // Large and compressible: crosses the threshold and is sent as zstd.
     Envelope(callID: 2, kind: .response, payload: Array(repeating: 0x41, count: 5000), status: .ok),
     Envelope(),
-    Envelope(callID: 3, kind: .streamEnd, status: Status(code: .notFound, message: "没有", reason: "X")),
+    Envelope(
+      callID: 3, kind: .streamEnd, status: Status(code: .notFound, message: "没有", reason: "X")),
   ]
 
   @Test("the decoder yields the same envelopes fed byte by byte, in chunks, and coalesced")
@@ -40,7 +42,8 @@ struct FrameCodecTests {
     }
     await propertyCheck(count: 150, input: batches, Gen.int(in: 1...97)) { envelopes, chunk in
       let bytes = frames(envelopes)
-      let channel = EmbeddedChannel(handler: ByteToMessageHandler(FrameDecoder(configuration: configuration)))
+      let channel = EmbeddedChannel(
+        handler: ByteToMessageHandler(FrameDecoder(configuration: configuration)))
       var offset = 0
       var remaining = bytes
       while remaining.readableBytes > 0 {
@@ -55,7 +58,9 @@ struct FrameCodecTests {
     }
   }
 
-  private func violation(of bytes: [UInt8], configuration: WireConfiguration? = nil) -> ProtocolViolation? {
+  private func violation(of bytes: [UInt8], configuration: WireConfiguration? = nil)
+    -> ProtocolViolation?
+  {
     let decoder = FrameDecoder(configuration: configuration ?? self.configuration)
     var buffer = ByteBuffer(bytes: bytes)
     do {
@@ -82,7 +87,11 @@ struct FrameCodecTests {
     #expect(refused?.rpcError.code == .resourceExhausted)
     // Exactly the limit is fine (it just waits for the body).
     let atLimit = UInt32(limit)
-    #expect(violation(of: [0, UInt8(atLimit >> 24), UInt8(atLimit >> 16 & 0xFF), UInt8(atLimit >> 8 & 0xFF), UInt8(atLimit & 0xFF)]) == nil)
+    #expect(
+      violation(of: [
+        0, UInt8(atLimit >> 24), UInt8(atLimit >> 16 & 0xFF), UInt8(atLimit >> 8 & 0xFF),
+        UInt8(atLimit & 0xFF),
+      ]) == nil)
   }
 
   @Test("a corrupt, truncated or padded zstd body is a violation")
@@ -90,7 +99,9 @@ struct FrameCodecTests {
     let good = RawFrames.zstdCompress(Array(repeating: 7, count: 3000))
     let garbage: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x01, 0x02, 0x03]
     for body in [garbage, Array(good.dropLast(3)), good + [0, 0, 0], [1, 2, 3], []] {
-      #expect(violation(of: RawFrames.frame(body, flags: 1))?.rpcError.reason == "COMPRESSED_BODY_CORRUPT")
+      #expect(
+        violation(of: RawFrames.frame(body, flags: 1))?.rpcError.reason == "COMPRESSED_BODY_CORRUPT"
+      )
     }
   }
 
@@ -105,16 +116,22 @@ struct FrameCodecTests {
     #expect(refused?.rpcError.code == .resourceExhausted)
     // The same with the window zstd picks for 1 MiB: refused before any memory is spent on it.
     let wide = RawFrames.zstdCompress(Array(repeating: 0, count: 1 << 20))
-    #expect(violation(of: RawFrames.frame(wide, flags: 1))?.rpcError.reason == "COMPRESSION_WINDOW_TOO_LARGE")
+    #expect(
+      violation(of: RawFrames.frame(wide, flags: 1))?.rpcError.reason
+        == "COMPRESSION_WINDOW_TOO_LARGE")
     // Exactly the limit decompresses.
     let atLimit = RawFrames.zstdCompress(Array(repeating: 0, count: configuration.maximumBodySize))
-    #expect(violation(of: RawFrames.frame(atLimit, flags: 1))?.rpcError.reason == "ENVELOPE_MALFORMED")
+    #expect(
+      violation(of: RawFrames.frame(atLimit, flags: 1))?.rpcError.reason == "ENVELOPE_MALFORMED")
   }
 
   @Test("a body that is not an envelope is a violation")
   func malformedEnvelope_isRefused() {
-    #expect(violation(of: RawFrames.frame([0x1A, 0x10, 0x41]))?.rpcError.reason == "ENVELOPE_MALFORMED")
-    #expect(violation(of: RawFrames.frame(RawFrames.zstdCompress([0xFF, 0xFF]), flags: 1))?.rpcError.reason == "ENVELOPE_MALFORMED")
+    #expect(
+      violation(of: RawFrames.frame([0x1A, 0x10, 0x41]))?.rpcError.reason == "ENVELOPE_MALFORMED")
+    #expect(
+      violation(of: RawFrames.frame(RawFrames.zstdCompress([0xFF, 0xFF]), flags: 1))?.rpcError
+        .reason == "ENVELOPE_MALFORMED")
   }
 
   @Test("bodies are compressed only from the threshold and only when smaller")
@@ -123,16 +140,21 @@ struct FrameCodecTests {
     func flags(_ envelope: Envelope) -> (UInt8, Int) {
       var buffer = ByteBuffer()
       encoder.encode(envelope, into: &buffer)
-      return (buffer.getInteger(at: 0, as: UInt8.self)!, Int(buffer.getInteger(at: 1, as: UInt32.self)!))
+      return (
+        buffer.getInteger(at: 0, as: UInt8.self)!, Int(buffer.getInteger(at: 1, as: UInt32.self)!)
+      )
     }
     let small = Envelope(callID: 1, kind: .response, payload: Array(repeating: 0, count: 100))
     #expect(flags(small).0 == 0)
-    let compressible = Envelope(callID: 1, kind: .response, payload: Array(repeating: 0, count: 5000))
+    let compressible = Envelope(
+      callID: 1, kind: .response, payload: Array(repeating: 0, count: 5000))
     let (compressedFlags, compressedLength) = flags(compressible)
     #expect(compressedFlags == 1)
     #expect(compressedLength < 200)
     var rng = SystemRandomNumberGenerator()
-    let noise = Envelope(callID: 1, kind: .response, payload: (0..<5000).map { _ in UInt8.random(in: 0...255, using: &rng) })
+    let noise = Envelope(
+      callID: 1, kind: .response,
+      payload: (0..<5000).map { _ in UInt8.random(in: 0...255, using: &rng) })
     let (noiseFlags, noiseLength) = flags(noise)
     #expect(noiseFlags == 0)
     #expect(noiseLength == noise.serializedSize)
@@ -142,8 +164,11 @@ struct FrameCodecTests {
   func zstdContexts_areReused() async throws {
     let decoder = FrameDecoder(configuration: configuration)
     let encoder = FrameEncoder(configuration: configuration)
-    await propertyCheck(count: 100, input: Gen.int(in: 0...20_000), Gen.int(in: 0...3)) { size, pattern in
-      let payload = (0..<size).map { UInt8(truncatingIfNeeded: pattern == 0 ? $0 * 31 : $0 / (pattern * 50 + 1)) }
+    await propertyCheck(count: 100, input: Gen.int(in: 0...20_000), Gen.int(in: 0...3)) {
+      size, pattern in
+      let payload = (0..<size).map {
+        UInt8(truncatingIfNeeded: pattern == 0 ? $0 * 31 : $0 / (pattern * 50 + 1))
+      }
       let envelope = Envelope(callID: UInt64(size + 1), kind: .streamMessage, payload: payload)
       var buffer = ByteBuffer()
       encoder.encode(envelope, into: &buffer)
@@ -167,7 +192,7 @@ struct ZstdTests {
     }
     await propertyCheck(count: 60, input: inputs) { input in
       var compressed = ByteBuffer()
-      try input.withUnsafeBytes { try compressor.compress($0, appendingTo: &compressed) }
+      _ = try input.withUnsafeBytes { try compressor.compress($0, appendingTo: &compressed) }
       let output = try compressed.withUnsafeReadableBytes {
         try decompressor.decompress($0, limit: 1 << 20, allocator: ByteBufferAllocator())
       }
@@ -184,7 +209,9 @@ struct ZstdTests {
     }
     #expect(exact.readableBytes == 10_000)
     #expect(throws: Zstd.Error.self) {
-      try frame.withUnsafeBytes { try decompressor.decompress($0, limit: 9_999, allocator: ByteBufferAllocator()) }
+      try frame.withUnsafeBytes {
+        try decompressor.decompress($0, limit: 9_999, allocator: ByteBufferAllocator())
+      }
     }
     // The context is still good after a refusal.
     let again = try frame.withUnsafeBytes {

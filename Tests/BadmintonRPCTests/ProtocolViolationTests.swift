@@ -31,7 +31,8 @@ struct ProtocolViolationTests {
       reason: "COMPRESSED_BODY_CORRUPT", code: .invalidArgument),
     Case(
       name: "zstd body decompressing past the limit", opening: [],
-      bytes: RawFrames.frame(RawFrames.zstdCompress(Array(repeating: 0, count: 1 << 20), windowLog: 10), flags: 1),
+      bytes: RawFrames.frame(
+        RawFrames.zstdCompress(Array(repeating: 0, count: 1 << 20), windowLog: 10), flags: 1),
       reason: "DECOMPRESSED_BODY_TOO_LARGE", code: .resourceExhausted),
     Case(
       name: "zstd window over the limit", opening: [],
@@ -59,11 +60,13 @@ struct ProtocolViolationTests {
       reason: "UNEXPECTED_KIND", code: .invalidArgument),
     Case(
       name: "unknown kind", opening: [],
-      bytes: RawFrames.frame(Envelope(callID: 3, kind: EnvelopeKind(rawValue: 42)).serializedBytes()),
+      bytes: RawFrames.frame(
+        Envelope(callID: 3, kind: EnvelopeKind(rawValue: 42)).serializedBytes()),
       reason: "UNEXPECTED_KIND", code: .invalidArgument),
     Case(
       name: "PING payload over 64 bytes", opening: [],
-      bytes: RawFrames.frame(Envelope(callID: 0, kind: .ping, payload: Array(repeating: 1, count: 65)).serializedBytes()),
+      bytes: RawFrames.frame(
+        Envelope(callID: 0, kind: .ping, payload: Array(repeating: 1, count: 65)).serializedBytes()),
       reason: "PING_PAYLOAD_TOO_LARGE", code: .invalidArgument),
   ]
 
@@ -73,7 +76,8 @@ struct ProtocolViolationTests {
     try await withTestServer(configuration: configuration) { _, port, probe in
       try await withTestClient(port: port) { bystander in
         // Another client's stream runs the whole time and must not notice.
-        let stream = try await bystander.serverStreaming(TestService.stream, .init(service: "forever"))
+        let stream = try await bystander.serverStreaming(
+          TestService.stream, .init(service: "forever"))
         var messages = stream.makeAsyncIterator()
         #expect(try await messages.next()?.service == "0")
 

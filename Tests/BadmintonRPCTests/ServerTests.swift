@@ -13,8 +13,12 @@ struct ServerTests {
     try await withTestServer { _, port, _ in
       try await withTestClient(port: port) { client in
         #expect(try await client.health.check().status == .serving)
-        #expect(try await client.health.check(HealthCheckRequest(service: "badminton.rpc.v1.Reflection")).status == .serving)
-        let unknown = await rpcError { _ = try await client.health.check(HealthCheckRequest(service: "nope")) }
+        #expect(
+          try await client.health.check(HealthCheckRequest(service: "badminton.rpc.v1.Reflection"))
+            .status == .serving)
+        let unknown = await rpcError {
+          _ = try await client.health.check(HealthCheckRequest(service: "nope"))
+        }
         #expect(unknown?.code == .notFound)
 
         let methods = try await client.reflection.listMethods().methods
@@ -23,7 +27,8 @@ struct ServerTests {
         #expect(check.requestType == "badminton.rpc.v1.HealthCheckRequest")
         #expect(check.responseType == "badminton.rpc.v1.HealthCheckResponse")
         #expect(!check.serverStreaming && check.idempotent && !check.requiresAuthentication)
-        #expect(methods.first { $0.path == "/badminton.rpc.v1.Health/Watch" }?.serverStreaming == true)
+        #expect(
+          methods.first { $0.path == "/badminton.rpc.v1.Health/Watch" }?.serverStreaming == true)
         #expect(methods.contains { $0.path == "/badminton.rpc.v1.Reflection/ListMethods" })
         #expect(methods.contains { $0.path == TestService.stream.path })
       }
@@ -34,22 +39,28 @@ struct ServerTests {
   func unary_answersAndErrors() async throws {
     try await withTestServer { _, port, _ in
       try await withTestClient(port: port) { client in
-        let answer = try await client.unary(TestService.unary, HealthCheckRequest(service: "echo:hello"))
+        let answer = try await client.unary(
+          TestService.unary, HealthCheckRequest(service: "echo:hello"))
         #expect(answer.service == "hello")
 
-        let failure = await rpcError { _ = try await client.unary(TestService.unary, .init(service: "fail")) }
+        let failure = await rpcError {
+          _ = try await client.unary(TestService.unary, .init(service: "fail"))
+        }
         #expect(failure?.code == .invalidArgument)
         #expect(failure?.reason == "TEST_FAILURE")
         #expect(failure?.message.en == "test failure")
         #expect(failure?.violations.map(\.field) == ["service"])
 
         let chinese = await rpcError {
-          _ = try await client.unary(TestService.unary, .init(service: "fail"), options: CallOptions(locale: .zhCN))
+          _ = try await client.unary(
+            TestService.unary, .init(service: "fail"), options: CallOptions(locale: .zhCN))
         }
         #expect(chinese?.message.en == "测试失败")
         #expect(chinese?.violations.first?.description.en == "错误")
 
-        let crash = await rpcError { _ = try await client.unary(TestService.unary, .init(service: "crash")) }
+        let crash = await rpcError {
+          _ = try await client.unary(TestService.unary, .init(service: "crash"))
+        }
         #expect(crash?.code == .internal)
         #expect(crash?.reason == "INTERNAL_ERROR")
       }
@@ -61,13 +72,17 @@ struct ServerTests {
     try await withTestServer { _, port, probe in
       try await withTestClient(port: port) { client in
         var received: [String] = []
-        for try await message in try await client.serverStreaming(TestService.stream, .init(service: "count:50")) {
+        for try await message in try await client.serverStreaming(
+          TestService.stream, .init(service: "count:50"))
+        {
           received.append(message.service)
         }
         #expect(received == (0..<50).map { "\($0)" })
 
         let bad = await rpcError {
-          for try await _ in try await client.serverStreaming(TestService.stream, .init(service: "bad")) {}
+          for try await _ in try await client.serverStreaming(
+            TestService.stream, .init(service: "bad"))
+          {}
         }
         #expect(bad?.reason == "BAD_COMMAND")
         #expect(await probe.wait { $0.finished == 1 })
@@ -83,7 +98,8 @@ struct ServerTests {
           for index in 0..<100 {
             group.addTask {
               let delay = (index * 37) % 50
-              let answer = try await client.unary(TestService.unary, .init(service: "sleep:\(delay):call-\(index)"))
+              let answer = try await client.unary(
+                TestService.unary, .init(service: "sleep:\(delay):call-\(index)"))
               return (index, answer.service)
             }
           }
@@ -98,7 +114,8 @@ struct ServerTests {
       // On the wire: answers come back in the order they finish, not the order asked.
       let raw = try await RawConnection.connect(port: port)
       for index in 0..<20 {
-        try await raw.send(Raw.request(UInt64(index + 1), "sleep:\((20 - index) * 15):\(index + 1)"))
+        try await raw.send(
+          Raw.request(UInt64(index + 1), "sleep:\((20 - index) * 15):\(index + 1)"))
       }
       var order: [UInt64] = []
       for _ in 0..<20 {
@@ -141,14 +158,17 @@ struct ServerTests {
       try await withTestClient(port: port) { client in
         let error = await rpcError {
           _ = try await client.unary(
-            TestService.unary, .init(service: "sleep:10000"), options: CallOptions(timeout: .milliseconds(100)))
+            TestService.unary, .init(service: "sleep:10000"),
+            options: CallOptions(timeout: .milliseconds(100)))
         }
         #expect(error?.code == .deadlineExceeded)
         #expect(await probe.wait { $0.cancelled == 1 })
 
         let streamError = await rpcError {
           for try await _ in try await client.serverStreaming(
-            TestService.stream, .init(service: "forever"), options: CallOptions(timeout: .milliseconds(100))) {}
+            TestService.stream, .init(service: "forever"),
+            options: CallOptions(timeout: .milliseconds(100)))
+          {}
         }
         #expect(streamError?.code == .deadlineExceeded)
         #expect(await probe.wait { $0.cancelled == 2 })
@@ -187,7 +207,9 @@ struct ServerTests {
         #expect(await probe.wait { $0.cancelled == 1 })
 
         var received = 0
-        for try await _ in try await client.serverStreaming(TestService.stream, .init(service: "forever")) {
+        for try await _ in try await client.serverStreaming(
+          TestService.stream, .init(service: "forever"))
+        {
           received += 1
           if received == 3 { break }
         }
@@ -278,7 +300,9 @@ struct ServerTests {
 
   @Test("calls over the per-connection limit get RESOURCE_EXHAUSTED; the others complete")
   func concurrencyLimit_isEnforced() async throws {
-    try await withTestServer(configuration: ServerConfiguration(maximumConcurrentCallsPerConnection: 2)) { _, port, probe in
+    try await withTestServer(
+      configuration: ServerConfiguration(maximumConcurrentCallsPerConnection: 2)
+    ) { _, port, probe in
       let raw = try await RawConnection.connect(port: port)
       try await raw.send(Raw.request(1, "sleep:400:one"))
       try await raw.send(Raw.request(2, "sleep:400:two"))
@@ -301,7 +325,8 @@ struct ServerTests {
 
   @Test("a silent connection gets GOAWAY(IDLE_TIMEOUT) and is closed; PING keeps one alive")
   func idleTimeout_closesSilentConnections() async throws {
-    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(800))) { _, port, _ in
+    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(800))) {
+      _, port, _ in
       let silent = try await RawConnection.connect(port: port)
       let pinging = try await RawConnection.connect(port: port)
       let start = ContinuousClock.now
@@ -322,11 +347,16 @@ struct ServerTests {
 
   @Test("the client's keepalive PINGs hold a long call open past the idle timeout")
   func clientKeepalive_holdsLongCalls() async throws {
-    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(600))) { _, port, _ in
-      try await withTestClient(port: port, configuration: ClientConfiguration(keepaliveInterval: .milliseconds(150))) { client in
+    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(600))) {
+      _, port, _ in
+      try await withTestClient(
+        port: port, configuration: ClientConfiguration(keepaliveInterval: .milliseconds(150))
+      ) { client in
         let start = ContinuousClock.now
         var received = 0
-        for try await _ in try await client.serverStreaming(TestService.stream, .init(service: "forever")) {
+        for try await _ in try await client.serverStreaming(
+          TestService.stream, .init(service: "forever"))
+        {
           received += 1
           if ContinuousClock.now - start > .milliseconds(1800) { break }
         }
@@ -348,15 +378,21 @@ struct ServerTests {
       }
       .bind(host: "127.0.0.1", port: 0).get()
     let port = listener.localAddress!.port!
-    let retry = RetryPolicy(maximumRetries: 3, initialBackoff: .milliseconds(10), maximumBackoff: .milliseconds(40))
-    try await withTestClient(port: port, configuration: ClientConfiguration(retry: retry)) { client in
-      let idempotent = await rpcError { _ = try await client.unary(TestService.idempotentUnary, .init(service: "x")) }
+    let retry = RetryPolicy(
+      maximumRetries: 3, initialBackoff: .milliseconds(10), maximumBackoff: .milliseconds(40))
+    try await withTestClient(port: port, configuration: ClientConfiguration(retry: retry)) {
+      client in
+      let idempotent = await rpcError {
+        _ = try await client.unary(TestService.idempotentUnary, .init(service: "x"))
+      }
       #expect(idempotent?.code == .unavailable)
       #expect(await waitUntil { accepts.load(ordering: .relaxed) == 4 })
       try await Task.sleep(for: .milliseconds(100))
       #expect(accepts.load(ordering: .relaxed) == 4)
 
-      let once = await rpcError { _ = try await client.unary(TestService.unary, .init(service: "x")) }
+      let once = await rpcError {
+        _ = try await client.unary(TestService.unary, .init(service: "x"))
+      }
       #expect(once?.code == .unavailable)
       try await Task.sleep(for: .milliseconds(100))
       #expect(accepts.load(ordering: .relaxed) == 5)
@@ -415,12 +451,15 @@ struct ServerTests {
       #expect(try await raw.readUntilClosed().isEmpty)
     }
     #expect(await running.finishes(within: .seconds(5)))
-    await #expect(throws: (any Error).self) { _ = try await RawConnection.connect(port: running.port) }
+    await #expect(throws: (any Error).self) {
+      _ = try await RawConnection.connect(port: running.port)
+    }
   }
 
   @Test("calls still running when the grace period ends get UNAVAILABLE and are stopped")
   func drain_graceExpires() async throws {
-    let running = try await RunningServer.start(ServerConfiguration(shutdownGracePeriod: .milliseconds(200)))
+    let running = try await RunningServer.start(
+      ServerConfiguration(shutdownGracePeriod: .milliseconds(200)))
     let raw = try await RawConnection.connect(port: running.port)
     try await raw.send(Raw.request(1, "sleep:10000"))
     #expect(await running.probe.wait { $0.started == 1 })

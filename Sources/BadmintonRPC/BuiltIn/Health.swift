@@ -22,7 +22,8 @@ public enum Health {
   /// What a health service implements.
   public protocol ServiceProtocol: RPCService {
     /// Answers `Check`.
-    func check(_ request: HealthCheckRequest, context: ServerContext) async throws -> HealthCheckResponse
+    func check(_ request: HealthCheckRequest, context: ServerContext) async throws
+      -> HealthCheckResponse
     /// Serves `Watch`.
     func watch(
       _ request: HealthCheckRequest, context: ServerContext,
@@ -68,7 +69,8 @@ extension Health.ServiceProtocol {
 public final class HealthStatus: Sendable {
   private struct State {
     var statuses: [String: ServingStatus] = ["": .serving]
-    var watchers: [Int: (service: String, continuation: AsyncStream<ServingStatus>.Continuation)] = [:]
+    var watchers: [Int: (service: String, continuation: AsyncStream<ServingStatus>.Continuation)] =
+      [:]
     var nextWatcher = 0
   }
 

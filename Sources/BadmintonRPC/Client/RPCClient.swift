@@ -51,7 +51,8 @@ public final class RPCClient: Sendable {
     let payload = request.serializedBytes()
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }
-    let bytes = try await withRetries(idempotent: method.idempotent, deadline: deadline) { timeout in
+    let bytes = try await withRetries(idempotent: method.idempotent, deadline: deadline) {
+      timeout in
       try await self.connection().unary(
         method: method.path, payload: payload, metadata: metadata, timeout: timeout)
     }
@@ -145,7 +146,8 @@ public final class RPCClient: Sendable {
         let id = state.nextAttempt
         state.nextAttempt += 1
         let task = Task {
-          try await RPCConnection.connect(host: host, port: port, configuration: configuration, group: group)
+          try await RPCConnection.connect(
+            host: host, port: port, configuration: configuration, group: group)
         }
         state.0 = .connecting(id: id, task)
         return .wait(id: id, task)

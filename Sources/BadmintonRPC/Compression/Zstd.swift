@@ -54,7 +54,8 @@ public enum Zstd {
         return ZSTD_isError(result) != 0 ? 0 : result
       }
       if ZSTD_isError(result) != 0 {
-        throw Zstd.Error(kind: .compressionFailed, detail: String(cString: ZSTD_getErrorName(result)))
+        throw Zstd.Error(
+          kind: .compressionFailed, detail: String(cString: ZSTD_getErrorName(result)))
       }
       return result
     }

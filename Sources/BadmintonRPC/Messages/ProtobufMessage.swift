@@ -131,7 +131,8 @@ public final class CArena {
     _ messages: [M]
   ) -> (count: Int, array: UnsafeMutablePointer<UnsafeMutablePointer<M.CMessage>?>?) {
     guard !messages.isEmpty else { return (0, nil) }
-    let array = UnsafeMutablePointer<UnsafeMutablePointer<M.CMessage>?>.allocate(capacity: messages.count)
+    let array = UnsafeMutablePointer<UnsafeMutablePointer<M.CMessage>?>.allocate(
+      capacity: messages.count)
     blocks.append(UnsafeMutableRawPointer(array))
     for (index, message) in messages.enumerated() {
       (array + index).initialize(to: pointer(to: message.cMessage(in: self)))
@@ -153,7 +154,9 @@ public final class CArena {
   }
 
   /// A protobuf-c array of scalars: the count and the array.
-  public func scalars<T: BitwiseCopyable>(_ values: [T]) -> (count: Int, array: UnsafeMutablePointer<T>?) {
+  public func scalars<T: BitwiseCopyable>(_ values: [T]) -> (
+    count: Int, array: UnsafeMutablePointer<T>?
+  ) {
     guard !values.isEmpty else { return (0, nil) }
     let array = UnsafeMutablePointer<T>.allocate(capacity: values.count)
     blocks.append(UnsafeMutableRawPointer(array))

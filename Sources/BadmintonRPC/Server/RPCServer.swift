@@ -29,7 +29,9 @@ public final class RPCServer: Service, Sendable {
   private let logger: Logger
   private let state = Mutex(State.idle)
   private let connections = Mutex<[ObjectIdentifier: NIOLoopBound<ServerConnectionHandler>]>([:])
-  private let address = Mutex<(value: SocketAddress?, waiters: [CheckedContinuation<SocketAddress, any Error>])>((nil, []))
+  private let address = Mutex<
+    (value: SocketAddress?, waiters: [CheckedContinuation<SocketAddress, any Error>])
+  >((nil, []))
 
   /// A server for `services`, plus the built-in health and reflection services.
   public init(
@@ -103,8 +105,8 @@ public final class RPCServer: Service, Sendable {
     }
     for waiter in waiters { waiter.resume(returning: bound) }
 
-    try await withTaskCancellationHandler {
-      try await withGracefulShutdownHandler {
+    await withTaskCancellationHandler {
+      await withGracefulShutdownHandler {
         try? await channel.closeFuture.get()
         await waitForConnections()
       } onGracefulShutdown: {
@@ -165,7 +167,8 @@ public final class RPCServer: Service, Sendable {
       if open.isEmpty { return }
       for connection in open {
         try? await connection.eventLoop.flatSubmit {
-          connection.value.context?.channel.closeFuture ?? connection.eventLoop.makeSucceededVoidFuture()
+          connection.value.context?.channel.closeFuture
+            ?? connection.eventLoop.makeSucceededVoidFuture()
         }.get()
       }
       // Let the close callbacks that remove connections run before looking again.

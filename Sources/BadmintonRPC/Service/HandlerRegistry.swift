@@ -33,7 +33,9 @@ public struct HandlerRegistry: Sendable {
   /// Registers a server-streaming method; a path registered twice is a programming error.
   public mutating func register<Request, Response>(
     _ method: MethodDescriptor<Request, Response>,
-    handler: @escaping @Sendable (Request, ServerContext, ResponseStreamWriter<Response>) async throws -> Void
+    handler:
+      @escaping @Sendable (Request, ServerContext, ResponseStreamWriter<Response>) async throws ->
+      Void
   ) {
     precondition(method.kind == .serverStreaming, "\(method.path) is not server streaming")
     add(

@@ -7,7 +7,9 @@ public enum MethodKind: Sendable, Hashable {
 }
 
 /// A method of a service, with its message types: what a server registers and a client calls.
-public struct MethodDescriptor<Request: ProtobufMessage, Response: ProtobufMessage>: Sendable, Hashable {
+public struct MethodDescriptor<Request: ProtobufMessage, Response: ProtobufMessage>: Sendable,
+  Hashable
+{
   /// The service's full name, e.g. `badminton.rpc.v1.Health`.
   public let service: String
   /// The method's name, e.g. `Check`.

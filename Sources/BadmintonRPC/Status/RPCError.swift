@@ -46,7 +46,8 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     self.reason = status.reason
     self.message = LocalizedText(verbatim: status.message)
     self.violations = status.violations.map {
-      Violation(field: $0.field, reason: $0.reason, description: LocalizedText(verbatim: $0.description))
+      Violation(
+        field: $0.field, reason: $0.reason, description: LocalizedText(verbatim: $0.description))
     }
   }
 
@@ -57,7 +58,8 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
       message: message.text(in: locale),
       reason: reason,
       violations: violations.map {
-        FieldViolation(field: $0.field, reason: $0.reason, description: $0.description.text(in: locale))
+        FieldViolation(
+          field: $0.field, reason: $0.reason, description: $0.description.text(in: locale))
       }
     )
   }

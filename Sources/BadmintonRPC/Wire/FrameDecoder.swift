@@ -127,7 +127,8 @@ public final class FrameEncoder: ChannelOutboundHandler {
     }
   }
 
-  public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+  public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?)
+  {
     let envelope = unwrapOutboundIn(data)
     var buffer = context.channel.allocator.buffer(capacity: FrameFormat.headerSize + 64)
     encode(envelope, into: &buffer)

@@ -1,5 +1,7 @@
 /// A peer broke the wire protocol; the connection gets GOAWAY with this status and is closed.
-public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible, CustomStringConvertible {
+public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible,
+  CustomStringConvertible
+{
   /// The error carried in the GOAWAY.
   public var rpcError: RPCError
 
@@ -46,7 +48,8 @@ public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible,
   public static func compressionWindowTooLarge(limit: Int) -> ProtocolViolation {
     ProtocolViolation(
       .resourceExhausted, "COMPRESSION_WINDOW_TOO_LARGE",
-      en: "A compressed frame body needs a zstd window larger than the body limit of \(limit) bytes.",
+      en:
+        "A compressed frame body needs a zstd window larger than the body limit of \(limit) bytes.",
       zhCN: "压缩的帧内容所需的 zstd 窗口超过了 \(limit) 字节的内容上限。")
   }
 

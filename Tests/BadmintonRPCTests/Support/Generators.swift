@@ -23,7 +23,9 @@ enum MessageGen {
   }
 
   static func bytes(_ rng: inout any SeededRandomNumberGenerator, maxLength: Int = 200) -> [UInt8] {
-    (0..<Int.random(in: 0...maxLength, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+    (0..<Int.random(in: 0...maxLength, using: &rng)).map { _ in
+      UInt8.random(in: 0...255, using: &rng)
+    }
   }
 
   static func uint64(_ rng: inout any SeededRandomNumberGenerator) -> UInt64 {
@@ -35,7 +37,9 @@ enum MessageGen {
     }
   }
 
-  static func enumNumber(_ rng: inout any SeededRandomNumberGenerator, defined: ClosedRange<Int32>) -> Int32 {
+  static func enumNumber(_ rng: inout any SeededRandomNumberGenerator, defined: ClosedRange<Int32>)
+    -> Int32
+  {
     // Mostly defined numbers; sometimes one this build does not know (proto3 enums are open).
     Int.random(in: 0..<8, using: &rng) == 0
       ? Int32.random(in: (defined.upperBound + 1)...10_000, using: &rng)
@@ -47,7 +51,9 @@ enum MessageGen {
   }
 
   static func fieldViolation(_ rng: inout any SeededRandomNumberGenerator) -> FieldViolation {
-    FieldViolation(field: string(&rng, maxLength: 20), reason: string(&rng, maxLength: 20), description: string(&rng))
+    FieldViolation(
+      field: string(&rng, maxLength: 20), reason: string(&rng, maxLength: 20),
+      description: string(&rng))
   }
 
   static func status(_ rng: inout any SeededRandomNumberGenerator) -> Status {
@@ -62,7 +68,8 @@ enum MessageGen {
       callID: uint64(&rng),
       kind: EnvelopeKind(rawValue: enumNumber(&rng, defined: 0...8)),
       method: string(&rng),
-      timeoutMilliseconds: Bool.random(using: &rng) ? 0 : UInt32.random(in: 0...UInt32.max, using: &rng),
+      timeoutMilliseconds: Bool.random(using: &rng)
+        ? 0 : UInt32.random(in: 0...UInt32.max, using: &rng),
       metadata: (0..<Int.random(in: 0...4, using: &rng)).map { _ in metadata(&rng) },
       payload: bytes(&rng),
       status: Bool.random(using: &rng) ? status(&rng) : nil)
@@ -81,7 +88,8 @@ enum MessageGen {
   static let fieldViolations = Generator { rng in fieldViolation(&rng) }
   static let methodInfos = Generator { rng in methodInfo(&rng) }
   static let methodLists = Generator { rng in
-    ListMethodsResponse(methods: (0..<Int.random(in: 0...6, using: &rng)).map { _ in methodInfo(&rng) })
+    ListMethodsResponse(
+      methods: (0..<Int.random(in: 0...6, using: &rng)).map { _ in methodInfo(&rng) })
   }
   static let healthRequests = Generator { rng in HealthCheckRequest(service: string(&rng)) }
   static let healthResponses = Generator { rng in
@@ -104,7 +112,9 @@ enum ReferenceEncoder {
     return out
   }
 
-  static func tag(_ field: Int, _ wireType: Int) -> [UInt8] { varint(UInt64(field << 3 | wireType)) }
+  static func tag(_ field: Int, _ wireType: Int) -> [UInt8] {
+    varint(UInt64(field << 3 | wireType))
+  }
 
   static func uint(_ field: Int, _ value: UInt64) -> [UInt8] {
     value == 0 ? [] : tag(field, 0) + varint(value)

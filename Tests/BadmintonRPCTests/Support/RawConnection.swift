@@ -37,7 +37,9 @@ final class RawConnection: Sendable {
   }
 
   /// The next frame's flags and envelope, or nil when the server closed the connection first.
-  func readFrame(timeout: Duration = .seconds(5)) async throws -> (flags: UInt8, envelope: Envelope)? {
+  func readFrame(timeout: Duration = .seconds(5)) async throws -> (
+    flags: UInt8, envelope: Envelope
+  )? {
     let end = ContinuousClock.now + timeout
     while true {
       let (frame, eof) = try received.state.withLock { state in
@@ -87,7 +89,7 @@ private final class Collector: ChannelInboundHandler {
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     var chunk = unwrapInboundIn(data)
-    received.state.withLock { $0.buffer.writeBuffer(&chunk) }
+    received.state.withLock { _ = $0.buffer.writeBuffer(&chunk) }
   }
 
   func channelInactive(context: ChannelHandlerContext) {
@@ -107,7 +109,10 @@ enum RawFrames {
     let wireBody = compressed ? zstdCompress(body) : body
     let flagByte = flags ?? (compressed ? 1 : 0)
     let length = UInt32(wireBody.count)
-    return [flagByte, UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF), UInt8(length & 0xFF)]
+    return [
+      flagByte, UInt8(length >> 24), UInt8((length >> 16) & 0xFF), UInt8((length >> 8) & 0xFF),
+      UInt8(length & 0xFF),
+    ]
       + wireBody
   }
 
@@ -130,7 +135,9 @@ enum RawFrames {
     ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)
     if let windowLog { ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, windowLog) }
     let size = output.withUnsafeMutableBytes { out in
-      input.withUnsafeBytes { ZSTD_compress2(context, out.baseAddress, out.count, $0.baseAddress, $0.count) }
+      input.withUnsafeBytes {
+        ZSTD_compress2(context, out.baseAddress, out.count, $0.baseAddress, $0.count)
+      }
     }
     precondition(ZSTD_isError(size) == 0)
     return Array(output.prefix(size))
@@ -141,7 +148,9 @@ enum RawFrames {
     precondition(size < 64 << 20)
     var output = [UInt8](repeating: 0, count: Int(size))
     let written = output.withUnsafeMutableBytes { out in
-      input.withUnsafeBytes { ZSTD_decompress(out.baseAddress, out.count, $0.baseAddress, $0.count) }
+      input.withUnsafeBytes {
+        ZSTD_decompress(out.baseAddress, out.count, $0.baseAddress, $0.count)
+      }
     }
     precondition(ZSTD_isError(written) == 0)
     return output

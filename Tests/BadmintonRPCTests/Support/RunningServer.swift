@@ -18,7 +18,8 @@ struct RunningServer {
     let probe = HandlerProbe()
     var logger = Logger(label: "test.server")
     logger.logLevel = .critical
-    let server = RPCServer(configuration: configuration, services: [TestService(probe: probe)], logger: logger)
+    let server = RPCServer(
+      configuration: configuration, services: [TestService(probe: probe)], logger: logger)
     let task = Task { try await server.run() }
     let bound = try await server.localAddress().port!
     return RunningServer(server: server, task: task, port: bound, probe: probe)

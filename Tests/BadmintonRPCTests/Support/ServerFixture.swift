@@ -56,6 +56,7 @@ func rpcError(_ body: () async throws -> Void) async -> RPCError? {
   } catch let error as RPCError {
     return error
   } catch {
-    return RPCError(code: .unknown, reason: "NOT_AN_RPC_ERROR", message: .init(verbatim: "\(error)"))
+    return RPCError(
+      code: .unknown, reason: "NOT_AN_RPC_ERROR", message: .init(verbatim: "\(error)"))
   }
 }

@@ -19,7 +19,9 @@ final class HandlerProbe: Sendable {
   func didFinish() { counts.withLock { $0.finished += 1 } }
 
   /// Waits until `condition` holds, polling, for at most `limit`.
-  func wait(for limit: Duration = .seconds(5), until condition: (HandlerProbe) -> Bool) async -> Bool {
+  func wait(for limit: Duration = .seconds(5), until condition: (HandlerProbe) -> Bool) async
+    -> Bool
+  {
     let end = ContinuousClock.now + limit
     while ContinuousClock.now < end {
       if condition(self) { return true }
@@ -53,18 +55,19 @@ struct TestService: RPCService {
 
   func registerMethods(in registry: inout HandlerRegistry) {
     let probe = self.probe
-    let handleUnary: @Sendable (HealthCheckRequest, ServerContext) async throws -> HealthCheckRequest = {
-      request, context in
-      probe.didStart()
-      do {
-        let reply = try await Self.run(request.service, locale: context.locale)
-        probe.didFinish()
-        return HealthCheckRequest(service: reply)
-      } catch is CancellationError {
-        probe.didCancel()
-        throw CancellationError()
+    let handleUnary:
+      @Sendable (HealthCheckRequest, ServerContext) async throws -> HealthCheckRequest = {
+        request, context in
+        probe.didStart()
+        do {
+          let reply = try await Self.run(request.service, locale: context.locale)
+          probe.didFinish()
+          return HealthCheckRequest(service: reply)
+        } catch is CancellationError {
+          probe.didCancel()
+          throw CancellationError()
+        }
       }
-    }
     registry.register(Self.unary, handler: handleUnary)
     registry.register(Self.idempotentUnary, handler: handleUnary)
     registry.register(Self.stream) { request, context, writer in
@@ -79,7 +82,10 @@ struct TestService: RPCService {
           }
         }
         guard request.service.hasPrefix("count:"), let count = Int(request.service.dropFirst(6))
-        else { throw RPCError(code: .invalidArgument, reason: "BAD_COMMAND", message: .init(verbatim: "bad command")) }
+        else {
+          throw RPCError(
+            code: .invalidArgument, reason: "BAD_COMMAND", message: .init(verbatim: "bad command"))
+        }
         for index in 0..<count {
           try await writer.write(HealthCheckRequest(service: "\(index)"))
         }
@@ -92,7 +98,8 @@ struct TestService: RPCService {
   }
 
   private static func run(_ command: String, locale: RPCLocale) async throws -> String {
-    let parts = command.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+    let parts = command.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(
+      String.init)
     switch parts.first {
     case "echo":
       return parts.dropFirst().joined(separator: ":")
@@ -103,7 +110,9 @@ struct TestService: RPCService {
       throw RPCError(
         code: .invalidArgument, reason: "TEST_FAILURE",
         message: LocalizedText(en: "test failure", zhCN: "测试失败"),
-        violations: [.init(field: "service", reason: "BAD", description: LocalizedText(en: "bad", zhCN: "错误"))])
+        violations: [
+          .init(field: "service", reason: "BAD", description: LocalizedText(en: "bad", zhCN: "错误"))
+        ])
     case "crash":
       throw NotAnRPCError()
     default:

@@ -48,10 +48,13 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     var call = Call(pending: pending)
     var timeoutMilliseconds: UInt32 = 0
     if let timeout {
-      let milliseconds = max(1, timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+      let milliseconds = max(
+        1,
+        timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
       timeoutMilliseconds = UInt32(clamping: milliseconds)
       let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-      call.deadline = context.eventLoop.scheduleTask(in: .milliseconds(Int64(timeoutMilliseconds))) {
+      call.deadline = context.eventLoop.scheduleTask(in: .milliseconds(Int64(timeoutMilliseconds)))
+      {
         handler.value.end(callID, with: .deadlineExceeded)
       }
     }
@@ -75,7 +78,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
   func ping(_ payload: [UInt8], continuation: CheckedContinuation<Void, any Error>) {
     guard !closed else { return continuation.resume(throwing: RPCError.connectionLost) }
     pings[payload] = continuation
-    context.writeAndFlush(wrapOutboundOut(Envelope(callID: 0, kind: .ping, payload: payload)), promise: nil)
+    context.writeAndFlush(
+      wrapOutboundOut(Envelope(callID: 0, kind: .ping, payload: payload)), promise: nil)
   }
 
   func close() {
@@ -127,7 +131,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     if case IdleStateHandler.IdleStateEvent.write = event {
       if !calls.isEmpty && !closed {
         let payload = Array("keepalive".utf8)
-        context.writeAndFlush(wrapOutboundOut(Envelope(callID: 0, kind: .ping, payload: payload)), promise: nil)
+        context.writeAndFlush(
+          wrapOutboundOut(Envelope(callID: 0, kind: .ping, payload: payload)), promise: nil)
       }
     } else {
       context.fireUserInboundEventTriggered(event)

@@ -10,7 +10,9 @@ final class RPCConnection: Sendable {
   private let nextCallID = Atomic<UInt64>(1)
   private let nextPing = Atomic<UInt64>(1)
 
-  private init(channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, flags: ConnectionFlags) {
+  private init(
+    channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, flags: ConnectionFlags
+  ) {
     self.channel = channel
     self.handler = handler
     self.flags = flags
@@ -42,7 +44,9 @@ final class RPCConnection: Sendable {
       .connect(host: host, port: port)
       .get()
     let handler = try await channel.eventLoop.submit {
-      NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
+      NIOLoopBound(
+        try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
+        eventLoop: channel.eventLoop)
     }.get()
     return RPCConnection(channel: channel, handler: handler, flags: flags)
   }
@@ -52,7 +56,9 @@ final class RPCConnection: Sendable {
   }
 
   /// Sends a unary REQUEST and waits for its RESPONSE payload.
-  func unary(method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?) async throws -> [UInt8] {
+  func unary(method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?)
+    async throws -> [UInt8]
+  {
     let callID = allocateCallID()
     let gate = CancellationGate()
     let handler = self.handler

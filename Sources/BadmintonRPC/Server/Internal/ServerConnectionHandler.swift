@@ -130,7 +130,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       return answer(callID, kind: .unary, locale: locale, .failure(.methodNotFound(request.method)))
     }
     guard calls.count < configuration.maximumConcurrentCallsPerConnection else {
-      let error = RPCError.tooManyConcurrentCalls(limit: configuration.maximumConcurrentCallsPerConnection)
+      let error = RPCError.tooManyConcurrentCalls(
+        limit: configuration.maximumConcurrentCallsPerConnection)
       return answer(callID, kind: method.kind, locale: locale, .failure(error))
     }
 
