@@ -72,6 +72,7 @@ public final class HealthStatus: Sendable {
     var watchers: [Int: (service: String, continuation: AsyncStream<ServingStatus>.Continuation)] =
       [:]
     var nextWatcher = 0
+    var shuttingDown = false
   }
 
   private let state = Mutex(State())
@@ -84,31 +85,51 @@ public final class HealthStatus: Sendable {
     state.withLock { $0.statuses[service] }
   }
 
-  /// Sets the status of `service` ("" = the whole server) and tells its watchers.
+  /// Sets the status of `service` ("" = the whole server) and tells its watchers; once the
+  /// server is shutting down, statuses stay NOT_SERVING.
   public func set(_ status: ServingStatus, for service: String) {
     let toNotify = state.withLock { state in
+      guard !state.shuttingDown else { return [AsyncStream<ServingStatus>.Continuation]() }
       state.statuses[service] = status
       return state.watchers.values.filter { $0.service == service }.map(\.continuation)
     }
     for continuation in toNotify { continuation.yield(status) }
   }
 
-  /// Sets every known status, the server's and each service's, to `status`.
-  public func setAll(_ status: ServingStatus) {
-    let services = state.withLock { Array($0.statuses.keys) }
-    for service in services { set(status, for: service) }
+  /// True once the server began shutting down.
+  public var isShuttingDown: Bool { state.withLock { $0.shuttingDown } }
+
+  /// Marks the server and every service NOT_SERVING for good, tells every watcher, and ends
+  /// their updates.
+  public func beginShutdown() {
+    let watchers = state.withLock { state in
+      state.shuttingDown = true
+      for service in state.statuses.keys { state.statuses[service] = .notServing }
+      defer { state.watchers = [:] }
+      return Array(state.watchers.values)
+    }
+    for watcher in watchers {
+      watcher.continuation.yield(.notServing)
+      watcher.continuation.finish()
+    }
   }
 
-  /// The current status of `service` followed by each change, until the sequence is dropped.
+  /// The current status of `service` followed by each change, until the sequence is dropped or
+  /// the server shuts down.
   public func updates(of service: String) -> AsyncStream<ServingStatus> {
     let (stream, continuation) = AsyncStream.makeStream(
       of: ServingStatus.self, bufferingPolicy: .bufferingNewest(1))
-    let id = state.withLock { state in
+    let id: Int? = state.withLock { state in
+      continuation.yield(state.statuses[service] ?? .serviceUnknown)
+      guard !state.shuttingDown else { return nil }
       let id = state.nextWatcher
       state.nextWatcher += 1
       state.watchers[id] = (service, continuation)
-      continuation.yield(state.statuses[service] ?? .serviceUnknown)
       return id
+    }
+    guard let id else {
+      continuation.finish()
+      return stream
     }
     continuation.onTermination = { [weak self] _ in
       self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
@@ -146,7 +167,8 @@ public struct HealthService: Health.ServiceProtocol {
       try await responses.write(HealthCheckResponse(status: current))
       last = current
     }
-    // The updates end only when this call is cancelled.
+    // The updates end when the server shuts down, or when this call is cancelled.
+    if status.isShuttingDown { throw RPCError.serverShuttingDown }
     throw CancellationError()
   }
 }

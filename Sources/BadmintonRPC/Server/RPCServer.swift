@@ -134,7 +134,7 @@ public final class RPCServer: Service, Sendable {
       }
     }
     logger.info("draining")
-    health.setAll(.notServing)
+    health.beginShutdown()
     listener?.close(promise: nil)
     for connection in connections.withLock({ Array($0.values) }) {
       connection.eventLoop.execute { connection.value.beginDrain() }

@@ -1,0 +1,91 @@
+import BadmintonRPC
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite("badminton-server executable")
+struct ServerExecutableTests {
+  /// The `badminton-server` built beside the test bundle.
+  private static var executable: URL {
+    let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    return testBinary.deletingLastPathComponent().appendingPathComponent("badminton-server")
+  }
+
+  @Test("prints its port, creates the data folder, and drains on SIGTERM")
+  func sigterm_drainsAndExits() async throws {
+    let dataDir = FileManager.default.temporaryDirectory
+      .appendingPathComponent("badminton-server-test-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dataDir) }
+    let process = Process()
+    process.executableURL = Self.executable
+    process.arguments = [
+      "--port", "0", "--data-dir", dataDir.path, "--log-level", "warning",
+      "--shutdown-grace-seconds", "5",
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+
+    let line = try #require(Self.firstLine(of: output.fileHandleForReading))
+    #expect(line.hasPrefix("badminton-server listening on 127.0.0.1:"))
+    let port = try #require(Int(line.split(separator: ":").last ?? ""))
+    #expect(FileManager.default.fileExists(atPath: dataDir.path))
+
+    let raw = try await RawConnection.connect(port: port)
+    try await raw.send(
+      Envelope(
+        callID: 1, kind: .request, method: Health.watch.path,
+        payload: HealthCheckRequest().serializedBytes()))
+    let first = try #require(try await raw.readEnvelope())
+    #expect(first.kind == .streamMessage)
+    #expect(try HealthCheckResponse(serializedBytes: first.payload).status == .serving)
+
+    kill(process.processIdentifier, SIGTERM)
+    let seen = try await raw.readUntilClosed()
+    let goAway = try #require(seen.first { $0.kind == .goAway })
+    #expect(goAway.status?.reason == "SERVER_SHUTTING_DOWN")
+    let updates = seen.filter { $0.kind == .streamMessage }.map {
+      try? HealthCheckResponse(serializedBytes: $0.payload).status
+    }
+    #expect(updates == [.notServing])
+    let end = try #require(seen.last)
+    #expect(end.kind == .streamEnd)
+    #expect(end.status?.code == .unavailable)
+
+    let deadline = ContinuousClock.now + .seconds(10)
+    while process.isRunning && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(!process.isRunning)
+    #expect(process.terminationStatus == 0)
+  }
+
+  @Test("refuses bad options with a message")
+  func badOptions_areRefused() throws {
+    let process = Process()
+    process.executableURL = Self.executable
+    process.arguments = ["--port", "70000"]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = Pipe()
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus != 0)
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(text.contains("--port"))
+  }
+
+  private static func firstLine(of handle: FileHandle) -> String? {
+    var bytes: [UInt8] = []
+    while true {
+      let chunk = handle.readData(ofLength: 1)
+      guard let byte = chunk.first else { return nil }
+      if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+      bytes.append(byte)
+    }
+  }
+}
