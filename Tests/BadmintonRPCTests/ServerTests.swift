@@ -321,6 +321,34 @@ struct ServerTests {
     }
   }
 
+  @Test("a peer that sends faster than it reads is slowed down, and loses nothing")
+  func backpressure_losesNothing() async throws {
+    try await withTestServer { _, port, _ in
+      let raw = try await RawConnection.connect(port: port)
+      let big = String(repeating: "x", count: 60_000)
+      let count = 300
+      // 300 answers of 60 kB each (18 MB) are asked for before any is read.
+      let sender = Task {
+        for index in 1...count {
+          try await raw.send(Raw.request(UInt64(index), "echo:\(index):\(big)"))
+        }
+      }
+      let otherStatus = try await withTestClient(port: port) { other in
+        try await other.health.check().status
+      }
+      #expect(otherStatus == .serving)
+      var seen = Set<UInt64>()
+      for _ in 1...count {
+        let answer = try #require(try await raw.readEnvelope(timeout: .seconds(20)))
+        #expect(Raw.text(answer) == "\(answer.callID):\(big)")
+        seen.insert(answer.callID)
+      }
+      #expect(seen.count == count)
+      try await sender.value
+      await raw.close()
+    }
+  }
+
   // MARK: Idle timeout and keepalive
 
   @Test("a silent connection gets GOAWAY(IDLE_TIMEOUT) and is closed; PING keeps one alive")

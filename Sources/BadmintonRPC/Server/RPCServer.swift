@@ -190,6 +190,9 @@ public final class RPCServer: Service, Sendable {
           let handler = ServerConnectionHandler(
             registry: registry, configuration: configuration, logger: logger)
           try channel.pipeline.syncOperations.addHandlers([
+            // A peer that does not read its answers is not read from either, so its unread
+            // answers cannot grow the server's memory.
+            BackPressureHandler(),
             ByteToMessageHandler(FrameDecoder(configuration: configuration.wire)),
             IdleStateHandler(readTimeout: TimeAmount(configuration.idleTimeout)),
             FrameEncoder(configuration: configuration.wire),
