@@ -428,6 +428,30 @@ struct ServerTests {
     try await listener.close()
   }
 
+  @Test("a call the server never received is retried even when not idempotent")
+  func retries_unsentCalls() async throws {
+    // Find a port nothing listens on, then bring a server up there while the client backs off.
+    let probe = try await RunningServer.start()
+    let port = probe.port
+    await probe.stop()
+    try await withTestClient(port: port) { client in
+      let restart = Task {
+        try await Task.sleep(for: .milliseconds(120))
+        return try await RunningServer.start(port: port)
+      }
+      let answer = try await client.unary(TestService.unary, .init(service: "echo:sent once"))
+      #expect(answer.service == "sent once")
+      let server = try await restart.value
+      #expect(server.probe.started == 1)
+      await server.stop()
+    }
+    #expect(RPCClient.mayRetry(.connectFailed("x"), idempotent: false))
+    #expect(RPCClient.mayRetry(.serverShuttingDown, idempotent: false))
+    #expect(!RPCClient.mayRetry(.connectionLost, idempotent: false))
+    #expect(RPCClient.mayRetry(.connectionLost, idempotent: true))
+    #expect(!RPCClient.mayRetry(.deadlineExceeded, idempotent: true))
+  }
+
   @Test("after the server drops, an idempotent call reconnects and succeeds")
   func retries_reconnectAfterDrop() async throws {
     let first = try await RunningServer.start()

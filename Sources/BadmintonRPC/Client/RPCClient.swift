@@ -4,7 +4,7 @@ import Synchronization
 
 /// A client of a BadmintonBuddy server: multiplexes concurrent calls over one connection,
 /// connects lazily and reconnects when the connection is lost or the server sent GOAWAY, and
-/// retries idempotent calls that fail with UNAVAILABLE.
+/// retries idempotent calls that fail with UNAVAILABLE, and any call the server never received.
 public final class RPCClient: Sendable {
   private enum State {
     case idle
@@ -42,8 +42,9 @@ public final class RPCClient: Sendable {
   // MARK: Calls
 
   /// Calls a unary method. Idempotent methods are retried on UNAVAILABLE (a lost connection
-  /// included) with backoff, at most `configuration.retry.maximumRetries` times, within the
-  /// call's timeout.
+  /// included), and every method when the server never received it (CONNECT_FAILED,
+  /// SERVER_SHUTTING_DOWN), with backoff, at most `configuration.retry.maximumRetries` times,
+  /// within the call's timeout.
   public func unary<Request, Response>(
     _ method: MethodDescriptor<Request, Response>, _ request: Request,
     options: CallOptions = CallOptions()
@@ -109,7 +110,8 @@ public final class RPCClient: Sendable {
       do {
         return try await attempt(remaining)
       } catch let error as RPCError {
-        guard idempotent, error.code == .unavailable, retries < configuration.retry.maximumRetries
+        guard Self.mayRetry(error, idempotent: idempotent),
+          retries < configuration.retry.maximumRetries
         else { throw error }
         retries += 1
         let backoff = configuration.retry.backoff(beforeRetry: retries)
@@ -121,6 +123,16 @@ public final class RPCClient: Sendable {
         }
       }
     }
+  }
+
+  /// Whether a call that failed with `error` may be tried again: any call the server never
+  /// received (the connection could not be made, or a draining server refused it), and an
+  /// idempotent call on any UNAVAILABLE, a lost connection included.
+  public static func mayRetry(_ error: RPCError, idempotent: Bool) -> Bool {
+    guard error.code == .unavailable else { return false }
+    if idempotent { return true }
+    return error.reason == RPCError.connectFailed("").reason
+      || error.reason == RPCError.serverShuttingDown.reason
   }
 
   // MARK: Connection
