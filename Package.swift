@@ -14,6 +14,7 @@ let package = Package(
   products: [
     .executable(name: "badminton-server", targets: ["BadmintonServer"]),
     .library(name: "BadmintonRPC", targets: ["BadmintonRPC"]),
+    .library(name: "BadmintonAPI", targets: ["BadmintonAPI"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -21,6 +22,8 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
   ],
   targets: [
     // C: the system libraries and the code protoc-c generates from Proto/.
@@ -55,11 +58,52 @@ let package = Package(
       swiftSettings: defaultSwiftSettings
     ),
 
+    // The API of the BadmintonBuddy services: message types, descriptors, client stubs and the
+    // protocols the services implement.
+    .target(
+      name: "BadmintonAPI",
+      dependencies: ["BadmintonRPC", "CBadmintonProto"],
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // The domain: the product's rules in pure Swift, no I/O.
+    .target(
+      name: "BadmintonDomain",
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // The store: the services' data behind an interface of our own; GRDB over SQLite.
+    .target(
+      name: "BadmintonStore",
+      dependencies: [
+        "BadmintonDomain",
+        .product(name: "GRDB", package: "GRDB.swift"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // The services: the domain and the store behind the RPC methods.
+    .target(
+      name: "BadmintonServices",
+      dependencies: [
+        "BadmintonAPI",
+        "BadmintonDomain",
+        "BadmintonRPC",
+        "BadmintonStore",
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "CryptoExtras", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+
     // Executables.
     .executableTarget(
       name: "BadmintonServer",
       dependencies: [
         "BadmintonRPC",
+        "BadmintonServices",
+        "BadmintonStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -83,6 +127,46 @@ let package = Package(
         .product(name: "NIOTestUtils", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+    .testTarget(
+      name: "BadmintonAPITests",
+      dependencies: [
+        "BadmintonAPI",
+        "BadmintonRPC",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+    .testTarget(
+      name: "BadmintonDomainTests",
+      dependencies: [
+        "BadmintonDomain",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+    .testTarget(
+      name: "BadmintonStoreTests",
+      dependencies: [
+        "BadmintonDomain",
+        "BadmintonStore",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+    .testTarget(
+      name: "BadmintonServicesTests",
+      dependencies: [
+        "BadmintonAPI",
+        "BadmintonDomain",
+        "BadmintonRPC",
+        "BadmintonServices",
+        "BadmintonStore",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: defaultSwiftSettings

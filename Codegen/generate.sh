@@ -40,10 +40,16 @@ banner() {
     "$1" "$(protoc-c --version | head -n 1)"
 }
 
+# protoc-c names a service struct's members after its methods in lower case, so a method called
+# `Register` becomes a member called `register`, a C keyword. Such members get a trailing `_`;
+# nothing else refers to them (the server and client stubs are ours, in Swift).
+c_keywords='auto|break|case|char|const|continue|default|do|double|else|enum|extern|float|for|goto|if|inline|int|long|register|restrict|return|short|signed|sizeof|static|struct|switch|typedef|union|unsigned|void|volatile|while'
+
 for proto in "${protos[@]}"; do
   stem="${proto%.proto}"
   mkdir -p "$out/include/$(dirname "$stem")" "$out/generated/$(dirname "$stem")"
-  { banner "$proto"; cat "$out/raw/$stem.pb-c.h"; } >"$out/include/$stem.pb-c.h"
+  { banner "$proto"; sed -E "s/\(\*($c_keywords)\)\(/(*\1_)(/" "$out/raw/$stem.pb-c.h"; } \
+    >"$out/include/$stem.pb-c.h"
   { banner "$proto"; cat "$out/raw/$stem.pb-c.c"; } >"$out/generated/$stem.pb-c.c"
 done
 

@@ -3,7 +3,7 @@
 # other scripts; safe to run again.
 set -euo pipefail
 
-packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler pkg-config)
+packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev pkg-config)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

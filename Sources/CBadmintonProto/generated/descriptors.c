@@ -11,12 +11,37 @@ static const ProtobufCMessageDescriptor *const messages[] = {
   &badminton__rpc__v1__metadata__descriptor,
   &badminton__rpc__v1__method_info__descriptor,
   &badminton__rpc__v1__status__descriptor,
+  &badminton__v1__get_my_profile_request__descriptor,
+  &badminton__v1__get_profile_request__descriptor,
+  &badminton__v1__list_my_verifications_request__descriptor,
+  &badminton__v1__list_pending_verifications_request__descriptor,
+  &badminton__v1__list_verifications_response__descriptor,
+  &badminton__v1__login_request__descriptor,
+  &badminton__v1__login_response__descriptor,
+  &badminton__v1__logout_request__descriptor,
+  &badminton__v1__logout_response__descriptor,
+  &badminton__v1__nearby_player__descriptor,
+  &badminton__v1__nearby_players_request__descriptor,
+  &badminton__v1__nearby_players_response__descriptor,
+  &badminton__v1__profile__descriptor,
+  &badminton__v1__register_request__descriptor,
+  &badminton__v1__register_response__descriptor,
+  &badminton__v1__reputation_summary__descriptor,
+  &badminton__v1__review_verification_request__descriptor,
+  &badminton__v1__set_verified_level_request__descriptor,
+  &badminton__v1__submit_verification_request__descriptor,
+  &badminton__v1__update_location_request__descriptor,
+  &badminton__v1__update_location_response__descriptor,
+  &badminton__v1__update_profile_request__descriptor,
+  &badminton__v1__verification__descriptor,
   NULL
 };
 
 static const ProtobufCServiceDescriptor *const services[] = {
   &badminton__rpc__v1__health__descriptor,
   &badminton__rpc__v1__reflection__descriptor,
+  &badminton__v1__accounts__descriptor,
+  &badminton__v1__players__descriptor,
   NULL
 };
 

@@ -7,5 +7,8 @@
 #include "badminton/rpc/v1/health.pb-c.h"
 #include "badminton/rpc/v1/reflection.pb-c.h"
 #include "badminton/rpc/v1/status.pb-c.h"
+#include "badminton/v1/accounts.pb-c.h"
+#include "badminton/v1/common.pb-c.h"
+#include "badminton/v1/players.pb-c.h"
 
 #endif

@@ -1,0 +1,96 @@
+/// The rules a player's account data must follow.
+public enum PlayerRules {
+  /// Longest nickname, in characters, after trimming.
+  public static let maximumNicknameLength = 30
+  /// Shortest password, in characters.
+  public static let minimumPasswordLength = 8
+  /// Longest password, in characters; bounds the work one login asks of the server.
+  public static let maximumPasswordLength = 256
+  /// The levels a player may give themselves without verification.
+  public static let selfAssignableLevels = 1...7
+  /// Every skill level.
+  public static let allLevels = 1...9
+  /// The locales a player may choose.
+  public static let locales = ["en", "zh-CN"]
+
+  /// The phone number if it is in E.164 form (`+` then 2 to 15 digits, the first not 0).
+  public static func validatePhone(_ phone: String) throws(DomainError) -> String {
+    let digits = phone.utf8.dropFirst()
+    guard phone.utf8.first == UInt8(ascii: "+"), (2...15).contains(digits.count),
+      digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+      digits.first != UInt8(ascii: "0")
+    else {
+      throw .invalidField(
+        "phone", "PHONE_INVALID",
+        en: "The phone number must be in E.164 form, for example +8613800138000.",
+        zhCN: "手机号须为 E.164 格式，例如 +8613800138000。")
+    }
+    return phone
+  }
+
+  /// The nickname trimmed, if it has 1 to 30 characters and no control characters.
+  public static func validateNickname(_ nickname: String) throws(DomainError) -> String {
+    let trimmed = String(
+      nickname.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+    guard (1...maximumNicknameLength).contains(trimmed.count) else {
+      throw .invalidField(
+        "nickname", "NICKNAME_LENGTH",
+        en: "The nickname must have 1 to 30 characters.",
+        zhCN: "昵称须为 1 到 30 个字符。")
+    }
+    guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+    else {
+      throw .invalidField(
+        "nickname", "NICKNAME_INVALID_CHARACTERS",
+        en: "The nickname must not contain control characters.",
+        zhCN: "昵称不能包含控制字符。")
+    }
+    return trimmed
+  }
+
+  /// Checks that a new password has 8 to 256 characters.
+  public static func validatePassword(_ password: String) throws(DomainError) {
+    guard password.count >= minimumPasswordLength else {
+      throw .invalidField(
+        "password", "PASSWORD_TOO_SHORT",
+        en: "The password must have at least 8 characters.",
+        zhCN: "密码至少需要 8 个字符。")
+    }
+    guard password.count <= maximumPasswordLength else {
+      throw .invalidField(
+        "password", "PASSWORD_TOO_LONG",
+        en: "The password must have at most 256 characters.",
+        zhCN: "密码最多 256 个字符。")
+    }
+  }
+
+  /// Checks a self-reported level: 1-7 always; 8 and 9 only up to `verifiedMaximum`, the level
+  /// the player's approved championship verification allows (7 without one).
+  public static func validateSelfLevel(_ level: Int, verifiedMaximum: Int = 7) throws(DomainError) {
+    guard allLevels.contains(level) else {
+      throw .invalidField(
+        "self_level", "SKILL_LEVEL_OUT_OF_RANGE",
+        en: "The skill level must be between 1 and 9.",
+        zhCN: "技术等级须在 1 到 9 之间。")
+    }
+    guard level <= max(verifiedMaximum, selfAssignableLevels.upperBound) else {
+      throw .invalidField(
+        "self_level", "SKILL_LEVEL_REQUIRES_VERIFICATION",
+        en: "Levels 8-9 need a verified championship: submit a regional (level 8) or national "
+          + "(level 9) championship certificate for review, or choose a level from 1 to 7.",
+        zhCN: "8-9级需要赛事认证，请选择1-7级")
+    }
+  }
+
+  /// The locale, `en` when empty, if it is one the product supports.
+  public static func validateLocale(_ locale: String) throws(DomainError) -> String {
+    if locale.isEmpty { return "en" }
+    guard locales.contains(locale) else {
+      throw .invalidField(
+        "locale", "LOCALE_UNSUPPORTED",
+        en: "The locale must be en or zh-CN.",
+        zhCN: "语言须为 en 或 zh-CN。")
+    }
+    return locale
+  }
+}

@@ -1,0 +1,206 @@
+import BadmintonAPI
+import BadmintonRPC
+import PropertyBased
+import Testing
+
+/// One message type's round-trip property, run as one case of a parameterized test.
+struct RoundTripCase: Sendable, CustomTestStringConvertible {
+  let name: String
+  let check: @Sendable () async -> Void
+
+  var testDescription: String { name }
+
+  /// Random messages of `generator` survive encode then decode, and re-encode to the same bytes.
+  static func of<M: ProtobufMessage>(_ generator: Generator<M, Shrink.None<M>>) -> RoundTripCase {
+    RoundTripCase(name: M.fullName) {
+      await propertyCheck(count: 150, input: generator) { message in
+        let bytes = message.serializedBytes()
+        let decoded = try? M(serializedBytes: bytes)
+        #expect(decoded == message)
+        #expect(decoded?.serializedBytes() == bytes)
+        #expect(message.serializedSize == bytes.count)
+      }
+    }
+  }
+}
+
+@Suite("BadmintonBuddy API messages and services")
+struct MessageRoundTripTests {
+  /// Every message type of the API.
+  static var messageTypes: [any ProtobufMessage.Type] {
+    [
+      ReputationSummary.self,
+      RegisterRequest.self, RegisterResponse.self, LoginRequest.self, LoginResponse.self,
+      LogoutRequest.self, LogoutResponse.self,
+      Profile.self, GetProfileRequest.self, GetMyProfileRequest.self, UpdateProfileRequest.self,
+      UpdateLocationRequest.self, UpdateLocationResponse.self, NearbyPlayersRequest.self,
+      NearbyPlayer.self, NearbyPlayersResponse.self, SubmitVerificationRequest.self,
+      Verification.self, ListMyVerificationsRequest.self, ListPendingVerificationsRequest.self,
+      ListVerificationsResponse.self, ReviewVerificationRequest.self,
+      SetVerifiedLevelRequest.self,
+    ]
+  }
+
+  static let roundTripCases: [RoundTripCase] = [
+    .of(APIMessageGen.reputationSummaries),
+    .of(APIMessageGen.registerRequests),
+    .of(APIMessageGen.registerResponses),
+    .of(APIMessageGen.loginRequests),
+    .of(APIMessageGen.loginResponses),
+    .of(APIMessageGen.logoutRequests),
+    .of(APIMessageGen.logoutResponses),
+    .of(APIMessageGen.profiles),
+    .of(APIMessageGen.getProfileRequests),
+    .of(APIMessageGen.getMyProfileRequests),
+    .of(APIMessageGen.updateProfileRequests),
+    .of(APIMessageGen.updateLocationRequests),
+    .of(APIMessageGen.updateLocationResponses),
+    .of(APIMessageGen.nearbyPlayersRequests),
+    .of(APIMessageGen.nearbyPlayers),
+    .of(APIMessageGen.nearbyPlayersResponses),
+    .of(APIMessageGen.submitVerificationRequests),
+    .of(APIMessageGen.verifications),
+    .of(APIMessageGen.listMyVerificationsRequests),
+    .of(APIMessageGen.listPendingVerificationsRequests),
+    .of(APIMessageGen.listVerificationsResponses),
+    .of(APIMessageGen.reviewVerificationRequests),
+    .of(APIMessageGen.setVerifiedLevelRequests),
+  ]
+
+  @Test("every message survives encode then decode", arguments: roundTripCases)
+  func message_roundTrips(_ roundTrip: RoundTripCase) async {
+    await roundTrip.check()
+  }
+
+  @Test("every message type has a round-trip property")
+  func everyMessageType_isChecked() {
+    let checked = Set(Self.roundTripCases.map(\.name))
+    #expect(checked == Set(Self.messageTypes.map { $0.fullName }))
+    #expect(checked.count == Self.roundTripCases.count)
+  }
+
+  @Test("the message types are exactly the messages protoc-c generated for badminton.v1")
+  func messageTypes_matchDescriptors() {
+    let generated = Set(CDescriptors.allMessages.map(\.fullName))
+    let names = Self.messageTypes.map { $0.fullName }
+    for name in names { #expect(generated.contains(name)) }
+    #expect(Set(names) == generated.filter { $0.hasPrefix("badminton.v1.") })
+    #expect(Set(names).count == names.count)
+  }
+
+  @Test("each service lists the methods protoc-c generated, with the same message types")
+  func services_matchDescriptors() throws {
+    #expect(BadmintonAPI.services == [Accounts.descriptor, Players.descriptor])
+    let generated = CDescriptors.allServices.filter { $0.fullName.hasPrefix("badminton.v1.") }
+    #expect(Set(generated.map(\.fullName)) == Set(BadmintonAPI.services.map(\.name)))
+    for service in BadmintonAPI.services {
+      let c = try #require(CDescriptors.allServices.first { $0.fullName == service.name })
+      let expected = c.methods.map {
+        "/\(c.fullName)/\($0.name) \($0.requestType) -> \($0.responseType)"
+      }
+      let actual = service.methods.map { "\($0.path) \($0.requestType) -> \($0.responseType)" }
+      #expect(actual == expected)
+      #expect(service.methods.allSatisfy { !$0.serverStreaming })
+    }
+  }
+
+  @Test("methods carry the agreed idempotency and authentication flags")
+  func methods_haveTheirFlags() {
+    let flags = Dictionary(
+      uniqueKeysWithValues: BadmintonAPI.services.flatMap(\.methods).map {
+        ($0.path, [$0.idempotent, $0.requiresAuthentication])
+      })
+    #expect(
+      flags == [
+        "/badminton.v1.Accounts/Register": [false, false],
+        "/badminton.v1.Accounts/Login": [false, false],
+        "/badminton.v1.Accounts/Logout": [true, true],
+        "/badminton.v1.Players/GetProfile": [true, true],
+        "/badminton.v1.Players/GetMyProfile": [true, true],
+        "/badminton.v1.Players/UpdateProfile": [true, true],
+        "/badminton.v1.Players/UpdateLocation": [true, true],
+        "/badminton.v1.Players/NearbyPlayers": [true, true],
+        "/badminton.v1.Players/SubmitVerification": [false, true],
+        "/badminton.v1.Players/ListMyVerifications": [true, true],
+        "/badminton.v1.Players/ListPendingVerifications": [true, true],
+        "/badminton.v1.Players/ReviewVerification": [false, true],
+        "/badminton.v1.Players/SetVerifiedLevel": [true, true],
+      ])
+  }
+
+  @Test("a reputation is always encoded, and an absent one decodes as all zero")
+  func reputation_isAlwaysPresent() throws {
+    // Field 13, length-delimited, empty: the all-zero summary.
+    #expect(Profile().serializedBytes() == [0x6A, 0x00])
+    #expect(try Profile(serializedBytes: []) == Profile())
+    #expect(try Profile(serializedBytes: []).reputation == ReputationSummary())
+    // Field 5 of NearbyPlayer.
+    #expect(NearbyPlayer().serializedBytes() == [0x2A, 0x00])
+    #expect(try NearbyPlayer(serializedBytes: []).reputation == ReputationSummary())
+  }
+
+  @Test("the summary of a player with no evaluations")
+  func emptyReputation_hasTheProductDefaults() {
+    let empty = ReputationSummary.empty
+    #expect(empty.evaluationCount == 0)
+    #expect(empty.averageSkillAccuracy == 0)
+    #expect(empty.punctualityPercentage == 100)
+    #expect(empty.averageCharacterRating == 3)
+  }
+
+  @Test("hand-made reference bytes decode to the messages they describe")
+  func handMadeVectors_decode() throws {
+    // {user_id: -1}: a negative int64 is a 10-byte varint.
+    let negative: [UInt8] = [0x08] + Array(repeating: 0xFF, count: 9) + [0x01]
+    #expect(try RegisterResponse(serializedBytes: negative) == RegisterResponse(userID: -1))
+    #expect(RegisterResponse(userID: -1).serializedBytes() == negative)
+
+    // {phone: "+1", nickname: "羽", self_level: 3}
+    let register: [UInt8] =
+      [0x0A, 0x02] + Array("+1".utf8) + [0x12, 0x03] + Array("羽".utf8) + [0x20, 0x03]
+    let request = RegisterRequest(phone: "+1", nickname: "羽", selfLevel: 3)
+    #expect(try RegisterRequest(serializedBytes: register) == request)
+    #expect(request.serializedBytes() == register)
+
+    // {latitude: 1.5}: a fixed64 little-endian double.
+    let location: [UInt8] = [0x09, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F]
+    #expect(try UpdateLocationRequest(serializedBytes: location).latitude == 1.5)
+
+    // {kind: NATIONAL_CHAMPIONSHIP, document: 01 02}
+    let submit: [UInt8] = [0x08, 0x02, 0x12, 0x02, 0x01, 0x02]
+    #expect(
+      try SubmitVerificationRequest(serializedBytes: submit)
+        == SubmitVerificationRequest(kind: .nationalChampionship, document: [1, 2]))
+  }
+
+  @Test("enum numbers this build does not know are kept, and every number has a name")
+  func enums_keepUnknownNumbers() throws {
+    let verification = Verification(
+      kind: VerificationKind(rawValue: 77), state: VerificationState(rawValue: -5))
+    let decoded = try Verification(serializedBytes: verification.serializedBytes())
+    #expect(decoded.kind.rawValue == 77)
+    #expect(decoded.state.rawValue == -5)
+
+    #expect(VerificationKind.unspecified.description == "VERIFICATION_KIND_UNSPECIFIED")
+    #expect(VerificationKind.regionalChampionship.description == "REGIONAL_CHAMPIONSHIP")
+    #expect(VerificationKind.nationalChampionship.description == "NATIONAL_CHAMPIONSHIP")
+    #expect(VerificationKind(rawValue: 77).description == "VERIFICATION_KIND_77")
+    #expect(VerificationState.unspecified.description == "VERIFICATION_STATE_UNSPECIFIED")
+    #expect(VerificationState.pending.description == "PENDING")
+    #expect(VerificationState.approved.description == "APPROVED")
+    #expect(VerificationState.rejected.description == "REJECTED")
+    #expect(VerificationState(rawValue: -5).description == "VERIFICATION_STATE_-5")
+  }
+
+  @Test("bytes that are not a message are refused with the message's name")
+  func garbage_isRefused() {
+    // A length-delimited field that claims more bytes than there are.
+    #expect(throws: MessageDecodingError(messageType: "badminton.v1.Profile")) {
+      try Profile(serializedBytes: [0x12, 0x10, 0x41])
+    }
+    // A reputation that is not a valid summary.
+    #expect(throws: MessageDecodingError.self) {
+      try NearbyPlayer(serializedBytes: [0x2A, 0x02, 0x0F, 0x00])
+    }
+  }
+}

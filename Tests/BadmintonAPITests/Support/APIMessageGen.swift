@@ -1,0 +1,188 @@
+import BadmintonAPI
+import PropertyBased
+
+/// Random values of every BadmintonBuddy API message, for property tests.
+enum APIMessageGen {
+  // MARK: - Field values
+
+  static func string(_ rng: inout any SeededRandomNumberGenerator, maxLength: Int = 40) -> String {
+    let length = Int.random(in: 0...maxLength, using: &rng)
+    var scalars = String.UnicodeScalarView()
+    for _ in 0..<length {
+      switch Int.random(in: 0..<10, using: &rng) {
+      case 0:
+        // CJK, as zh-CN nicknames and notes are.
+        scalars.append(Unicode.Scalar(UInt32.random(in: 0x4E00...0x9FFF, using: &rng))!)
+      case 1:
+        // Emoji, outside the basic plane (4-byte UTF-8).
+        scalars.append(Unicode.Scalar(UInt32.random(in: 0x1F300...0x1F64F, using: &rng))!)
+      case 2:
+        // Other 2- and 3-byte scalars; U+0000 never, as protobuf-c strings end at it.
+        scalars.append(Unicode.Scalar(UInt32.random(in: 0x80...0xD7FF, using: &rng))!)
+      default:
+        scalars.append(Unicode.Scalar(UInt8.random(in: 0x20...0x7E, using: &rng)))
+      }
+    }
+    return String(scalars)
+  }
+
+  static func bytes(_ rng: inout any SeededRandomNumberGenerator, maxLength: Int = 300) -> [UInt8] {
+    (0..<Int.random(in: 0...maxLength, using: &rng)).map { _ in
+      UInt8.random(in: 0...255, using: &rng)
+    }
+  }
+
+  static func bool(_ rng: inout any SeededRandomNumberGenerator) -> Bool {
+    Bool.random(using: &rng)
+  }
+
+  static func int64(_ rng: inout any SeededRandomNumberGenerator) -> Int64 {
+    switch Int.random(in: 0..<6, using: &rng) {
+    case 0: 0
+    case 1: Int64.random(in: -300...300, using: &rng)
+    case 2: Int64.max - Int64.random(in: 0...5, using: &rng)
+    case 3: Int64.min + Int64.random(in: 0...5, using: &rng)
+    default: Int64.random(in: Int64.min...Int64.max, using: &rng)
+    }
+  }
+
+  static func int32(_ rng: inout any SeededRandomNumberGenerator) -> Int32 {
+    switch Int.random(in: 0..<6, using: &rng) {
+    case 0: 0
+    case 1: Int32.random(in: -10...10, using: &rng)
+    case 2: Int32.max - Int32.random(in: 0...5, using: &rng)
+    case 3: Int32.min + Int32.random(in: 0...5, using: &rng)
+    default: Int32.random(in: Int32.min...Int32.max, using: &rng)
+    }
+  }
+
+  /// Any double but NaN, which is unequal to itself.
+  static func double(_ rng: inout any SeededRandomNumberGenerator) -> Double {
+    switch Int.random(in: 0..<8, using: &rng) {
+    case 0: return 0
+    case 1: return -0.0
+    case 2: return Double.random(in: -200...200, using: &rng)
+    case 3:
+      return [
+        Double.greatestFiniteMagnitude, -Double.greatestFiniteMagnitude,
+        Double.leastNonzeroMagnitude, -Double.leastNonzeroMagnitude,
+        Double.leastNormalMagnitude, Double.infinity, -Double.infinity, 1e300, -1e-300,
+      ].randomElement(using: &rng)!
+    default:
+      // Any bit pattern: huge, tiny, subnormal, negative.
+      let value = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &rng))
+      return value.isNaN ? 1.5 : value
+    }
+  }
+
+  /// Mostly defined numbers; sometimes one this build does not know (proto3 enums are open).
+  static func enumNumber(
+    _ rng: inout any SeededRandomNumberGenerator, defined: ClosedRange<Int32>
+  ) -> Int32 {
+    switch Int.random(in: 0..<8, using: &rng) {
+    case 0: Int32.random(in: (defined.upperBound + 1)...Int32.max, using: &rng)
+    case 1: Int32.random(in: Int32.min...(-1), using: &rng)
+    default: Int32.random(in: defined, using: &rng)
+    }
+  }
+
+  static func count(_ rng: inout any SeededRandomNumberGenerator) -> Int {
+    Int.random(in: 0...5, using: &rng)
+  }
+
+  // MARK: - Messages
+
+  static func reputationSummary(_ rng: inout any SeededRandomNumberGenerator)
+    -> ReputationSummary
+  {
+    ReputationSummary(
+      evaluationCount: int32(&rng), averageSkillAccuracy: double(&rng),
+      punctualityPercentage: double(&rng), averageCharacterRating: double(&rng))
+  }
+
+  static func profile(_ rng: inout any SeededRandomNumberGenerator) -> Profile {
+    Profile(
+      userID: int64(&rng), nickname: string(&rng), selfLevel: int32(&rng),
+      calculatedLevel: int32(&rng), displayLevel: int32(&rng), newPlayer: bool(&rng),
+      verifiedMaxLevel: int32(&rng), totalGames: int32(&rng), wins: int32(&rng),
+      winRate: double(&rng), joinedAtUnixMs: int64(&rng), locationUpdatedAtUnixMs: int64(&rng),
+      reputation: reputationSummary(&rng), phone: string(&rng, maxLength: 16),
+      locale: string(&rng, maxLength: 6))
+  }
+
+  static func nearbyPlayer(_ rng: inout any SeededRandomNumberGenerator) -> NearbyPlayer {
+    NearbyPlayer(
+      userID: int64(&rng), nickname: string(&rng), displayLevel: int32(&rng),
+      newPlayer: bool(&rng), reputation: reputationSummary(&rng), distanceMiles: double(&rng),
+      locationAgeSeconds: int64(&rng))
+  }
+
+  static func verification(_ rng: inout any SeededRandomNumberGenerator) -> Verification {
+    Verification(
+      id: int64(&rng), userID: int64(&rng),
+      kind: VerificationKind(rawValue: enumNumber(&rng, defined: 0...2)),
+      state: VerificationState(rawValue: enumNumber(&rng, defined: 0...3)),
+      contentType: string(&rng, maxLength: 20), documentSize: int64(&rng),
+      submittedAtUnixMs: int64(&rng), reviewedAtUnixMs: int64(&rng), reviewNote: string(&rng))
+  }
+
+  // MARK: - Generators
+
+  static let reputationSummaries = Generator { rng in reputationSummary(&rng) }
+
+  static let registerRequests = Generator { rng in
+    RegisterRequest(
+      phone: string(&rng, maxLength: 16), nickname: string(&rng), password: string(&rng),
+      selfLevel: int32(&rng), locale: string(&rng, maxLength: 6))
+  }
+  static let registerResponses = Generator { rng in RegisterResponse(userID: int64(&rng)) }
+  static let loginRequests = Generator { rng in
+    LoginRequest(phone: string(&rng, maxLength: 16), password: string(&rng))
+  }
+  static let loginResponses = Generator { rng in
+    LoginResponse(token: string(&rng), userID: int64(&rng), expiresAtUnixMs: int64(&rng))
+  }
+  static let logoutRequests = Generator { _ in LogoutRequest() }
+  static let logoutResponses = Generator { _ in LogoutResponse() }
+
+  static let profiles = Generator { rng in profile(&rng) }
+  static let getProfileRequests = Generator { rng in GetProfileRequest(userID: int64(&rng)) }
+  static let getMyProfileRequests = Generator { _ in GetMyProfileRequest() }
+  static let updateProfileRequests = Generator { rng in
+    UpdateProfileRequest(
+      nickname: string(&rng), selfLevel: int32(&rng), locale: string(&rng, maxLength: 6))
+  }
+  static let updateLocationRequests = Generator { rng in
+    UpdateLocationRequest(latitude: double(&rng), longitude: double(&rng))
+  }
+  static let updateLocationResponses = Generator { rng in
+    UpdateLocationResponse(updatedAtUnixMs: int64(&rng))
+  }
+  static let nearbyPlayersRequests = Generator { rng in
+    NearbyPlayersRequest(
+      radiusMiles: double(&rng), pageSize: int32(&rng), pageToken: string(&rng))
+  }
+  static let nearbyPlayers = Generator { rng in nearbyPlayer(&rng) }
+  static let nearbyPlayersResponses = Generator { rng in
+    NearbyPlayersResponse(
+      players: (0..<count(&rng)).map { _ in nearbyPlayer(&rng) }, nextPageToken: string(&rng))
+  }
+  static let submitVerificationRequests = Generator { rng in
+    SubmitVerificationRequest(
+      kind: VerificationKind(rawValue: enumNumber(&rng, defined: 0...2)), document: bytes(&rng))
+  }
+  static let verifications = Generator { rng in verification(&rng) }
+  static let listMyVerificationsRequests = Generator { _ in ListMyVerificationsRequest() }
+  static let listPendingVerificationsRequests = Generator { _ in
+    ListPendingVerificationsRequest()
+  }
+  static let listVerificationsResponses = Generator { rng in
+    ListVerificationsResponse(verifications: (0..<count(&rng)).map { _ in verification(&rng) })
+  }
+  static let reviewVerificationRequests = Generator { rng in
+    ReviewVerificationRequest(verificationID: int64(&rng), approve: bool(&rng), note: string(&rng))
+  }
+  static let setVerifiedLevelRequests = Generator { rng in
+    SetVerifiedLevelRequest(level: int32(&rng))
+  }
+}
