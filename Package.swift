@@ -93,6 +93,7 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CryptoExtras", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOPosix", package: "swift-nio"),
       ],
       swiftSettings: defaultSwiftSettings
     ),

@@ -43,7 +43,9 @@ public struct DomainError: Error, Hashable, Sendable, CustomStringConvertible {
   public var violations: [Violation]
 
   /// An error with the given fields.
-  public init(_ kind: Kind, _ reason: String, en: String, zhCN: String, violations: [Violation] = []) {
+  public init(
+    _ kind: Kind, _ reason: String, en: String, zhCN: String, violations: [Violation] = []
+  ) {
     self.kind = kind
     self.reason = reason
     self.en = en

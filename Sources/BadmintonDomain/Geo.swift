@@ -58,7 +58,8 @@ public enum Geo {
     let lat2 = b.latitude * .pi / 180
     let deltaLat = (b.latitude - a.latitude) * .pi / 180
     let deltaLon = (b.longitude - a.longitude) * .pi / 180
-    let h = sin(deltaLat / 2) * sin(deltaLat / 2)
+    let h =
+      sin(deltaLat / 2) * sin(deltaLat / 2)
       + cos(lat1) * cos(lat2) * sin(deltaLon / 2) * sin(deltaLon / 2)
     // Rounding can push h a hair past 1 for antipodes; the formula needs it in [0, 1].
     let clamped = min(max(h, 0), 1)

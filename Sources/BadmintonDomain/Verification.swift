@@ -15,7 +15,7 @@ public enum ChampionshipKind: Int, Hashable, Sendable, CaseIterable {
 }
 
 /// Where a verification request stands.
-public enum VerificationState: Int, Hashable, Sendable {
+public enum ReviewState: Int, Hashable, Sendable {
   case pending = 1
   case approved = 2
   case rejected = 3

@@ -1,5 +1,7 @@
 import ArgumentParser
 import BadmintonRPC
+import BadmintonServices
+import BadmintonStore
 import Foundation
 import Logging
 import NIOCore
@@ -37,6 +39,17 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   @Option(help: "Seconds that calls in flight get to finish on shutdown.")
   var shutdownGraceSeconds = 10
 
+  @Option(
+    name: .customLong("admin"),
+    help: "Phone of a player who may review verifications; repeat for several.")
+  var administratorPhones: [String] = []
+
+  @Option(help: "Days a login session lasts.")
+  var sessionDays = 30
+
+  @Option(help: "scrypt cost for new password digests: log2 of N (10-20).")
+  var scryptLogN = 15
+
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
     guard Logger.Level(rawValue: logLevel) != nil else {
@@ -67,6 +80,13 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     let logger = Logger(label: "badminton.server")
 
     try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+    let store = try SQLitePlayerStore.open(directory: dataDir)
+    let players = try await PlayerServices.start(
+      store: store,
+      configuration: PlayerServicesConfiguration(
+        sessionLifetime: .seconds(sessionDays * 24 * 3600),
+        passwordCost: PasswordHasher.Cost(rounds: 1 << scryptLogN, blockSize: 8, parallelism: 1),
+        administratorPhones: Set(administratorPhones)))
 
     let server = RPCServer(
       configuration: ServerConfiguration(
@@ -75,7 +95,8 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         maximumConcurrentCallsPerConnection: maxConcurrentCalls,
         idleTimeout: .seconds(idleTimeoutSeconds),
         shutdownGracePeriod: .seconds(shutdownGraceSeconds)),
-      services: [],
+      services: players.services,
+      authenticator: players.authenticator,
       logger: logger)
 
     let group = ServiceGroup(

@@ -34,9 +34,13 @@ struct GeoTests {
       expectClose(a, b)
     }
     // Near pairs, where relative error is hardest.
-    await propertyCheck(count: 1000, input: Self.coordinates, Gen.double(in: -0.01...0.01), Gen.double(in: -0.01...0.01)) {
+    await propertyCheck(
+      count: 1000, input: Self.coordinates, Gen.double(in: -0.01...0.01),
+      Gen.double(in: -0.01...0.01)
+    ) {
       a, dLat, dLon in
-      let b = Coordinate(latitude: min(max(a.latitude + dLat, -90), 90), longitude: a.longitude + dLon)
+      let b = Coordinate(
+        latitude: min(max(a.latitude + dLat, -90), 90), longitude: a.longitude + dLon)
       expectClose(a, b)
     }
   }
@@ -72,11 +76,13 @@ struct GeoTests {
       var longitude = centre.longitude + Double.random(in: -spread...spread, using: &rng) * 2
       if longitude > 180 { longitude -= 360 }
       if longitude < -180 { longitude += 360 }
-      let latitude = min(max(centre.latitude + Double.random(in: -spread...spread, using: &rng), -90), 90)
+      let latitude = min(
+        max(centre.latitude + Double.random(in: -spread...spread, using: &rng), -90), 90)
       players.append((Int64(id), Coordinate(latitude: latitude, longitude: longitude)))
     }
     let query = centres.randomElement(using: &rng)!
-    let radius = [0.5, 5, 25, 50, Double.random(in: 0...50, using: &rng)].randomElement(using: &rng)!
+    let radius = [0.5, 5, 25, 50, Double.random(in: 0...50, using: &rng)].randomElement(
+      using: &rng)!
     return (players, query, radius, Double([0.05, 0.25, 1, 7].randomElement(using: &rng)!))
   }
 
@@ -88,7 +94,9 @@ struct GeoTests {
       for (id, coordinate) in players { index.update(id, to: coordinate) }
       // Move a few players and drop a few, as updates do.
       for (id, coordinate) in players.prefix(10) {
-        index.update(id, to: Coordinate(latitude: coordinate.latitude * 0.999, longitude: coordinate.longitude))
+        index.update(
+          id, to: Coordinate(latitude: coordinate.latitude * 0.999, longitude: coordinate.longitude)
+        )
       }
       for (id, _) in players.suffix(5) { index.remove(id) }
       var current: [Int64: Coordinate] = [:]
@@ -99,7 +107,8 @@ struct GeoTests {
 
       let scan = current.compactMap { id, coordinate -> NearbyHit? in
         let distance = Geo.distanceMiles(query, coordinate)
-        return distance <= radius && !excluded(id) ? NearbyHit(playerID: id, distanceMiles: distance) : nil
+        return distance <= radius && !excluded(id)
+          ? NearbyHit(playerID: id, distanceMiles: distance) : nil
       }.sorted(by: NearbyHit.precedes)
       let found = index.nearby(query, radiusMiles: radius, excluding: excluded)
       #expect(found == scan)

@@ -19,7 +19,8 @@ struct PlayerRulesTests {
   func phone_matchesOracle() async {
     let alphabet = Array("+0123456789 -a")
     let texts = Generator { rng in
-      String((0..<Int.random(in: 0...18, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
+      String(
+        (0..<Int.random(in: 0...18, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
     }
     await propertyCheck(count: 1000, input: texts) { text in
       let candidate = Bool.random() ? "+" + text : text
@@ -35,16 +36,21 @@ struct PlayerRulesTests {
   func nickname_rules() throws {
     #expect(try PlayerRules.validateNickname("  羽毛球小王  ") == "羽毛球小王")
     #expect(try PlayerRules.validateNickname(String(repeating: "🏸", count: 30)).count == 30)
-    #expect(reason { _ = try PlayerRules.validateNickname(String(repeating: "a", count: 31)) } == "NICKNAME_LENGTH")
+    #expect(
+      reason { _ = try PlayerRules.validateNickname(String(repeating: "a", count: 31)) }
+        == "NICKNAME_LENGTH")
     #expect(reason { _ = try PlayerRules.validateNickname(" \n\t ") } == "NICKNAME_LENGTH")
-    #expect(reason { _ = try PlayerRules.validateNickname("a\u{7}b") } == "NICKNAME_INVALID_CHARACTERS")
+    #expect(
+      reason { _ = try PlayerRules.validateNickname("a\u{7}b") } == "NICKNAME_INVALID_CHARACTERS")
   }
 
   @Test("passwords need 8 to 256 characters")
   func password_rules() {
     #expect(reason { try PlayerRules.validatePassword("1234567") } == "PASSWORD_TOO_SHORT")
     #expect(reason { try PlayerRules.validatePassword("12345678") } == nil)
-    #expect(reason { try PlayerRules.validatePassword(String(repeating: "x", count: 257)) } == "PASSWORD_TOO_LONG")
+    #expect(
+      reason { try PlayerRules.validatePassword(String(repeating: "x", count: 257)) }
+        == "PASSWORD_TOO_LONG")
   }
 
   @Test("locales are en or zh-CN; empty means en")
@@ -60,12 +66,17 @@ struct PlayerRulesTests {
       #expect(try VerificationDocument.validate(type.signature + [1, 2, 3]) == type)
     }
     #expect(reason { _ = try VerificationDocument.validate([]) } == "DOCUMENT_MISSING")
-    #expect(reason { _ = try VerificationDocument.validate(Array("GIF89a".utf8)) } == "DOCUMENT_TYPE_UNSUPPORTED")
-    let tooBig = [UInt8]([0xFF, 0xD8, 0xFF]) + [UInt8](repeating: 0, count: VerificationDocument.maximumSize)
+    #expect(
+      reason { _ = try VerificationDocument.validate(Array("GIF89a".utf8)) }
+        == "DOCUMENT_TYPE_UNSUPPORTED")
+    let tooBig =
+      [UInt8]([0xFF, 0xD8, 0xFF]) + [UInt8](repeating: 0, count: VerificationDocument.maximumSize)
     #expect(reason { _ = try VerificationDocument.validate(tooBig) } == "DOCUMENT_TOO_LARGE")
     // Random bytes are accepted only when they happen to start with a known signature.
     await propertyCheck(count: 500, input: Gen.uint8(in: 0...255).array(of: 1...12)) { bytes in
-      let known = VerificationDocument.ContentType.allCases.contains { bytes.starts(with: $0.signature) }
+      let known = VerificationDocument.ContentType.allCases.contains {
+        bytes.starts(with: $0.signature)
+      }
       #expect((reason { _ = try VerificationDocument.validate(bytes) } == nil) == known)
     }
   }
@@ -80,7 +91,11 @@ struct PlayerRulesTests {
       #expect(error.reason == "LOCATION_INVALID")
       #expect(error.violations.map(\.field) == ["latitude", "longitude"])
     }
-    #expect(reason { _ = try Coordinate.validated(latitude: -90.0001, longitude: 0) } == "LOCATION_INVALID")
-    #expect(reason { _ = try Coordinate.validated(latitude: 0, longitude: .infinity) } == "LOCATION_INVALID")
+    #expect(
+      reason { _ = try Coordinate.validated(latitude: -90.0001, longitude: 0) }
+        == "LOCATION_INVALID")
+    #expect(
+      reason { _ = try Coordinate.validated(latitude: 0, longitude: .infinity) }
+        == "LOCATION_INVALID")
   }
 }

@@ -22,7 +22,8 @@ struct SkillRatingTests {
 
   @Test("property 3: from 5 evaluations the level is round(0.3 x self + 0.7 x average)")
   func calculatedLevel_matchesOracle() async {
-    await propertyCheck(count: 1000, input: Gen.int(in: 1...9), Self.ratings) { selfLevel, ratings in
+    await propertyCheck(count: 1000, input: Gen.int(in: 1...9), Self.ratings) {
+      selfLevel, ratings in
       let calculated = SkillRating.calculatedLevel(
         selfLevel: selfLevel, peerRatingSum: ratings.reduce(0, +), peerRatingCount: ratings.count)
       if ratings.isEmpty {
@@ -53,7 +54,8 @@ struct SkillRatingTests {
 
   @Test("property 2: levels 1-7 may be self-assigned; 8 and 9 need verification")
   func selfAssignment() async {
-    await propertyCheck(count: 200, input: Gen.int(in: -5...15), Gen.int(in: 7...9)) { level, verified in
+    await propertyCheck(count: 200, input: Gen.int(in: -5...15), Gen.int(in: 7...9)) {
+      level, verified in
       let outcome = Result { () throws(DomainError) in
         try PlayerRules.validateSelfLevel(level, verifiedMaximum: verified)
       }

@@ -25,6 +25,7 @@ public final class RPCServer: Service, Sendable {
   /// The serving status that the health service reports.
   public let health: HealthStatus
   private let registry: HandlerRegistry
+  private let authenticator: (any Authenticator)?
   private let group: any EventLoopGroup
   private let logger: Logger
   private let state = Mutex(State.idle)
@@ -33,14 +34,17 @@ public final class RPCServer: Service, Sendable {
     (value: SocketAddress?, waiters: [CheckedContinuation<SocketAddress, any Error>])
   >((nil, []))
 
-  /// A server for `services`, plus the built-in health and reflection services.
+  /// A server for `services`, plus the built-in health and reflection services. Methods that
+  /// need authentication are checked with `authenticator`; without one they are all refused.
   public init(
     configuration: ServerConfiguration = ServerConfiguration(),
     services: [any RPCService],
+    authenticator: (any Authenticator)? = nil,
     eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
     logger: Logger = Logger(label: "badminton.rpc.server")
   ) {
     self.configuration = configuration
+    self.authenticator = authenticator
     self.group = eventLoopGroup
     self.logger = logger
     let health = HealthStatus()
@@ -178,6 +182,7 @@ public final class RPCServer: Service, Sendable {
 
   private func bind() async throws -> any Channel {
     let registry = self.registry
+    let authenticator = self.authenticator
     let configuration = self.configuration
     let logger = self.logger
     return try await ServerBootstrap(group: group)
@@ -188,7 +193,8 @@ public final class RPCServer: Service, Sendable {
       .childChannelInitializer { [weak self] channel in
         channel.eventLoop.makeCompletedFuture {
           let handler = ServerConnectionHandler(
-            registry: registry, configuration: configuration, logger: logger)
+            registry: registry, authenticator: authenticator, configuration: configuration,
+            logger: logger)
           try channel.pipeline.syncOperations.addHandlers([
             // A peer that does not read its answers is not read from either, so its unread
             // answers cannot grow the server's memory.

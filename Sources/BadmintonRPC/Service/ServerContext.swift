@@ -16,12 +16,15 @@ public struct ServerContext: Sendable {
   public let peer: String
   /// A logger with the call's metadata attached.
   public let logger: Logger
+  /// The authenticated caller, for methods that need authentication; nil for the others.
+  public let principal: Principal?
 
   /// A context with the given fields.
   public init(
     callID: UInt64, method: String, metadata: [Metadata], deadline: ContinuousClock.Instant?,
-    peer: String, logger: Logger
+    peer: String, logger: Logger, principal: Principal? = nil
   ) {
+    self.principal = principal
     self.callID = callID
     self.method = method
     self.metadata = metadata
@@ -34,6 +37,27 @@ public struct ServerContext: Sendable {
   /// The value of metadata `key`, the first when there are several.
   public func metadataValue(_ key: String) -> String? {
     metadata.first { $0.key == key }?.value
+  }
+
+  /// The token of an `authorization: Bearer <token>` entry.
+  public var bearerToken: String? {
+    guard let value = metadataValue("authorization") else { return nil }
+    let parts = value.split(separator: " ", maxSplits: 1)
+    guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else { return nil }
+    return String(parts[1])
+  }
+
+  /// The authenticated caller; throws UNAUTHENTICATED when there is none.
+  public func requirePrincipal() throws -> Principal {
+    guard let principal else { throw RPCError.authenticationRequired }
+    return principal
+  }
+
+  /// This context with `principal` set.
+  func authenticated(as principal: Principal) -> ServerContext {
+    ServerContext(
+      callID: callID, method: method, metadata: metadata, deadline: deadline, peer: peer,
+      logger: logger, principal: principal)
   }
 }
 

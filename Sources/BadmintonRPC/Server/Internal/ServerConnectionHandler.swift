@@ -37,6 +37,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   }
 
   private let registry: HandlerRegistry
+  private let authenticator: (any Authenticator)?
   private let configuration: ServerConfiguration
   private var logger: Logger
   private(set) var context: ChannelHandlerContext!
@@ -49,8 +50,12 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   /// The latest write; the connection closes only after it completes.
   private var lastWrite: EventLoopFuture<Void>?
 
-  init(registry: HandlerRegistry, configuration: ServerConfiguration, logger: Logger) {
+  init(
+    registry: HandlerRegistry, authenticator: (any Authenticator)?,
+    configuration: ServerConfiguration, logger: Logger
+  ) {
     self.registry = registry
+    self.authenticator = authenticator
     self.configuration = configuration
     self.logger = logger
   }
@@ -158,23 +163,40 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     calls[callID] = call
 
     calls[callID]?.task = Self.run(
-      method, payload: request.payload, context: serverContext, sink: sink, handler: handler)
+      method, payload: request.payload, context: serverContext, sink: sink,
+      authenticator: authenticator, handler: handler)
   }
 
   /// Runs a handler in a task of its own and hands its outcome back to the event loop.
   private static func run(
     _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, sink: RawResponseSink,
-    handler: NIOLoopBound<ServerConnectionHandler>
+    authenticator: (any Authenticator)?, handler: NIOLoopBound<ServerConnectionHandler>
   ) -> Task<Void, Never> {
     Task {
       let outcome: Outcome
       do {
+        var context = context
+        if method.info.requiresAuthentication {
+          context = context.authenticated(as: try await authenticate(context, with: authenticator))
+        }
         outcome = .success(try await method.invoke(payload, context, sink))
       } catch {
         outcome = .failure(Self.callerError(for: error, logger: context.logger))
       }
       handler.eventLoop.execute { handler.value.finishCall(context.callID, outcome) }
     }
+  }
+
+  /// The caller of a method that needs authentication; without an authenticator every such
+  /// call is refused.
+  private static func authenticate(
+    _ context: ServerContext, with authenticator: (any Authenticator)?
+  ) async throws -> Principal {
+    guard let token = context.bearerToken else { throw RPCError.authenticationRequired }
+    guard let authenticator,
+      let principal = try await authenticator.authenticate(bearerToken: token)
+    else { throw RPCError.sessionInvalid }
+    return principal
   }
 
   /// What the caller sees for an error a handler threw.

@@ -1,0 +1,42 @@
+/// Who a call comes from, once the server has checked its session token.
+public struct Principal: Hashable, Sendable {
+  /// The player's id.
+  public let userID: Int64
+  /// True for the operators the server names as administrators.
+  public let isAdministrator: Bool
+
+  /// A principal for `userID`.
+  public init(userID: Int64, isAdministrator: Bool) {
+    self.userID = userID
+    self.isAdministrator = isAdministrator
+  }
+}
+
+/// Checks the bearer token of calls to methods that need authentication. The server core calls
+/// it before the handler runs; the handler then finds the caller in `ServerContext.principal`.
+public protocol Authenticator: Sendable {
+  /// The principal the token belongs to, or nil when the token is unknown or expired.
+  func authenticate(bearerToken: String) async throws -> Principal?
+}
+
+extension RPCError {
+  /// The call needs `authorization: Bearer <token>` and has none.
+  public static let authenticationRequired = RPCError(
+    code: .unauthenticated, reason: "AUTHENTICATION_REQUIRED",
+    message: LocalizedText(
+      en: "Log in first: this call needs the header authorization: Bearer <token>.",
+      zhCN: "请先登录：此请求需要 authorization: Bearer <token>。"))
+
+  /// The token is malformed, unknown, expired or ended by logout.
+  public static let sessionInvalid = RPCError(
+    code: .unauthenticated, reason: "SESSION_INVALID",
+    message: LocalizedText(
+      en: "The session is invalid or has expired; log in again.",
+      zhCN: "登录已失效或已过期，请重新登录。"))
+
+  /// The caller may not do this.
+  public static let permissionDenied = RPCError(
+    code: .permissionDenied, reason: "PERMISSION_DENIED",
+    message: LocalizedText(
+      en: "You may not do this.", zhCN: "您没有权限执行此操作。"))
+}

@@ -1,0 +1,72 @@
+public import BadmintonAPI
+import BadmintonDomain
+public import BadmintonRPC
+public import BadmintonStore
+import Logging
+
+/// `badminton.v1.Accounts`: registration, login and logout.
+public struct AccountsService: Accounts.ServiceProtocol {
+  private let store: any PlayerStore
+  private let hasher: PasswordHasher
+  private let clock: any WallClock
+  private let sessionLifetimeMs: Int64
+
+  /// The service over `store`; sessions last `sessionLifetime`.
+  public init(
+    store: any PlayerStore, hasher: PasswordHasher, clock: any WallClock, sessionLifetime: Duration
+  ) {
+    self.store = store
+    self.hasher = hasher
+    self.clock = clock
+    self.sessionLifetimeMs = sessionLifetime.components.seconds * 1000
+  }
+
+  /// Wrong phone or wrong password: the same answer for both.
+  static let invalidCredentials = DomainError(
+    .unauthenticated, "INVALID_CREDENTIALS", en: "The phone number or password is wrong.",
+    zhCN: "手机号或密码错误。")
+
+  public func register(_ request: RegisterRequest, context: ServerContext) async throws
+    -> RegisterResponse
+  {
+    let phone = try PlayerRules.validatePhone(request.phone)
+    let nickname = try PlayerRules.validateNickname(request.nickname)
+    try PlayerRules.validatePassword(request.password)
+    try PlayerRules.validateSelfLevel(Int(request.selfLevel))
+    let locale = try PlayerRules.validateLocale(request.locale)
+    let digest = try await hasher.digest(request.password)
+    let player = try await store.createPlayer(
+      NewPlayer(
+        phone: phone, nickname: nickname, password: digest, selfLevel: Int(request.selfLevel),
+        locale: locale, joinedAtUnixMs: clock.nowUnixMs()))
+    context.logger.info("registered", metadata: ["user": "\(player.id)"])
+    return RegisterResponse(userID: player.id)
+  }
+
+  public func login(_ request: LoginRequest, context: ServerContext) async throws -> LoginResponse {
+    guard let player = try await store.player(phone: request.phone) else {
+      await hasher.verifyNothing(request.password)
+      throw Self.invalidCredentials
+    }
+    guard try await hasher.verify(request.password, against: player.password) else {
+      throw Self.invalidCredentials
+    }
+    let token = SessionToken.generate()
+    let now = clock.nowUnixMs()
+    let session = SessionRecord(
+      tokenHash: SessionToken.hash(token), playerID: player.id, createdAtUnixMs: now,
+      expiresAtUnixMs: now + sessionLifetimeMs)
+    try await store.createSession(session)
+    return LoginResponse(token: token, userID: player.id, expiresAtUnixMs: session.expiresAtUnixMs)
+  }
+
+  public func logout(_ request: LogoutRequest, context: ServerContext) async throws
+    -> LogoutResponse
+  {
+    _ = try context.requirePrincipal()
+    if let token = context.bearerToken {
+      try await store.deleteSession(tokenHash: SessionToken.hash(token))
+    }
+    return LogoutResponse()
+  }
+}

@@ -1,0 +1,266 @@
+public import BadmintonAPI
+import BadmintonDomain
+public import BadmintonRPC
+public import BadmintonStore
+
+/// `badminton.v1.Players`: profiles, verification, locations and nearby players. Every method
+/// acts as the caller the session token names; no request field can name another player to
+/// change.
+public struct PlayersService: Players.ServiceProtocol {
+  private let store: any PlayerStore
+  private let index: NearbyIndex
+  private let blocks: any BlockRelations
+  private let clock: any WallClock
+
+  /// Pending verification requests a player may have at once.
+  public static let maximumPendingVerifications = 3
+
+  /// The service over `store` and `index`.
+  public init(
+    store: any PlayerStore, index: NearbyIndex, blocks: any BlockRelations, clock: any WallClock
+  ) {
+    self.store = store
+    self.index = index
+    self.blocks = blocks
+    self.clock = clock
+  }
+
+  private static let playerNotFound = DomainError(
+    .notFound, "PLAYER_NOT_FOUND", en: "There is no such player.", zhCN: "没有该球友。")
+
+  private func player(_ id: Int64) async throws -> PlayerRecord {
+    guard let player = try await store.player(id: id) else { throw Self.playerNotFound }
+    return player
+  }
+
+  // MARK: Profiles
+
+  public func getProfile(_ request: GetProfileRequest, context: ServerContext) async throws
+    -> Profile
+  {
+    let caller = try context.requirePrincipal()
+    let target = try await player(request.userID)
+    return Self.profile(of: target, includePrivate: target.id == caller.userID)
+  }
+
+  public func getMyProfile(_ request: GetMyProfileRequest, context: ServerContext) async throws
+    -> Profile
+  {
+    Self.profile(of: try await player(context.requirePrincipal().userID), includePrivate: true)
+  }
+
+  public func updateProfile(_ request: UpdateProfileRequest, context: ServerContext) async throws
+    -> Profile
+  {
+    let caller = try context.requirePrincipal()
+    var changes = ProfileChanges()
+    if !request.nickname.isEmpty {
+      changes.nickname = try PlayerRules.validateNickname(request.nickname)
+    }
+    if request.selfLevel != 0 {
+      // The verified maximum is checked again inside the store's transaction.
+      try PlayerRules.validateSelfLevel(Int(request.selfLevel), verifiedMaximum: 9)
+      changes.selfLevel = Int(request.selfLevel)
+    }
+    if !request.locale.isEmpty {
+      changes.locale = try PlayerRules.validateLocale(request.locale)
+    }
+    let updated = try await store.updateProfile(id: caller.userID, changes)
+    return Self.profile(of: updated, includePrivate: true)
+  }
+
+  public func setVerifiedLevel(_ request: SetVerifiedLevelRequest, context: ServerContext)
+    async throws -> Profile
+  {
+    let caller = try context.requirePrincipal()
+    guard request.level == 8 || request.level == 9 else {
+      throw DomainError.invalidField(
+        "level", "VERIFIED_LEVEL_INVALID", en: "Only levels 8 and 9 are verified levels.",
+        zhCN: "只有 8 级和 9 级需要认证。")
+    }
+    let updated = try await store.updateProfile(
+      id: caller.userID, ProfileChanges(selfLevel: Int(request.level)))
+    return Self.profile(of: updated, includePrivate: true)
+  }
+
+  /// The profile message for `player`; the phone only for the player themselves.
+  static func profile(of player: PlayerRecord, includePrivate: Bool) -> Profile {
+    let display = player.displayLevel
+    return Profile(
+      userID: player.id, nickname: player.nickname, selfLevel: Int32(player.selfLevel),
+      calculatedLevel: Int32(
+        SkillRating.calculatedLevel(
+          selfLevel: player.selfLevel, peerRatingSum: player.peerRatingSum,
+          peerRatingCount: player.peerRatingCount) ?? 0),
+      displayLevel: Int32(display.level), newPlayer: display.isNewPlayer,
+      verifiedMaxLevel: Int32(player.verifiedMaxLevel), totalGames: Int32(player.totalGames),
+      wins: Int32(player.wins),
+      winRate: SkillRating.winRate(wins: player.wins, totalGames: player.totalGames),
+      joinedAtUnixMs: player.joinedAtUnixMs,
+      locationUpdatedAtUnixMs: player.locationUpdatedAtUnixMs ?? 0,
+      reputation: summary(player.reputation),
+      phone: includePrivate ? player.phone : "",
+      locale: includePrivate ? player.locale : "")
+  }
+
+  static func summary(_ score: ReputationScore) -> ReputationSummary {
+    ReputationSummary(
+      evaluationCount: Int32(score.evaluationCount),
+      averageSkillAccuracy: score.averageSkillAccuracy,
+      punctualityPercentage: score.punctualityPercentage,
+      averageCharacterRating: score.averageCharacterRating)
+  }
+
+  // MARK: Locations
+
+  public func updateLocation(_ request: UpdateLocationRequest, context: ServerContext) async throws
+    -> UpdateLocationResponse
+  {
+    let caller = try context.requirePrincipal()
+    let location = try Coordinate.validated(
+      latitude: request.latitude, longitude: request.longitude)
+    let now = clock.nowUnixMs()
+    try await store.updateLocation(id: caller.userID, to: location, atUnixMs: now)
+    index.update(caller.userID, to: location, atUnixMs: now)
+    return UpdateLocationResponse(updatedAtUnixMs: now)
+  }
+
+  public func nearbyPlayers(_ request: NearbyPlayersRequest, context: ServerContext) async throws
+    -> NearbyPlayersResponse
+  {
+    let caller = try context.requirePrincipal()
+    let radius = request.radiusMiles == 0 ? Geo.maximumRadiusMiles : request.radiusMiles
+    guard radius.isFinite, radius > 0, radius <= Geo.maximumRadiusMiles else {
+      throw DomainError.invalidField(
+        "radius_miles", "RADIUS_OUT_OF_RANGE",
+        en: "The radius must be more than 0 and at most 50 miles.",
+        zhCN: "搜索半径须大于 0 且不超过 50 英里。")
+    }
+    let pageSize = request.pageSize == 0 ? 20 : Int(request.pageSize)
+    guard (1...100).contains(pageSize) else {
+      throw DomainError.invalidField(
+        "page_size", "PAGE_SIZE_OUT_OF_RANGE", en: "The page size must be from 1 to 100.",
+        zhCN: "每页数量须为 1 到 100。")
+    }
+    let after = try request.pageToken.isEmpty ? nil : Self.decodePageToken(request.pageToken)
+    guard let center = index.location(of: caller.userID) else {
+      throw DomainError(
+        .failedPrecondition, "LOCATION_UNKNOWN",
+        en: "Share your location first to find players nearby.", zhCN: "需要位置权限才能找到附近的球友")
+    }
+    var excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
+    excluded.insert(caller.userID)
+    var hits = index.nearby(center, radiusMiles: radius, excluding: excluded)
+    if let after {
+      hits.removeAll { !NearbyHit.precedes(after, $0) }
+    }
+    let page = Array(hits.prefix(pageSize))
+    let players = try await store.players(ids: page.map(\.playerID))
+    let now = clock.nowUnixMs()
+    let entries = page.compactMap { hit -> NearbyPlayer? in
+      guard let player = players[hit.playerID] else { return nil }
+      let display = player.displayLevel
+      return NearbyPlayer(
+        userID: player.id, nickname: player.nickname, displayLevel: Int32(display.level),
+        newPlayer: display.isNewPlayer, reputation: Self.summary(player.reputation),
+        distanceMiles: hit.distanceMiles,
+        locationAgeSeconds: max(0, (now - (player.locationUpdatedAtUnixMs ?? now)) / 1000))
+    }
+    let more = hits.count > page.count
+    return NearbyPlayersResponse(
+      players: entries, nextPageToken: more ? Self.encodePageToken(page.last!) : "")
+  }
+
+  /// A page token: the last hit's distance (its exact bits) and player id.
+  static func encodePageToken(_ hit: NearbyHit) -> String {
+    "\(String(hit.distanceMiles.bitPattern, radix: 16)).\(hit.playerID)"
+  }
+
+  static func decodePageToken(_ token: String) throws -> NearbyHit {
+    let parts = token.split(separator: ".")
+    guard parts.count == 2, let bits = UInt64(parts[0], radix: 16), let id = Int64(parts[1]) else {
+      throw DomainError.invalidField(
+        "page_token", "PAGE_TOKEN_INVALID", en: "The page token is not one this server gave out.",
+        zhCN: "分页标记无效。")
+    }
+    return NearbyHit(playerID: id, distanceMiles: Double(bitPattern: bits))
+  }
+
+  // MARK: Verification
+
+  public func submitVerification(_ request: SubmitVerificationRequest, context: ServerContext)
+    async throws -> Verification
+  {
+    let caller = try context.requirePrincipal()
+    let kind: ChampionshipKind
+    switch request.kind {
+    case .regionalChampionship: kind = .regional
+    case .nationalChampionship: kind = .national
+    default:
+      throw DomainError.invalidField(
+        "kind", "VERIFICATION_KIND_INVALID",
+        en: "Choose a regional or a national championship.", zhCN: "请选择地区赛或全国赛冠军认证。")
+    }
+    let contentType = try VerificationDocument.validate(request.document)
+    let pending = try await store.verifications(playerID: caller.userID).filter {
+      $0.state == .pending
+    }
+    guard pending.count < Self.maximumPendingVerifications else {
+      throw DomainError(
+        .failedPrecondition, "VERIFICATION_PENDING_LIMIT",
+        en: "You already have 3 verification requests waiting for review.",
+        zhCN: "您已有 3 个认证申请在等待审核。")
+    }
+    let record = try await store.createVerification(
+      playerID: caller.userID, kind: kind, contentType: contentType.rawValue,
+      document: request.document, atUnixMs: clock.nowUnixMs())
+    return Self.message(record)
+  }
+
+  public func listMyVerifications(_ request: ListMyVerificationsRequest, context: ServerContext)
+    async throws -> ListVerificationsResponse
+  {
+    let caller = try context.requirePrincipal()
+    return ListVerificationsResponse(
+      verifications: try await store.verifications(playerID: caller.userID).map(Self.message))
+  }
+
+  private static let administratorOnly = DomainError(
+    .permissionDenied, "ADMINISTRATOR_ONLY", en: "Only administrators may review verifications.",
+    zhCN: "只有管理员可以审核认证申请。")
+
+  public func listPendingVerifications(
+    _ request: ListPendingVerificationsRequest, context: ServerContext
+  ) async throws -> ListVerificationsResponse {
+    guard try context.requirePrincipal().isAdministrator else { throw Self.administratorOnly }
+    return ListVerificationsResponse(
+      verifications: try await store.pendingVerifications().map(Self.message))
+  }
+
+  public func reviewVerification(_ request: ReviewVerificationRequest, context: ServerContext)
+    async throws -> Verification
+  {
+    let caller = try context.requirePrincipal()
+    guard caller.isAdministrator else { throw Self.administratorOnly }
+    let record = try await store.reviewVerification(
+      id: request.verificationID, approve: request.approve, note: request.note,
+      reviewerID: caller.userID, atUnixMs: clock.nowUnixMs())
+    return Self.message(record)
+  }
+
+  static func message(_ record: VerificationRecord) -> Verification {
+    let state: VerificationState =
+      switch record.state {
+      case .pending: .pending
+      case .approved: .approved
+      case .rejected: .rejected
+      }
+    return Verification(
+      id: record.id, userID: record.playerID,
+      kind: record.kind == .regional ? .regionalChampionship : .nationalChampionship,
+      state: state,
+      contentType: record.contentType, documentSize: Int64(record.documentSize),
+      submittedAtUnixMs: record.submittedAtUnixMs, reviewedAtUnixMs: record.reviewedAtUnixMs ?? 0,
+      reviewNote: record.reviewNote)
+  }
+}

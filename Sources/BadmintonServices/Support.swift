@@ -1,0 +1,54 @@
+public import BadmintonDomain
+public import BadmintonRPC
+import Foundation
+
+extension DomainError: RPCErrorConvertible {
+  /// The error as a caller sees it.
+  public var rpcError: RPCError {
+    let code: StatusCode =
+      switch kind {
+      case .invalidArgument: .invalidArgument
+      case .notFound: .notFound
+      case .alreadyExists: .alreadyExists
+      case .permissionDenied: .permissionDenied
+      case .failedPrecondition: .failedPrecondition
+      case .unauthenticated: .unauthenticated
+      }
+    return RPCError(
+      code: code, reason: reason, message: LocalizedText(en: en, zhCN: zhCN),
+      violations: violations.map {
+        RPCError.Violation(
+          field: $0.field, reason: $0.reason,
+          description: LocalizedText(en: $0.en, zhCN: $0.zhCN))
+      })
+  }
+}
+
+/// The wall clock the services read; tests set their own.
+public protocol WallClock: Sendable {
+  /// Milliseconds since 1970-01-01 UTC.
+  func nowUnixMs() -> Int64
+}
+
+/// The system's clock.
+public struct SystemWallClock: WallClock {
+  /// The system clock.
+  public init() {}
+
+  public func nowUnixMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+}
+
+/// Who has blocked whom. Nearby search leaves out players blocked either way; blocking itself
+/// arrives with messaging, until then nobody is blocked.
+public protocol BlockRelations: Sendable {
+  /// Every player `playerID` has blocked or was blocked by.
+  func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64>
+}
+
+/// No blocks: the relation before blocking exists.
+public struct NoBlockRelations: BlockRelations {
+  /// No blocks.
+  public init() {}
+
+  public func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64> { [] }
+}

@@ -1,0 +1,160 @@
+public import BadmintonDomain
+
+/// A player as stored.
+public struct PlayerRecord: Hashable, Sendable {
+  public var id: Int64
+  public var phone: String
+  public var nickname: String
+  /// The password's key-derivation output, its salt and the function's parameters.
+  public var password: PasswordDigest
+  public var selfLevel: Int
+  /// The highest level an approved verification allows: 7 (none), 8 or 9.
+  public var verifiedMaxLevel: Int
+  public var locale: String
+  /// Milliseconds since 1970-01-01 UTC.
+  public var joinedAtUnixMs: Int64
+  public var location: Coordinate?
+  public var locationUpdatedAtUnixMs: Int64?
+  public var totalGames: Int
+  public var wins: Int
+  /// Sum and count of peers' skill ratings, for the calculated level.
+  public var peerRatingSum: Int
+  public var peerRatingCount: Int
+  public var reputation: ReputationScore
+
+  /// The level shown for this player and whether they are a new player.
+  public var displayLevel: (level: Int, isNewPlayer: Bool) {
+    SkillRating.displayLevel(
+      selfLevel: selfLevel, peerRatingSum: peerRatingSum, peerRatingCount: peerRatingCount)
+  }
+}
+
+/// A stored password: never the password itself, only a slow key derivation of it.
+public struct PasswordDigest: Hashable, Sendable {
+  /// The derived key.
+  public var hash: [UInt8]
+  /// The random salt.
+  public var salt: [UInt8]
+  /// The function and its cost, e.g. `scrypt:16384:8:1`.
+  public var parameters: String
+
+  /// A digest with the given parts.
+  public init(hash: [UInt8], salt: [UInt8], parameters: String) {
+    self.hash = hash
+    self.salt = salt
+    self.parameters = parameters
+  }
+}
+
+/// What registration stores.
+public struct NewPlayer: Hashable, Sendable {
+  public var phone: String
+  public var nickname: String
+  public var password: PasswordDigest
+  public var selfLevel: Int
+  public var locale: String
+  public var joinedAtUnixMs: Int64
+
+  /// A new player with the given fields.
+  public init(
+    phone: String, nickname: String, password: PasswordDigest, selfLevel: Int, locale: String,
+    joinedAtUnixMs: Int64
+  ) {
+    self.phone = phone
+    self.nickname = nickname
+    self.password = password
+    self.selfLevel = selfLevel
+    self.locale = locale
+    self.joinedAtUnixMs = joinedAtUnixMs
+  }
+}
+
+/// A login session; the token itself is never stored, only its hash.
+public struct SessionRecord: Hashable, Sendable {
+  public var tokenHash: [UInt8]
+  public var playerID: Int64
+  public var createdAtUnixMs: Int64
+  public var expiresAtUnixMs: Int64
+
+  /// A session with the given fields.
+  public init(tokenHash: [UInt8], playerID: Int64, createdAtUnixMs: Int64, expiresAtUnixMs: Int64) {
+    self.tokenHash = tokenHash
+    self.playerID = playerID
+    self.createdAtUnixMs = createdAtUnixMs
+    self.expiresAtUnixMs = expiresAtUnixMs
+  }
+}
+
+/// A championship verification request.
+public struct VerificationRecord: Hashable, Sendable {
+  public var id: Int64
+  public var playerID: Int64
+  public var kind: ChampionshipKind
+  public var state: ReviewState
+  public var contentType: String
+  public var documentSize: Int
+  public var submittedAtUnixMs: Int64
+  public var reviewedAtUnixMs: Int64?
+  public var reviewerID: Int64?
+  public var reviewNote: String
+}
+
+/// Changes to a profile; nil keeps the stored value.
+public struct ProfileChanges: Hashable, Sendable {
+  public var nickname: String?
+  public var selfLevel: Int?
+  public var locale: String?
+
+  /// Changes with the given values.
+  public init(nickname: String? = nil, selfLevel: Int? = nil, locale: String? = nil) {
+    self.nickname = nickname
+    self.selfLevel = selfLevel
+    self.locale = locale
+  }
+}
+
+/// The players' data, behind an interface of our own so that another database can serve it.
+/// Every method that writes returns only after the write is committed; writes that belong
+/// together commit in one transaction.
+public protocol PlayerStore: Sendable {
+  /// Stores a new player; a phone already registered gives ALREADY_EXISTS `PHONE_TAKEN`.
+  func createPlayer(_ player: NewPlayer) async throws -> PlayerRecord
+  /// The player with `id`.
+  func player(id: Int64) async throws -> PlayerRecord?
+  /// The player registered with `phone`.
+  func player(phone: String) async throws -> PlayerRecord?
+  /// Applies `changes`; a self level above the verified maximum gives
+  /// `SKILL_LEVEL_REQUIRES_VERIFICATION`, checked in the same transaction.
+  func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord
+  /// Records the player's location and when it was sent.
+  func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws
+  /// Every player with a known location, to rebuild the nearby index.
+  func allLocations() async throws -> [(playerID: Int64, location: Coordinate)]
+  /// The players with these ids.
+  func players(ids: [Int64]) async throws -> [Int64: PlayerRecord]
+
+  /// Stores a session.
+  func createSession(_ session: SessionRecord) async throws
+  /// The session with this token hash, expired or not.
+  func session(tokenHash: [UInt8]) async throws -> SessionRecord?
+  /// Ends a session.
+  func deleteSession(tokenHash: [UInt8]) async throws
+  /// Removes every session that expired before `unixMs`; returns how many.
+  func deleteSessions(expiredBefore unixMs: Int64) async throws -> Int
+
+  /// Stores a pending verification request with its document.
+  func createVerification(
+    playerID: Int64, kind: ChampionshipKind, contentType: String, document: [UInt8], atUnixMs: Int64
+  ) async throws -> VerificationRecord
+  /// The player's requests, newest first.
+  func verifications(playerID: Int64) async throws -> [VerificationRecord]
+  /// Every pending request, oldest first.
+  func pendingVerifications() async throws -> [VerificationRecord]
+  /// The document of a request.
+  func verificationDocument(id: Int64) async throws -> [UInt8]?
+  /// Approves or rejects a pending request; approval raises the player's verified maximum level
+  /// in the same transaction. Unknown: NOT_FOUND; already reviewed: FAILED_PRECONDITION.
+  func reviewVerification(
+    id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64
+  ) async throws -> VerificationRecord
+}

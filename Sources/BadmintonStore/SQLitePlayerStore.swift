@@ -1,0 +1,336 @@
+public import BadmintonDomain
+import Foundation
+public import GRDB
+
+/// The embedded store: SQLite through GRDB. On disk it is a `DatabasePool` in WAL mode with
+/// `synchronous = FULL`, so a committed write survives the process being killed (and the
+/// machine losing power); tests use an in-memory `DatabaseQueue`.
+public final class SQLitePlayerStore: PlayerStore {
+  private let writer: any DatabaseWriter
+
+  /// A store on `writer`, migrated to the current schema.
+  public init(writer: any DatabaseWriter) throws {
+    self.writer = writer
+    try Self.migrator.migrate(writer)
+  }
+
+  /// Opens (or creates) the database file `badminton.sqlite` in `directory`.
+  public static func open(directory: String) throws -> SQLitePlayerStore {
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+      try db.execute(sql: "PRAGMA synchronous = FULL")
+      try db.execute(sql: "PRAGMA foreign_keys = ON")
+    }
+    configuration.busyMode = .timeout(5)
+    let pool = try DatabasePool(path: directory + "/badminton.sqlite", configuration: configuration)
+    return try SQLitePlayerStore(writer: pool)
+  }
+
+  /// An empty store in memory, for tests.
+  public static func inMemory() throws -> SQLitePlayerStore {
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA foreign_keys = ON") }
+    return try SQLitePlayerStore(writer: DatabaseQueue(configuration: configuration))
+  }
+
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1: players, sessions, verifications") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE player (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            phone TEXT NOT NULL UNIQUE,
+            nickname TEXT NOT NULL,
+            password_hash BLOB NOT NULL,
+            password_salt BLOB NOT NULL,
+            password_parameters TEXT NOT NULL,
+            self_level INTEGER NOT NULL CHECK (self_level BETWEEN 1 AND 9),
+            verified_max_level INTEGER NOT NULL DEFAULT 7 CHECK (verified_max_level BETWEEN 7 AND 9),
+            locale TEXT NOT NULL,
+            joined_at_ms INTEGER NOT NULL,
+            latitude REAL,
+            longitude REAL,
+            location_updated_at_ms INTEGER,
+            total_games INTEGER NOT NULL DEFAULT 0,
+            wins INTEGER NOT NULL DEFAULT 0,
+            peer_rating_sum INTEGER NOT NULL DEFAULT 0,
+            peer_rating_count INTEGER NOT NULL DEFAULT 0,
+            skill_accuracy REAL NOT NULL DEFAULT 0,
+            punctuality_percentage REAL NOT NULL DEFAULT 100,
+            character_rating REAL NOT NULL DEFAULT 3,
+            evaluation_count INTEGER NOT NULL DEFAULT 0
+          );
+          CREATE TABLE session (
+            token_hash BLOB PRIMARY KEY,
+            player_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+            created_at_ms INTEGER NOT NULL,
+            expires_at_ms INTEGER NOT NULL
+          );
+          CREATE INDEX session_expiry ON session(expires_at_ms);
+          CREATE TABLE verification (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            player_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+            kind INTEGER NOT NULL,
+            state INTEGER NOT NULL,
+            content_type TEXT NOT NULL,
+            document BLOB NOT NULL,
+            submitted_at_ms INTEGER NOT NULL,
+            reviewed_at_ms INTEGER,
+            reviewer_id INTEGER,
+            review_note TEXT NOT NULL DEFAULT ''
+          );
+          CREATE INDEX verification_player ON verification(player_id);
+          CREATE INDEX verification_state ON verification(state);
+          """)
+    }
+    return migrator
+  }
+
+  // MARK: Players
+
+  public func createPlayer(_ new: NewPlayer) async throws -> PlayerRecord {
+    try await writer.write { db in
+      if try Row.fetchOne(db, sql: "SELECT 1 FROM player WHERE phone = ?", arguments: [new.phone])
+        != nil
+      {
+        throw DomainError(
+          .alreadyExists, "PHONE_TAKEN", en: "This phone number is already registered.",
+          zhCN: "该手机号已注册。")
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO player (phone, nickname, password_hash, password_salt, password_parameters,
+            self_level, locale, joined_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          new.phone, new.nickname, Data(new.password.hash), Data(new.password.salt),
+          new.password.parameters, new.selfLevel, new.locale, new.joinedAtUnixMs,
+        ])
+      return try Self.fetchPlayer(db, id: db.lastInsertedRowID)!
+    }
+  }
+
+  public func player(id: Int64) async throws -> PlayerRecord? {
+    try await writer.read { db in try Self.fetchPlayer(db, id: id) }
+  }
+
+  public func player(phone: String) async throws -> PlayerRecord? {
+    try await writer.read { db in
+      try Row.fetchOne(db, sql: "SELECT * FROM player WHERE phone = ?", arguments: [phone])
+        .map(Self.player(from:))
+    }
+  }
+
+  public func players(ids: [Int64]) async throws -> [Int64: PlayerRecord] {
+    guard !ids.isEmpty else { return [:] }
+    return try await writer.read { db in
+      let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
+      let rows = try Row.fetchAll(
+        db, sql: "SELECT * FROM player WHERE id IN (\(placeholders))",
+        arguments: StatementArguments(ids))
+      return Dictionary(
+        uniqueKeysWithValues: rows.map { (($0["id"] as Int64), Self.player(from: $0)) })
+    }
+  }
+
+  public func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord {
+    try await writer.write { db in
+      guard let current = try Self.fetchPlayer(db, id: id) else { throw Self.playerNotFound }
+      if let level = changes.selfLevel {
+        try PlayerRules.validateSelfLevel(level, verifiedMaximum: current.verifiedMaxLevel)
+      }
+      try db.execute(
+        sql: "UPDATE player SET nickname = ?, self_level = ?, locale = ? WHERE id = ?",
+        arguments: [
+          changes.nickname ?? current.nickname, changes.selfLevel ?? current.selfLevel,
+          changes.locale ?? current.locale, id,
+        ])
+      return try Self.fetchPlayer(db, id: id)!
+    }
+  }
+
+  public func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws {
+    try await writer.write { db in
+      try db.execute(
+        sql:
+          "UPDATE player SET latitude = ?, longitude = ?, location_updated_at_ms = ? WHERE id = ?",
+        arguments: [location.latitude, location.longitude, atUnixMs, id])
+      if db.changesCount == 0 { throw Self.playerNotFound }
+    }
+  }
+
+  public func allLocations() async throws -> [(playerID: Int64, location: Coordinate)] {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT id, latitude, longitude FROM player WHERE latitude IS NOT NULL"
+      ).map { row in
+        (row["id"], Coordinate(latitude: row["latitude"], longitude: row["longitude"]))
+      }
+    }
+  }
+
+  // MARK: Sessions
+
+  public func createSession(_ session: SessionRecord) async throws {
+    try await writer.write { db in
+      try db.execute(
+        sql:
+          "INSERT INTO session (token_hash, player_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?)",
+        arguments: [
+          Data(session.tokenHash), session.playerID, session.createdAtUnixMs,
+          session.expiresAtUnixMs,
+        ])
+    }
+  }
+
+  public func session(tokenHash: [UInt8]) async throws -> SessionRecord? {
+    try await writer.read { db in
+      try Row.fetchOne(
+        db, sql: "SELECT * FROM session WHERE token_hash = ?", arguments: [Data(tokenHash)]
+      )
+      .map { row in
+        SessionRecord(
+          tokenHash: [UInt8](row["token_hash"] as Data), playerID: row["player_id"],
+          createdAtUnixMs: row["created_at_ms"], expiresAtUnixMs: row["expires_at_ms"])
+      }
+    }
+  }
+
+  public func deleteSession(tokenHash: [UInt8]) async throws {
+    try await writer.write { db in
+      try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [Data(tokenHash)])
+    }
+  }
+
+  public func deleteSessions(expiredBefore unixMs: Int64) async throws -> Int {
+    try await writer.write { db in
+      try db.execute(sql: "DELETE FROM session WHERE expires_at_ms < ?", arguments: [unixMs])
+      return db.changesCount
+    }
+  }
+
+  // MARK: Verifications
+
+  public func createVerification(
+    playerID: Int64, kind: ChampionshipKind, contentType: String, document: [UInt8], atUnixMs: Int64
+  ) async throws -> VerificationRecord {
+    try await writer.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO verification (player_id, kind, state, content_type, document, submitted_at_ms)
+          VALUES (?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          playerID, kind.rawValue, ReviewState.pending.rawValue, contentType, Data(document),
+          atUnixMs,
+        ])
+      return try Self.fetchVerification(db, id: db.lastInsertedRowID)!
+    }
+  }
+
+  public func verifications(playerID: Int64) async throws -> [VerificationRecord] {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db,
+        sql:
+          "SELECT \(Self.verificationColumns) FROM verification WHERE player_id = ? ORDER BY id DESC",
+        arguments: [playerID]
+      ).map(Self.verification(from:))
+    }
+  }
+
+  public func pendingVerifications() async throws -> [VerificationRecord] {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT \(Self.verificationColumns) FROM verification WHERE state = ? ORDER BY id",
+        arguments: [ReviewState.pending.rawValue]
+      ).map(Self.verification(from:))
+    }
+  }
+
+  public func verificationDocument(id: Int64) async throws -> [UInt8]? {
+    try await writer.read { db in
+      try Data.fetchOne(db, sql: "SELECT document FROM verification WHERE id = ?", arguments: [id])
+        .map { [UInt8]($0) }
+    }
+  }
+
+  public func reviewVerification(
+    id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64
+  ) async throws -> VerificationRecord {
+    try await writer.write { db in
+      guard let request = try Self.fetchVerification(db, id: id) else {
+        throw DomainError(
+          .notFound, "VERIFICATION_NOT_FOUND", en: "There is no such verification request.",
+          zhCN: "没有该认证申请。")
+      }
+      guard request.state == .pending else {
+        throw DomainError(
+          .failedPrecondition, "VERIFICATION_ALREADY_REVIEWED",
+          en: "This verification request was already reviewed.", zhCN: "该认证申请已审核。")
+      }
+      let state = approve ? ReviewState.approved : .rejected
+      try db.execute(
+        sql:
+          "UPDATE verification SET state = ?, reviewed_at_ms = ?, reviewer_id = ?, review_note = ? WHERE id = ?",
+        arguments: [state.rawValue, atUnixMs, reviewerID, note, id])
+      if approve {
+        try db.execute(
+          sql: "UPDATE player SET verified_max_level = max(verified_max_level, ?) WHERE id = ?",
+          arguments: [request.kind.allowedLevel, request.playerID])
+      }
+      return try Self.fetchVerification(db, id: id)!
+    }
+  }
+
+  // MARK: Rows
+
+  private static let playerNotFound = DomainError(
+    .notFound, "PLAYER_NOT_FOUND", en: "There is no such player.", zhCN: "没有该球友。")
+
+  private static let verificationColumns =
+    "id, player_id, kind, state, content_type, length(document) AS document_size, submitted_at_ms, reviewed_at_ms, reviewer_id, review_note"
+
+  private static func fetchPlayer(_ db: Database, id: Int64) throws -> PlayerRecord? {
+    try Row.fetchOne(db, sql: "SELECT * FROM player WHERE id = ?", arguments: [id]).map(
+      player(from:))
+  }
+
+  private static func fetchVerification(_ db: Database, id: Int64) throws -> VerificationRecord? {
+    try Row.fetchOne(
+      db, sql: "SELECT \(verificationColumns) FROM verification WHERE id = ?", arguments: [id]
+    ).map(verification(from:))
+  }
+
+  private static func player(from row: Row) -> PlayerRecord {
+    let latitude: Double? = row["latitude"]
+    let longitude: Double? = row["longitude"]
+    return PlayerRecord(
+      id: row["id"], phone: row["phone"], nickname: row["nickname"],
+      password: PasswordDigest(
+        hash: [UInt8](row["password_hash"] as Data), salt: [UInt8](row["password_salt"] as Data),
+        parameters: row["password_parameters"]),
+      selfLevel: row["self_level"], verifiedMaxLevel: row["verified_max_level"],
+      locale: row["locale"], joinedAtUnixMs: row["joined_at_ms"],
+      location: latitude.flatMap { lat in longitude.map { Coordinate(latitude: lat, longitude: $0) }
+      },
+      locationUpdatedAtUnixMs: row["location_updated_at_ms"],
+      totalGames: row["total_games"], wins: row["wins"],
+      peerRatingSum: row["peer_rating_sum"], peerRatingCount: row["peer_rating_count"],
+      reputation: ReputationScore(
+        averageSkillAccuracy: row["skill_accuracy"],
+        punctualityPercentage: row["punctuality_percentage"],
+        averageCharacterRating: row["character_rating"], evaluationCount: row["evaluation_count"]))
+  }
+
+  private static func verification(from row: Row) -> VerificationRecord {
+    VerificationRecord(
+      id: row["id"], playerID: row["player_id"],
+      kind: ChampionshipKind(rawValue: row["kind"]) ?? .regional,
+      state: ReviewState(rawValue: row["state"]) ?? .pending,
+      contentType: row["content_type"], documentSize: row["document_size"],
+      submittedAtUnixMs: row["submitted_at_ms"], reviewedAtUnixMs: row["reviewed_at_ms"],
+      reviewerID: row["reviewer_id"], reviewNote: row["review_note"])
+  }
+}
