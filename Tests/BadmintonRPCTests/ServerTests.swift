@@ -398,11 +398,13 @@ struct ServerTests {
   @Test("idempotent calls are retried at most 3 times on a lost connection; others never")
   func retries_areBoundedAndOnlyForIdempotentCalls() async throws {
     let accepts = Atomic<Int>(0)
-    // A listener that accepts and hangs up at once.
+    // A listener that hangs up as soon as the request arrives: the call was sent, then lost.
     let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .childChannelInitializer { channel in
         accepts.add(1, ordering: .relaxed)
-        return channel.close()
+        return channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandler(HangUpOnRead())
+        }
       }
       .bind(host: "127.0.0.1", port: 0).get()
     let port = listener.localAddress!.port!
@@ -521,6 +523,15 @@ struct ServerTests {
     #expect(seen.last?.status?.reason == "SHUTDOWN_GRACE_EXPIRED")
     #expect(await running.probe.wait { $0.cancelled == 1 })
     #expect(await running.finishes(within: .seconds(5)))
+  }
+}
+
+/// Closes the connection when the first bytes arrive.
+private final class HangUpOnRead: ChannelInboundHandler {
+  typealias InboundIn = ByteBuffer
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    context.close(promise: nil)
   }
 }
 
