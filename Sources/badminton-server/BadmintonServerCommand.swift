@@ -27,8 +27,10 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
   var logLevel: String = "info"
 
-  @Option(help: "Largest frame body in bytes, compressed or not.")
-  var maxFrameBytes = 4 * 1024 * 1024
+  @Option(
+    help:
+      "Largest frame body in bytes, compressed or not (6 MiB: a 5 MiB verification document fits).")
+  var maxFrameBytes = 6 * 1024 * 1024
 
   @Option(help: "Calls one connection may have open at once.")
   var maxConcurrentCalls = 128

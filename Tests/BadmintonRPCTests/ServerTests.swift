@@ -349,6 +349,37 @@ struct ServerTests {
     }
   }
 
+  @Test("an answer over the frame limit fails that call only; a request over it is not sent")
+  func oversizeMessages_failTheCallOnly() async throws {
+    let limit = 64 * 1024
+    let configuration = ServerConfiguration(wire: WireConfiguration(maximumBodySize: limit))
+    try await withTestServer(configuration: configuration) { _, port, _ in
+      let big = String(repeating: "z", count: limit)
+      let raw = try await RawConnection.connect(port: port)
+      // Small requests asking for answers just under and just over the limit.
+      try await raw.send(Raw.request(1, "size:\(limit - 100)"))
+      #expect(Raw.text(try await raw.readEnvelope())?.count == limit - 100)
+      try await raw.send(Raw.request(2, "size:\(limit)"))
+      let refused = try #require(try await raw.readEnvelope())
+      #expect(refused.callID == 2)
+      #expect(refused.status?.code == .resourceExhausted)
+      #expect(refused.status?.reason == "RESPONSE_TOO_LARGE")
+      try await raw.send(Raw.request(3, "echo:still open"))
+      #expect(Raw.text(try await raw.readEnvelope()) == "still open")
+      await raw.close()
+
+      let small = ClientConfiguration(wire: WireConfiguration(maximumBodySize: limit))
+      try await withTestClient(port: port, configuration: small) { client in
+        let tooBig = await rpcError {
+          _ = try await client.unary(TestService.unary, .init(service: "echo:\(big)"))
+        }
+        #expect(tooBig?.reason == "REQUEST_TOO_LARGE")
+        let status = try await client.health.check().status
+        #expect(status == .serving)
+      }
+    }
+  }
+
   // MARK: Idle timeout and keepalive
 
   @Test("a silent connection gets GOAWAY(IDLE_TIMEOUT) and is closed; PING keeps one alive")
@@ -508,6 +539,22 @@ struct ServerTests {
     await #expect(throws: (any Error).self) {
       _ = try await RawConnection.connect(port: running.port)
     }
+  }
+
+  @Test("a request sent just after GOAWAY on an idle connection is answered UNAVAILABLE")
+  func drain_answersLateRequests() async throws {
+    let running = try await RunningServer.start()
+    let raw = try await RawConnection.connect(port: running.port)
+    try await raw.send(Raw.request(1, "echo:before"))
+    #expect(Raw.text(try await raw.readEnvelope()) == "before")
+    running.server.beginGracefulShutdown()
+    #expect(try await raw.readEnvelope()?.kind == .goAway)
+    try await raw.send(Raw.request(2, "echo:after"))
+    let refused = try #require(try await raw.readEnvelope())
+    #expect(refused.callID == 2)
+    #expect(refused.status?.reason == "SERVER_SHUTTING_DOWN")
+    #expect(try await raw.readUntilClosed().isEmpty)
+    #expect(await running.finishes(within: .seconds(5)))
   }
 
   @Test("calls still running when the grace period ends get UNAVAILABLE and are stopped")

@@ -65,7 +65,8 @@ public final class RPCClient: Sendable {
   }
 
   /// Calls a server-streaming method; the call's timeout covers the whole stream. Connecting is
-  /// retried for idempotent methods; a stream that has started is not.
+  /// retried as for unary calls; a stream that has started is never retried, and an error that
+  /// ends it (SERVER_SHUTTING_DOWN included) is thrown by the iteration.
   public func serverStreaming<Request, Response>(
     _ method: MethodDescriptor<Request, Response>, _ request: Request,
     options: CallOptions = CallOptions()
@@ -76,7 +77,7 @@ public final class RPCClient: Sendable {
     return try await withRetries(idempotent: method.idempotent, deadline: deadline) { timeout in
       let connection = try await self.connection()
       return ResponseStream(
-        payloads: connection.serverStreaming(
+        payloads: try connection.serverStreaming(
           method: method.path, payload: payload, metadata: metadata, timeout: timeout))
     }
   }

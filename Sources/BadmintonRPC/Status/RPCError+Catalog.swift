@@ -29,6 +29,24 @@ extension RPCError {
         zhCN: "响应内容不是有效的 \(type) 消息。"))
   }
 
+  /// An answer would exceed the frame limit; the call fails instead of the connection.
+  public static func responseTooLarge(limit: Int) -> RPCError {
+    RPCError(
+      code: .resourceExhausted, reason: "RESPONSE_TOO_LARGE",
+      message: LocalizedText(
+        en: "The answer would exceed the frame limit of \(limit) bytes.",
+        zhCN: "响应超过了 \(limit) 字节的帧上限。"))
+  }
+
+  /// A request would exceed the frame limit (client side); it is not sent.
+  public static func requestTooLarge(limit: Int) -> RPCError {
+    RPCError(
+      code: .resourceExhausted, reason: "REQUEST_TOO_LARGE",
+      message: LocalizedText(
+        en: "The request would exceed the frame limit of \(limit) bytes and was not sent.",
+        zhCN: "请求超过了 \(limit) 字节的帧上限，未发送。"))
+  }
+
   /// The call's deadline passed before it finished.
   public static let deadlineExceeded = RPCError(
     code: .deadlineExceeded, reason: "DEADLINE_EXCEEDED",

@@ -30,4 +30,17 @@ public enum FrameFormat {
   public static let reservedFlags: UInt8 = 0xFE
   /// The largest PING payload.
   public static let maximumPingPayload = 64
+
+  /// Room an envelope needs besides its payload and method path: call id, kind, timeout,
+  /// tags and lengths (a status or metadata is counted on its own).
+  public static let envelopeOverhead = 64
+
+  /// True when an envelope carrying `payload`, `method` and `metadata` fits a body of `limit`
+  /// bytes whatever else it holds.
+  public static func fits(payload: Int, method: String = "", metadata: [Metadata] = [], limit: Int)
+    -> Bool
+  {
+    let metadataSize = metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 8 }
+    return payload + method.utf8.count + metadataSize + envelopeOverhead <= limit
+  }
 }

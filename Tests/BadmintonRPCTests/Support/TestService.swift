@@ -34,6 +34,7 @@ final class HandlerProbe: Sendable {
 /// A service used only by tests. Its messages reuse `HealthCheckRequest`, whose one string field
 /// carries a command:
 /// - `echo:TEXT` answers TEXT;
+/// - `size:N` answers N times `x`;
 /// - `sleep:MS:TEXT` waits MS milliseconds, then answers TEXT;
 /// - `fail` throws an `RPCError` with reason `TEST_FAILURE` and a field violation;
 /// - `crash` throws an error that is not an `RPCError`;
@@ -103,6 +104,8 @@ struct TestService: RPCService {
     switch parts.first {
     case "echo":
       return parts.dropFirst().joined(separator: ":")
+    case "size":
+      return String(repeating: "x", count: Int(parts[1]) ?? 0)
     case "sleep":
       try await Task.sleep(for: .milliseconds(Int(parts[1]) ?? 0))
       return parts.count > 2 ? parts[2] : ""

@@ -93,6 +93,11 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     switch envelope.kind {
     case .response, .streamEnd:
       guard let call = calls.removeValue(forKey: envelope.callID) else { return }
+      defer {
+        if calls.isEmpty && flags.goAwayReceived.load(ordering: .acquiring) {
+          context.close(promise: nil)
+        }
+      }
       call.deadline?.cancel()
       let status = envelope.status ?? .ok
       switch call.pending {
@@ -120,8 +125,10 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     case .pong:
       pings.removeValue(forKey: envelope.payload)?.resume()
     case .goAway:
-      // Calls in flight go on; new calls go to a new connection.
+      // Calls in flight go on; new calls go to a new connection. With none in flight this one
+      // has nothing left to do.
       flags.goAwayReceived.store(true, ordering: .releasing)
+      if calls.isEmpty { context.close(promise: nil) }
     default:
       break
     }

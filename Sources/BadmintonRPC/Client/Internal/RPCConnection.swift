@@ -7,12 +7,15 @@ final class RPCConnection: Sendable {
   private let channel: any Channel
   private let handler: NIOLoopBound<ClientConnectionHandler>
   private let flags: ConnectionFlags
+  private let maximumBodySize: Int
   private let nextCallID = Atomic<UInt64>(1)
   private let nextPing = Atomic<UInt64>(1)
 
   private init(
-    channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, flags: ConnectionFlags
+    channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, flags: ConnectionFlags,
+    maximumBodySize: Int
   ) {
+    self.maximumBodySize = maximumBodySize
     self.channel = channel
     self.handler = handler
     self.flags = flags
@@ -48,7 +51,9 @@ final class RPCConnection: Sendable {
         try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
         eventLoop: channel.eventLoop)
     }.get()
-    return RPCConnection(channel: channel, handler: handler, flags: flags)
+    return RPCConnection(
+      channel: channel, handler: handler, flags: flags,
+      maximumBodySize: configuration.wire.maximumBodySize)
   }
 
   private func allocateCallID() -> UInt64 {
@@ -59,6 +64,7 @@ final class RPCConnection: Sendable {
   func unary(method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?)
     async throws -> [UInt8]
   {
+    try checkSize(method: method, payload: payload, metadata: metadata)
     let callID = allocateCallID()
     let gate = CancellationGate()
     let handler = self.handler
@@ -82,7 +88,8 @@ final class RPCConnection: Sendable {
   /// STREAM_END status. Dropping or cancelling the stream sends CANCEL.
   func serverStreaming(
     method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?
-  ) -> AsyncThrowingStream<[UInt8], any Error> {
+  ) throws -> AsyncThrowingStream<[UInt8], any Error> {
+    try checkSize(method: method, payload: payload, metadata: metadata)
     let callID = allocateCallID()
     let handler = self.handler
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self)
@@ -97,6 +104,14 @@ final class RPCConnection: Sendable {
         pending: .stream(continuation))
     }
     return stream
+  }
+
+  /// Refuses, before sending, a request the server would take as a protocol violation.
+  private func checkSize(method: String, payload: [UInt8], metadata: [Metadata]) throws {
+    guard
+      FrameFormat.fits(
+        payload: payload.count, method: method, metadata: metadata, limit: maximumBodySize)
+    else { throw RPCError.requestTooLarge(limit: maximumBodySize) }
   }
 
   /// Sends PING and waits for the PONG.

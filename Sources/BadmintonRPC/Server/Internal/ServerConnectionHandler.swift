@@ -44,6 +44,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private var state = State.active
   private var calls: [UInt64: OpenCall] = [:]
   private var graceTimer: Scheduled<Void>?
+  /// While draining: true once the linger after GOAWAY has passed, so that an idle connection
+  /// may close.
+  private var lingerPassed = false
   /// The locale of the latest REQUEST, for the texts of connection-level statuses.
   private var connectionLocale = RPCLocale.en
   private var peer = "unknown"
@@ -232,6 +235,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     guard state != .closed, calls[callID] != nil else {
       return context.eventLoop.makeFailedFuture(CancellationError())
     }
+    let limit = configuration.wire.maximumBodySize
+    guard FrameFormat.fits(payload: payload.count, limit: limit) else {
+      return context.eventLoop.makeFailedFuture(RPCError.responseTooLarge(limit: limit))
+    }
     return send(Envelope(callID: callID, kind: .streamMessage, payload: payload))
   }
 
@@ -239,7 +246,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private func answer(_ callID: UInt64, kind: MethodKind, locale: RPCLocale, _ outcome: Outcome) {
     guard state != .closed else { return }
     var envelope = Envelope(callID: callID, kind: kind == .unary ? .response : .streamEnd)
+    let limit = configuration.wire.maximumBodySize
     switch outcome {
+    case .success(let payload?) where !FrameFormat.fits(payload: payload.count, limit: limit):
+      envelope.status = RPCError.responseTooLarge(limit: limit).status(in: locale)
     case .success(let payload):
       envelope.payload = payload ?? []
       envelope.status = .ok
@@ -250,10 +260,14 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   }
 
   private func callEnded() {
-    if state == .draining && calls.isEmpty {
+    if state == .draining && calls.isEmpty && lingerPassed {
       closeNow()
     }
   }
+
+  /// How long a draining connection stays open after GOAWAY even with no call open, so that
+  /// REQUESTs already on their way get an UNAVAILABLE answer instead of a closed socket.
+  static let drainLinger = TimeAmount.milliseconds(500)
 
   // MARK: Connection
 
@@ -265,12 +279,13 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     let goAway = Envelope(
       callID: 0, kind: .goAway, status: RPCError.serverShuttingDown.status(in: connectionLocale))
     _ = send(goAway)
-    if calls.isEmpty {
-      closeNow()
-      return
-    }
     let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-    graceTimer = context.eventLoop.scheduleTask(in: TimeAmount(configuration.shutdownGracePeriod)) {
+    let grace = TimeAmount(configuration.shutdownGracePeriod)
+    context.eventLoop.scheduleTask(in: min(Self.drainLinger, grace)) {
+      handler.value.lingerPassed = true
+      handler.value.callEnded()
+    }
+    graceTimer = context.eventLoop.scheduleTask(in: grace) {
       handler.value.endGracePeriod()
     }
   }

@@ -1,0 +1,49 @@
+import BadmintonAPI
+import BadmintonRPC
+import BadmintonServices
+import BadmintonStore
+import NIOCore
+import Testing
+
+@Suite("Contract between Proto/, the production server and the client stubs")
+struct ContractTests {
+  struct Method: Hashable {
+    let path: String
+    let requestType: String
+    let responseType: String
+  }
+
+  private var protoMethods: Set<Method> {
+    Set(
+      CDescriptors.allServices.flatMap { service in
+        service.methods.map {
+          Method(
+            path: "/\(service.fullName)/\($0.name)", requestType: $0.requestType,
+            responseType: $0.responseType)
+        }
+      })
+  }
+
+  private func methods(_ infos: [MethodInfo]) -> Set<Method> {
+    Set(
+      infos.map {
+        Method(path: $0.path, requestType: $0.requestType, responseType: $0.responseType)
+      })
+  }
+
+  @Test("the server as badminton-server builds it registers every method of every .proto service")
+  func productionServer_matchesProto() async throws {
+    let players = try await PlayerServices.start(
+      store: try SQLitePlayerStore.inMemory(),
+      configuration: PlayerServicesConfiguration(passwordCost: .testing))
+    let server = RPCServer(services: players.services, authenticator: players.authenticator)
+    #expect(methods(server.methods) == protoMethods)
+  }
+
+  @Test("the client stubs expose every method of every .proto service")
+  func stubs_matchProto() {
+    let stubs = [Health.descriptor, Reflection.descriptor] + BadmintonAPI.services
+    #expect(methods(stubs.flatMap(\.methods)) == protoMethods)
+    #expect(Set(stubs.map(\.name)) == Set(CDescriptors.allServices.map(\.fullName)))
+  }
+}
