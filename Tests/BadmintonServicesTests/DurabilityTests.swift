@@ -1,0 +1,90 @@
+import BadmintonAPI
+import BadmintonRPC
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite("Durability of acknowledged writes")
+struct DurabilityTests {
+  /// A `badminton-server` process on a free port over `dataDir`.
+  private struct ServerProcess {
+    let process: Process
+    let port: Int
+
+    static func start(dataDir: URL) throws -> ServerProcess {
+      let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().appendingPathComponent("badminton-server")
+      let process = Process()
+      process.executableURL = executable
+      process.arguments = [
+        "--port", "0", "--data-dir", dataDir.path, "--log-level", "error", "--scrypt-log-n", "10",
+      ]
+      let output = Pipe()
+      process.standardOutput = output
+      try process.run()
+      var line: [UInt8] = []
+      while let byte = output.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A {
+        line.append(byte)
+      }
+      let text = String(decoding: line, as: UTF8.self)
+      guard let port = Int(text.split(separator: ":").last ?? "") else {
+        process.terminate()
+        throw CocoaError(.fileReadCorruptFile)
+      }
+      return ServerProcess(process: process, port: port)
+    }
+
+    /// Kills the process at once, as a crash would: no drain, no cleanup.
+    func kill() {
+      Glibc.kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+  }
+
+  @Test("writes acknowledged before SIGKILL are all there after a restart on the same data")
+  func acknowledgedWrites_surviveSIGKILL() async throws {
+    let dataDir = FileManager.default.temporaryDirectory
+      .appendingPathComponent("badminton-durability-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dataDir) }
+
+    let first = try ServerProcess.start(dataDir: dataDir)
+    let client = RPCClient(host: "127.0.0.1", port: first.port)
+    var registered: [(id: Int64, phone: String)] = []
+    for index in 0..<5 {
+      let phone = "+86137000000\(index + 10)"
+      let answer = try await client.accounts.register(
+        RegisterRequest(phone: phone, nickname: "Durable \(index)", password: "password \(index)", selfLevel: 3))
+      registered.append((answer.userID, phone))
+    }
+    let login = try await client.accounts.login(LoginRequest(phone: registered[0].phone, password: "password 0"))
+    let options = CallOptions(bearerToken: login.token)
+    _ = try await client.players.updateProfile(UpdateProfileRequest(nickname: "Renamed"), options: options)
+    _ = try await client.players.updateLocation(.init(latitude: 31.23, longitude: 121.47), options: options)
+    let neighbour = try await client.accounts.login(LoginRequest(phone: registered[1].phone, password: "password 1"))
+    _ = try await client.players.updateLocation(
+      .init(latitude: 31.24, longitude: 121.48), options: CallOptions(bearerToken: neighbour.token))
+    // The last write is acknowledged; the process dies right after.
+    first.kill()
+    await client.close()
+
+    let second = try ServerProcess.start(dataDir: dataDir)
+    defer { second.kill() }
+    let again = RPCClient(host: "127.0.0.1", port: second.port)
+    // The session survived, and so did every player and the profile change.
+    let me = try await again.players.getMyProfile(options: options)
+    #expect(me.userID == registered[0].id)
+    #expect(me.nickname == "Renamed")
+    #expect(me.locationUpdatedAtUnixMs > 0)
+    for (index, player) in registered.enumerated() {
+      let relogin = try await again.accounts.login(LoginRequest(phone: player.phone, password: "password \(index)"))
+      #expect(relogin.userID == player.id)
+    }
+    // The nearby index was rebuilt from the store.
+    let nearby = try await again.players.nearbyPlayers(options: options)
+    #expect(nearby.players.map(\.userID) == [registered[1].id])
+    await again.close()
+  }
+}
