@@ -56,14 +56,19 @@ struct DurabilityTests {
     for index in 0..<5 {
       let phone = "+86137000000\(index + 10)"
       let answer = try await client.accounts.register(
-        RegisterRequest(phone: phone, nickname: "Durable \(index)", password: "password \(index)", selfLevel: 3))
+        RegisterRequest(
+          phone: phone, nickname: "Durable \(index)", password: "password \(index)", selfLevel: 3))
       registered.append((answer.userID, phone))
     }
-    let login = try await client.accounts.login(LoginRequest(phone: registered[0].phone, password: "password 0"))
+    let login = try await client.accounts.login(
+      LoginRequest(phone: registered[0].phone, password: "password 0"))
     let options = CallOptions(bearerToken: login.token)
-    _ = try await client.players.updateProfile(UpdateProfileRequest(nickname: "Renamed"), options: options)
-    _ = try await client.players.updateLocation(.init(latitude: 31.23, longitude: 121.47), options: options)
-    let neighbour = try await client.accounts.login(LoginRequest(phone: registered[1].phone, password: "password 1"))
+    _ = try await client.players.updateProfile(
+      UpdateProfileRequest(nickname: "Renamed"), options: options)
+    _ = try await client.players.updateLocation(
+      .init(latitude: 31.23, longitude: 121.47), options: options)
+    let neighbour = try await client.accounts.login(
+      LoginRequest(phone: registered[1].phone, password: "password 1"))
     _ = try await client.players.updateLocation(
       .init(latitude: 31.24, longitude: 121.48), options: CallOptions(bearerToken: neighbour.token))
     // The last write is acknowledged; the process dies right after.
@@ -79,7 +84,8 @@ struct DurabilityTests {
     #expect(me.nickname == "Renamed")
     #expect(me.locationUpdatedAtUnixMs > 0)
     for (index, player) in registered.enumerated() {
-      let relogin = try await again.accounts.login(LoginRequest(phone: player.phone, password: "password \(index)"))
+      let relogin = try await again.accounts.login(
+        LoginRequest(phone: player.phone, password: "password \(index)"))
       #expect(relogin.userID == player.id)
     }
     // The nearby index was rebuilt from the store.
