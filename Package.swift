@@ -102,6 +102,7 @@ let package = Package(
     .executableTarget(
       name: "BadmintonServer",
       dependencies: [
+        "BadmintonDomain",
         "BadmintonRPC",
         "BadmintonServices",
         "BadmintonStore",

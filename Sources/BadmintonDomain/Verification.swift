@@ -21,9 +21,21 @@ public enum ReviewState: Int, Hashable, Sendable {
   case rejected = 3
 }
 
+/// Limits on verification requests.
+public enum VerificationRules {
+  /// Pending requests a player may have at once.
+  public static let maximumPending = 3
+
+  /// The error for a player who already has `maximumPending` requests waiting.
+  public static let pendingLimitReached = DomainError(
+    .failedPrecondition, "VERIFICATION_PENDING_LIMIT",
+    en: "You already have 3 verification requests waiting for review.",
+    zhCN: "您已有 3 个认证申请在等待审核。")
+}
+
 /// The evidence document of a verification request: its type is recognised by its leading
 /// bytes, never by what the client claims.
-public enum VerificationDocument {
+public enum EvidenceDocument {
   /// The largest document accepted: 5 MiB.
   public static let maximumSize = 5 * 1024 * 1024
 

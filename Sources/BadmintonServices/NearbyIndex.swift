@@ -7,8 +7,9 @@ import Synchronization
 public final class NearbyIndex: Sendable {
   private struct State {
     var index = GeoIndex()
-    /// When each player's indexed location was sent; an older update never replaces a newer one.
-    var updatedAt: [Int64: Int64] = [:]
+    /// The store's revision of each indexed location; an older one never replaces a newer one,
+    /// so the index follows the order in which changes were committed.
+    var revisions: [Int64: Int64] = [:]
   }
 
   private let state = Mutex(State())
@@ -21,16 +22,19 @@ public final class NearbyIndex: Sendable {
     let index = NearbyIndex()
     let located = try await store.allLocations()
     index.state.withLock { state in
-      for entry in located { state.index.update(entry.playerID, to: entry.location) }
+      for entry in located {
+        state.index.update(entry.playerID, to: entry.location)
+        state.revisions[entry.playerID] = entry.revision
+      }
     }
     return index
   }
 
-  /// Records a committed location change sent at `atUnixMs`.
-  public func update(_ playerID: Int64, to location: Coordinate, atUnixMs: Int64) {
+  /// Records a committed location change with the store's `revision` of it.
+  public func update(_ playerID: Int64, to location: Coordinate, revision: Int64) {
     state.withLock { state in
-      if let previous = state.updatedAt[playerID], previous > atUnixMs { return }
-      state.updatedAt[playerID] = atUnixMs
+      if let previous = state.revisions[playerID], previous >= revision { return }
+      state.revisions[playerID] = revision
       state.index.update(playerID, to: location)
     }
   }

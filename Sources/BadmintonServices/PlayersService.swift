@@ -12,9 +12,6 @@ public struct PlayersService: Players.ServiceProtocol {
   private let blocks: any BlockRelations
   private let clock: any WallClock
 
-  /// Pending verification requests a player may have at once.
-  public static let maximumPendingVerifications = 3
-
   /// The service over `store` and `index`.
   public init(
     store: any PlayerStore, index: NearbyIndex, blocks: any BlockRelations, clock: any WallClock
@@ -78,9 +75,17 @@ public struct PlayersService: Players.ServiceProtocol {
         "level", "VERIFIED_LEVEL_INVALID", en: "Only levels 8 and 9 are verified levels.",
         zhCN: "只有 8 级和 9 级需要认证。")
     }
-    let updated = try await store.updateProfile(
-      id: caller.userID, ProfileChanges(selfLevel: Int(request.level)))
-    return Self.profile(of: updated, includePrivate: true)
+    do {
+      let updated = try await store.updateProfile(
+        id: caller.userID, ProfileChanges(selfLevel: Int(request.level)))
+      return Self.profile(of: updated, includePrivate: true)
+    } catch var error as DomainError {
+      // The rule is shared with UpdateProfile; here the field is called `level`.
+      for index in error.violations.indices where error.violations[index].field == "self_level" {
+        error.violations[index].field = "level"
+      }
+      throw error
+    }
   }
 
   /// The profile message for `player`; the phone only for the player themselves.
@@ -120,8 +125,8 @@ public struct PlayersService: Players.ServiceProtocol {
     let location = try Coordinate.validated(
       latitude: request.latitude, longitude: request.longitude)
     let now = clock.nowUnixMs()
-    try await store.updateLocation(id: caller.userID, to: location, atUnixMs: now)
-    index.update(caller.userID, to: location, atUnixMs: now)
+    let revision = try await store.updateLocation(id: caller.userID, to: location, atUnixMs: now)
+    index.update(caller.userID, to: location, revision: revision)
     return UpdateLocationResponse(updatedAtUnixMs: now)
   }
 
@@ -201,16 +206,7 @@ public struct PlayersService: Players.ServiceProtocol {
         "kind", "VERIFICATION_KIND_INVALID",
         en: "Choose a regional or a national championship.", zhCN: "请选择地区赛或全国赛冠军认证。")
     }
-    let contentType = try VerificationDocument.validate(request.document)
-    let pending = try await store.verifications(playerID: caller.userID).filter {
-      $0.state == .pending
-    }
-    guard pending.count < Self.maximumPendingVerifications else {
-      throw DomainError(
-        .failedPrecondition, "VERIFICATION_PENDING_LIMIT",
-        en: "You already have 3 verification requests waiting for review.",
-        zhCN: "您已有 3 个认证申请在等待审核。")
-    }
+    let contentType = try EvidenceDocument.validate(request.document)
     let record = try await store.createVerification(
       playerID: caller.userID, kind: kind, contentType: contentType.rawValue,
       document: request.document, atUnixMs: clock.nowUnixMs())
@@ -235,6 +231,23 @@ public struct PlayersService: Players.ServiceProtocol {
     guard try context.requirePrincipal().isAdministrator else { throw Self.administratorOnly }
     return ListVerificationsResponse(
       verifications: try await store.pendingVerifications().map(Self.message))
+  }
+
+  public func getVerificationDocument(
+    _ request: GetVerificationDocumentRequest, context: ServerContext
+  ) async throws -> VerificationDocument {
+    let caller = try context.requirePrincipal()
+    // Someone else's request reads as missing, so its existence is not revealed.
+    guard let record = try await store.verification(id: request.verificationID),
+      caller.isAdministrator || record.playerID == caller.userID,
+      let document = try await store.verificationDocument(id: record.id)
+    else {
+      throw DomainError(
+        .notFound, "VERIFICATION_NOT_FOUND", en: "There is no such verification request.",
+        zhCN: "没有该认证申请。")
+    }
+    return VerificationDocument(
+      verificationID: record.id, contentType: record.contentType, document: document)
   }
 
   public func reviewVerification(_ request: ReviewVerificationRequest, context: ServerContext)

@@ -126,10 +126,11 @@ public protocol PlayerStore: Sendable {
   /// Applies `changes`; a self level above the verified maximum gives
   /// `SKILL_LEVEL_REQUIRES_VERIFICATION`, checked in the same transaction.
   func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord
-  /// Records the player's location and when it was sent.
-  func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws
-  /// Every player with a known location, to rebuild the nearby index.
-  func allLocations() async throws -> [(playerID: Int64, location: Coordinate)]
+  /// Records the player's location and when it was sent; returns the location's revision, which
+  /// grows with every committed change of that player's location, in commit order.
+  func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws -> Int64
+  /// Every player with a known location and its revision, to rebuild the nearby index.
+  func allLocations() async throws -> [(playerID: Int64, location: Coordinate, revision: Int64)]
   /// The players with these ids.
   func players(ids: [Int64]) async throws -> [Int64: PlayerRecord]
 
@@ -142,10 +143,14 @@ public protocol PlayerStore: Sendable {
   /// Removes every session that expired before `unixMs`; returns how many.
   func deleteSessions(expiredBefore unixMs: Int64) async throws -> Int
 
-  /// Stores a pending verification request with its document.
+  /// Stores a pending verification request with its document; a player who already has
+  /// `VerificationRules.maximumPending` pending requests gets `VERIFICATION_PENDING_LIMIT`,
+  /// checked in the same transaction.
   func createVerification(
     playerID: Int64, kind: ChampionshipKind, contentType: String, document: [UInt8], atUnixMs: Int64
   ) async throws -> VerificationRecord
+  /// The request with `id`.
+  func verification(id: Int64) async throws -> VerificationRecord?
   /// The player's requests, newest first.
   func verifications(playerID: Int64) async throws -> [VerificationRecord]
   /// Every pending request, oldest first.

@@ -52,6 +52,7 @@ public final class SQLitePlayerStore: PlayerStore {
             latitude REAL,
             longitude REAL,
             location_updated_at_ms INTEGER,
+            location_revision INTEGER NOT NULL DEFAULT 0,
             total_games INTEGER NOT NULL DEFAULT 0,
             wins INTEGER NOT NULL DEFAULT 0,
             peer_rating_sum INTEGER NOT NULL DEFAULT 0,
@@ -150,22 +151,35 @@ public final class SQLitePlayerStore: PlayerStore {
     }
   }
 
-  public func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws {
+  public func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws
+    -> Int64
+  {
     try await writer.write { db in
       try db.execute(
-        sql:
-          "UPDATE player SET latitude = ?, longitude = ?, location_updated_at_ms = ? WHERE id = ?",
+        sql: """
+          UPDATE player SET latitude = ?, longitude = ?, location_updated_at_ms = ?,
+            location_revision = location_revision + 1 WHERE id = ?
+          """,
         arguments: [location.latitude, location.longitude, atUnixMs, id])
       if db.changesCount == 0 { throw Self.playerNotFound }
+      return try Int64.fetchOne(
+        db, sql: "SELECT location_revision FROM player WHERE id = ?", arguments: [id])!
     }
   }
 
-  public func allLocations() async throws -> [(playerID: Int64, location: Coordinate)] {
+  public func allLocations() async throws
+    -> [(playerID: Int64, location: Coordinate, revision: Int64)]
+  {
     try await writer.read { db in
       try Row.fetchAll(
-        db, sql: "SELECT id, latitude, longitude FROM player WHERE latitude IS NOT NULL"
+        db,
+        sql:
+          "SELECT id, latitude, longitude, location_revision FROM player WHERE latitude IS NOT NULL"
       ).map { row in
-        (row["id"], Coordinate(latitude: row["latitude"], longitude: row["longitude"]))
+        (
+          row["id"], Coordinate(latitude: row["latitude"], longitude: row["longitude"]),
+          row["location_revision"]
+        )
       }
     }
   }
@@ -216,6 +230,12 @@ public final class SQLitePlayerStore: PlayerStore {
     playerID: Int64, kind: ChampionshipKind, contentType: String, document: [UInt8], atUnixMs: Int64
   ) async throws -> VerificationRecord {
     try await writer.write { db in
+      let pending = try Int.fetchOne(
+        db, sql: "SELECT count(*) FROM verification WHERE player_id = ? AND state = ?",
+        arguments: [playerID, ReviewState.pending.rawValue])!
+      guard pending < VerificationRules.maximumPending else {
+        throw VerificationRules.pendingLimitReached
+      }
       try db.execute(
         sql: """
           INSERT INTO verification (player_id, kind, state, content_type, document, submitted_at_ms)
@@ -227,6 +247,10 @@ public final class SQLitePlayerStore: PlayerStore {
         ])
       return try Self.fetchVerification(db, id: db.lastInsertedRowID)!
     }
+  }
+
+  public func verification(id: Int64) async throws -> VerificationRecord? {
+    try await writer.read { db in try Self.fetchVerification(db, id: id) }
   }
 
   public func verifications(playerID: Int64) async throws -> [VerificationRecord] {

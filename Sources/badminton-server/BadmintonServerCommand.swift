@@ -1,4 +1,5 @@
 import ArgumentParser
+import BadmintonDomain
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
@@ -69,6 +70,15 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     }
     guard shutdownGraceSeconds >= 0 else {
       throw ValidationError("--shutdown-grace-seconds must be 0 or more")
+    }
+    guard sessionDays >= 1 else { throw ValidationError("--session-days must be at least 1") }
+    guard (10...20).contains(scryptLogN) else {
+      throw ValidationError("--scrypt-log-n must be 10...20")
+    }
+    for phone in administratorPhones {
+      guard (try? PlayerRules.validatePhone(phone)) != nil else {
+        throw ValidationError("--admin \(phone) is not a phone number in E.164 form")
+      }
     }
   }
 

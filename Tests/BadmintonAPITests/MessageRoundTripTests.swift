@@ -37,7 +37,7 @@ struct MessageRoundTripTests {
       NearbyPlayer.self, NearbyPlayersResponse.self, SubmitVerificationRequest.self,
       Verification.self, ListMyVerificationsRequest.self, ListPendingVerificationsRequest.self,
       ListVerificationsResponse.self, ReviewVerificationRequest.self,
-      SetVerifiedLevelRequest.self,
+      SetVerifiedLevelRequest.self, GetVerificationDocumentRequest.self, VerificationDocument.self,
     ]
   }
 
@@ -65,6 +65,8 @@ struct MessageRoundTripTests {
     .of(APIMessageGen.listVerificationsResponses),
     .of(APIMessageGen.reviewVerificationRequests),
     .of(APIMessageGen.setVerifiedLevelRequests),
+    .of(APIMessageGen.getVerificationDocumentRequests),
+    .of(APIMessageGen.verificationDocuments),
   ]
 
   @Test("every message survives encode then decode", arguments: roundTripCases)
@@ -123,6 +125,7 @@ struct MessageRoundTripTests {
         "/badminton.v1.Players/SubmitVerification": [false, true],
         "/badminton.v1.Players/ListMyVerifications": [true, true],
         "/badminton.v1.Players/ListPendingVerifications": [true, true],
+        "/badminton.v1.Players/GetVerificationDocument": [true, true],
         "/badminton.v1.Players/ReviewVerification": [false, true],
         "/badminton.v1.Players/SetVerifiedLevel": [true, true],
       ])

@@ -62,22 +62,22 @@ struct PlayerRulesTests {
 
   @Test("documents are recognised by their leading bytes and limited to 5 MiB")
   func documents() async throws {
-    for type in VerificationDocument.ContentType.allCases {
-      #expect(try VerificationDocument.validate(type.signature + [1, 2, 3]) == type)
+    for type in EvidenceDocument.ContentType.allCases {
+      #expect(try EvidenceDocument.validate(type.signature + [1, 2, 3]) == type)
     }
-    #expect(reason { _ = try VerificationDocument.validate([]) } == "DOCUMENT_MISSING")
+    #expect(reason { _ = try EvidenceDocument.validate([]) } == "DOCUMENT_MISSING")
     #expect(
-      reason { _ = try VerificationDocument.validate(Array("GIF89a".utf8)) }
+      reason { _ = try EvidenceDocument.validate(Array("GIF89a".utf8)) }
         == "DOCUMENT_TYPE_UNSUPPORTED")
     let tooBig =
-      [UInt8]([0xFF, 0xD8, 0xFF]) + [UInt8](repeating: 0, count: VerificationDocument.maximumSize)
-    #expect(reason { _ = try VerificationDocument.validate(tooBig) } == "DOCUMENT_TOO_LARGE")
+      [UInt8]([0xFF, 0xD8, 0xFF]) + [UInt8](repeating: 0, count: EvidenceDocument.maximumSize)
+    #expect(reason { _ = try EvidenceDocument.validate(tooBig) } == "DOCUMENT_TOO_LARGE")
     // Random bytes are accepted only when they happen to start with a known signature.
     await propertyCheck(count: 500, input: Gen.uint8(in: 0...255).array(of: 1...12)) { bytes in
-      let known = VerificationDocument.ContentType.allCases.contains {
+      let known = EvidenceDocument.ContentType.allCases.contains {
         bytes.starts(with: $0.signature)
       }
-      #expect((reason { _ = try VerificationDocument.validate(bytes) } == nil) == known)
+      #expect((reason { _ = try EvidenceDocument.validate(bytes) } == nil) == known)
     }
   }
 

@@ -20,11 +20,11 @@ enum StoreFixtures {
 
   /// The leading bytes of a PNG followed by a little payload.
   static let pngDocument: [UInt8] =
-    VerificationDocument.ContentType.png.signature + [0x00, 0x01, 0xFE, 0xFF, 0x42]
+    EvidenceDocument.ContentType.png.signature + [0x00, 0x01, 0xFE, 0xFF, 0x42]
 
   /// The leading bytes of a PDF followed by a little payload.
   static let pdfDocument: [UInt8] =
-    VerificationDocument.ContentType.pdf.signature + Array("1.7 national final".utf8) + [0]
+    EvidenceDocument.ContentType.pdf.signature + Array("1.7 national final".utf8) + [0]
 }
 
 /// A fresh directory under the system's temporary directory, removed by `remove()`.

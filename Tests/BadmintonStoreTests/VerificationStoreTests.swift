@@ -34,7 +34,7 @@ struct VerificationStoreTests {
     let store = try SQLitePlayerStore.inMemory()
     let player = try await store.createPlayer(StoreFixtures.newPlayer())
     let document =
-      VerificationDocument.ContentType.jpeg.signature + (0...255).map { UInt8($0) } + [0, 0, 0]
+      EvidenceDocument.ContentType.jpeg.signature + (0...255).map { UInt8($0) } + [0, 0, 0]
     let request = try await store.createVerification(
       playerID: player.id, kind: .regional, contentType: "image/jpeg", document: document,
       atUnixMs: 5)

@@ -749,3 +749,76 @@ public struct SetVerifiedLevelRequest: ProtobufMessage, Hashable {
     return c
   }
 }
+
+/// `badminton.v1.GetVerificationDocumentRequest`: which request's document to read.
+public struct GetVerificationDocumentRequest: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.GetVerificationDocumentRequest`.
+  public typealias CMessage = Badminton__V1__GetVerificationDocumentRequest
+  /// protoc-c's descriptor of `badminton.v1.GetVerificationDocumentRequest`.
+  public static let cDescriptor = CDescriptors.message(
+    "badminton.v1.GetVerificationDocumentRequest")
+
+  /// The verification request.
+  public var verificationID: Int64
+
+  /// The request with every field at its default.
+  public init() { self.init(verificationID: 0) }
+
+  /// A request for the document of `verificationID`.
+  public init(verificationID: Int64 = 0) { self.verificationID = verificationID }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.verificationID = c.verification_id
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__get_verification_document_request__init(&c)
+    c.verification_id = verificationID
+    return c
+  }
+}
+
+/// `badminton.v1.VerificationDocument`: the evidence document of a verification request.
+public struct VerificationDocument: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.VerificationDocument`.
+  public typealias CMessage = Badminton__V1__VerificationDocument
+  /// protoc-c's descriptor of `badminton.v1.VerificationDocument`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.VerificationDocument")
+
+  /// The verification request.
+  public var verificationID: Int64
+  /// `image/png`, `image/jpeg` or `application/pdf`.
+  public var contentType: String
+  /// The document's bytes.
+  public var document: [UInt8]
+
+  /// The message with every field at its default.
+  public init() { self.init(verificationID: 0) }
+
+  /// A document with the given fields.
+  public init(verificationID: Int64 = 0, contentType: String = "", document: [UInt8] = []) {
+    self.verificationID = verificationID
+    self.contentType = contentType
+    self.document = document
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.verificationID = c.verification_id
+    self.contentType = CField.string(c.content_type)
+    self.document = CField.bytes(c.document)
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__verification_document__init(&c)
+    c.verification_id = verificationID
+    c.content_type = arena.string(contentType)
+    c.document = arena.bytes(document)
+    return c
+  }
+}

@@ -56,6 +56,13 @@ public enum Players {
     service: serviceName, method: "ReviewVerification", kind: .unary, idempotent: false,
     requiresAuthentication: true)
 
+  /// `GetVerificationDocument`: the evidence of a request, for administrators and its owner.
+  public static let getVerificationDocument = MethodDescriptor<
+    GetVerificationDocumentRequest, VerificationDocument
+  >(
+    service: serviceName, method: "GetVerificationDocument", kind: .unary, idempotent: true,
+    requiresAuthentication: true)
+
   /// `SetVerifiedLevel`: raises the caller's self level to one a verification allows.
   public static let setVerifiedLevel = MethodDescriptor<SetVerifiedLevelRequest, Profile>(
     service: serviceName, method: "SetVerifiedLevel", kind: .unary, idempotent: true,
@@ -67,7 +74,8 @@ public enum Players {
     methods: [
       getProfile.info, getMyProfile.info, updateProfile.info, updateLocation.info,
       nearbyPlayers.info, submitVerification.info, listMyVerifications.info,
-      listPendingVerifications.info, reviewVerification.info, setVerifiedLevel.info,
+      listPendingVerifications.info, getVerificationDocument.info, reviewVerification.info,
+      setVerifiedLevel.info,
     ])
 
   /// What a players service implements.
@@ -96,6 +104,10 @@ public enum Players {
     func listPendingVerifications(
       _ request: ListPendingVerificationsRequest, context: ServerContext
     ) async throws -> ListVerificationsResponse
+    /// Answers `GetVerificationDocument`.
+    func getVerificationDocument(
+      _ request: GetVerificationDocumentRequest, context: ServerContext
+    ) async throws -> VerificationDocument
     /// Answers `ReviewVerification`.
     func reviewVerification(_ request: ReviewVerificationRequest, context: ServerContext)
       async throws -> Verification
@@ -170,6 +182,13 @@ public enum Players {
       try await client.unary(Players.listPendingVerifications, request, options: options)
     }
 
+    /// Calls `GetVerificationDocument`.
+    public func getVerificationDocument(
+      _ request: GetVerificationDocumentRequest, options: CallOptions = CallOptions()
+    ) async throws -> VerificationDocument {
+      try await client.unary(Players.getVerificationDocument, request, options: options)
+    }
+
     /// Calls `ReviewVerification`.
     public func reviewVerification(
       _ request: ReviewVerificationRequest, options: CallOptions = CallOptions()
@@ -212,6 +231,9 @@ extension Players.ServiceProtocol {
     }
     registry.register(Players.listPendingVerifications) { request, context in
       try await self.listPendingVerifications(request, context: context)
+    }
+    registry.register(Players.getVerificationDocument) { request, context in
+      try await self.getVerificationDocument(request, context: context)
     }
     registry.register(Players.reviewVerification) { request, context in
       try await self.reviewVerification(request, context: context)

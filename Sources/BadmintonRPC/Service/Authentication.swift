@@ -33,10 +33,4 @@ extension RPCError {
     message: LocalizedText(
       en: "The session is invalid or has expired; log in again.",
       zhCN: "登录已失效或已过期，请重新登录。"))
-
-  /// The caller may not do this.
-  public static let permissionDenied = RPCError(
-    code: .permissionDenied, reason: "PERMISSION_DENIED",
-    message: LocalizedText(
-      en: "You may not do this.", zhCN: "您没有权限执行此操作。"))
 }

@@ -13,6 +13,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
   &badminton__rpc__v1__status__descriptor,
   &badminton__v1__get_my_profile_request__descriptor,
   &badminton__v1__get_profile_request__descriptor,
+  &badminton__v1__get_verification_document_request__descriptor,
   &badminton__v1__list_my_verifications_request__descriptor,
   &badminton__v1__list_pending_verifications_request__descriptor,
   &badminton__v1__list_verifications_response__descriptor,
@@ -34,6 +35,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
   &badminton__v1__update_location_response__descriptor,
   &badminton__v1__update_profile_request__descriptor,
   &badminton__v1__verification__descriptor,
+  &badminton__v1__verification_document__descriptor,
   NULL
 };
 

@@ -185,4 +185,11 @@ enum APIMessageGen {
   static let setVerifiedLevelRequests = Generator { rng in
     SetVerifiedLevelRequest(level: int32(&rng))
   }
+  static let getVerificationDocumentRequests = Generator { rng in
+    GetVerificationDocumentRequest(verificationID: int64(&rng))
+  }
+  static let verificationDocuments = Generator { rng in
+    VerificationDocument(
+      verificationID: int64(&rng), contentType: string(&rng), document: bytes(&rng))
+  }
 }

@@ -683,6 +683,96 @@ void   badminton__v1__review_verification_request__free_unpacked
   assert(message->base.descriptor == &badminton__v1__review_verification_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   badminton__v1__get_verification_document_request__init
+                     (Badminton__V1__GetVerificationDocumentRequest         *message)
+{
+  static const Badminton__V1__GetVerificationDocumentRequest init_value = BADMINTON__V1__GET_VERIFICATION_DOCUMENT_REQUEST__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__get_verification_document_request__get_packed_size
+                     (const Badminton__V1__GetVerificationDocumentRequest *message)
+{
+  assert(message->base.descriptor == &badminton__v1__get_verification_document_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__get_verification_document_request__pack
+                     (const Badminton__V1__GetVerificationDocumentRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__get_verification_document_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__get_verification_document_request__pack_to_buffer
+                     (const Badminton__V1__GetVerificationDocumentRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__get_verification_document_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__GetVerificationDocumentRequest *
+       badminton__v1__get_verification_document_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__GetVerificationDocumentRequest *)
+     protobuf_c_message_unpack (&badminton__v1__get_verification_document_request__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__get_verification_document_request__free_unpacked
+                     (Badminton__V1__GetVerificationDocumentRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__get_verification_document_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__verification_document__init
+                     (Badminton__V1__VerificationDocument         *message)
+{
+  static const Badminton__V1__VerificationDocument init_value = BADMINTON__V1__VERIFICATION_DOCUMENT__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__verification_document__get_packed_size
+                     (const Badminton__V1__VerificationDocument *message)
+{
+  assert(message->base.descriptor == &badminton__v1__verification_document__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__verification_document__pack
+                     (const Badminton__V1__VerificationDocument *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__verification_document__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__verification_document__pack_to_buffer
+                     (const Badminton__V1__VerificationDocument *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__verification_document__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__VerificationDocument *
+       badminton__v1__verification_document__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__VerificationDocument *)
+     protobuf_c_message_unpack (&badminton__v1__verification_document__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__verification_document__free_unpacked
+                     (Badminton__V1__VerificationDocument *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__verification_document__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   badminton__v1__set_verified_level_request__init
                      (Badminton__V1__SetVerifiedLevelRequest         *message)
 {
@@ -1719,6 +1809,108 @@ const ProtobufCMessageDescriptor badminton__v1__review_verification_request__des
   (ProtobufCMessageInit) badminton__v1__review_verification_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor badminton__v1__get_verification_document_request__field_descriptors[1] =
+{
+  {
+    "verification_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__GetVerificationDocumentRequest, verification_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__get_verification_document_request__field_indices_by_name[] = {
+  0,   /* field[0] = verification_id */
+};
+static const ProtobufCIntRange badminton__v1__get_verification_document_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor badminton__v1__get_verification_document_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.GetVerificationDocumentRequest",
+  "GetVerificationDocumentRequest",
+  "Badminton__V1__GetVerificationDocumentRequest",
+  "badminton.v1",
+  sizeof(Badminton__V1__GetVerificationDocumentRequest),
+  1,
+  badminton__v1__get_verification_document_request__field_descriptors,
+  badminton__v1__get_verification_document_request__field_indices_by_name,
+  1,  badminton__v1__get_verification_document_request__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__get_verification_document_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__verification_document__field_descriptors[3] =
+{
+  {
+    "verification_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__VerificationDocument, verification_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "content_type",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__VerificationDocument, content_type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "document",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__VerificationDocument, document),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__verification_document__field_indices_by_name[] = {
+  1,   /* field[1] = content_type */
+  2,   /* field[2] = document */
+  0,   /* field[0] = verification_id */
+};
+static const ProtobufCIntRange badminton__v1__verification_document__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor badminton__v1__verification_document__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.VerificationDocument",
+  "VerificationDocument",
+  "Badminton__V1__VerificationDocument",
+  "badminton.v1",
+  sizeof(Badminton__V1__VerificationDocument),
+  3,
+  badminton__v1__verification_document__field_descriptors,
+  badminton__v1__verification_document__field_indices_by_name,
+  1,  badminton__v1__verification_document__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__verification_document__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor badminton__v1__set_verified_level_request__field_descriptors[1] =
 {
   {
@@ -1819,7 +2011,7 @@ const ProtobufCEnumDescriptor badminton__v1__verification_state__descriptor =
   badminton__v1__verification_state__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor badminton__v1__players__method_descriptors[10] =
+static const ProtobufCMethodDescriptor badminton__v1__players__method_descriptors[11] =
 {
   { "GetProfile", &badminton__v1__get_profile_request__descriptor, &badminton__v1__profile__descriptor },
   { "GetMyProfile", &badminton__v1__get_my_profile_request__descriptor, &badminton__v1__profile__descriptor },
@@ -1829,17 +2021,19 @@ static const ProtobufCMethodDescriptor badminton__v1__players__method_descriptor
   { "SubmitVerification", &badminton__v1__submit_verification_request__descriptor, &badminton__v1__verification__descriptor },
   { "ListMyVerifications", &badminton__v1__list_my_verifications_request__descriptor, &badminton__v1__list_verifications_response__descriptor },
   { "ListPendingVerifications", &badminton__v1__list_pending_verifications_request__descriptor, &badminton__v1__list_verifications_response__descriptor },
+  { "GetVerificationDocument", &badminton__v1__get_verification_document_request__descriptor, &badminton__v1__verification_document__descriptor },
   { "ReviewVerification", &badminton__v1__review_verification_request__descriptor, &badminton__v1__verification__descriptor },
   { "SetVerifiedLevel", &badminton__v1__set_verified_level_request__descriptor, &badminton__v1__profile__descriptor },
 };
 const unsigned badminton__v1__players__method_indices_by_name[] = {
   1,        /* GetMyProfile */
   0,        /* GetProfile */
+  8,        /* GetVerificationDocument */
   6,        /* ListMyVerifications */
   7,        /* ListPendingVerifications */
   4,        /* NearbyPlayers */
-  8,        /* ReviewVerification */
-  9,        /* SetVerifiedLevel */
+  9,        /* ReviewVerification */
+  10,        /* SetVerifiedLevel */
   5,        /* SubmitVerification */
   3,        /* UpdateLocation */
   2         /* UpdateProfile */
@@ -1851,7 +2045,7 @@ const ProtobufCServiceDescriptor badminton__v1__players__descriptor =
   "Players",
   "Badminton__V1__Players",
   "badminton.v1",
-  10,
+  11,
   badminton__v1__players__method_descriptors,
   badminton__v1__players__method_indices_by_name
 };
@@ -1919,13 +2113,21 @@ void badminton__v1__players__list_pending_verifications(ProtobufCService *servic
   assert(service->descriptor == &badminton__v1__players__descriptor);
   service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void badminton__v1__players__get_verification_document(ProtobufCService *service,
+                                                       const Badminton__V1__GetVerificationDocumentRequest *input,
+                                                       Badminton__V1__VerificationDocument_Closure closure,
+                                                       void *closure_data)
+{
+  assert(service->descriptor == &badminton__v1__players__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void badminton__v1__players__review_verification(ProtobufCService *service,
                                                  const Badminton__V1__ReviewVerificationRequest *input,
                                                  Badminton__V1__Verification_Closure closure,
                                                  void *closure_data)
 {
   assert(service->descriptor == &badminton__v1__players__descriptor);
-  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__v1__players__set_verified_level(ProtobufCService *service,
                                                 const Badminton__V1__SetVerifiedLevelRequest *input,
@@ -1933,7 +2135,7 @@ void badminton__v1__players__set_verified_level(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &badminton__v1__players__descriptor);
-  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__v1__players__init (Badminton__V1__Players_Service *service,
                                    Badminton__V1__Players_ServiceDestroy destroy)

@@ -32,6 +32,8 @@ typedef struct Badminton__V1__ListMyVerificationsRequest Badminton__V1__ListMyVe
 typedef struct Badminton__V1__ListPendingVerificationsRequest Badminton__V1__ListPendingVerificationsRequest;
 typedef struct Badminton__V1__ListVerificationsResponse Badminton__V1__ListVerificationsResponse;
 typedef struct Badminton__V1__ReviewVerificationRequest Badminton__V1__ReviewVerificationRequest;
+typedef struct Badminton__V1__GetVerificationDocumentRequest Badminton__V1__GetVerificationDocumentRequest;
+typedef struct Badminton__V1__VerificationDocument Badminton__V1__VerificationDocument;
 typedef struct Badminton__V1__SetVerifiedLevelRequest Badminton__V1__SetVerifiedLevelRequest;
 
 
@@ -63,7 +65,7 @@ typedef enum _Badminton__V1__VerificationState {
 /* --- messages --- */
 
 /*
- * A player as others see them; `phone` is filled only for the player themselves.
+ * A player's profile; `phone` and `locale` are filled only when the player reads their own.
  */
 struct  Badminton__V1__Profile
 {
@@ -100,9 +102,12 @@ struct  Badminton__V1__Profile
   int64_t location_updated_at_unix_ms;
   Badminton__V1__ReputationSummary *reputation;
   /*
-   * Only in GetMyProfile and UpdateProfile answers.
+   * Only when the caller reads their own profile.
    */
   char *phone;
+  /*
+   * Only when the caller reads their own profile.
+   */
   char *locale;
 };
 #define BADMINTON__V1__PROFILE__INIT \
@@ -304,7 +309,7 @@ struct  Badminton__V1__ListVerificationsResponse
 {
   ProtobufCMessage base;
   /*
-   * Newest first.
+   * ListMyVerifications: newest first. ListPendingVerifications: oldest first, as they queue.
    */
   size_t n_verifications;
   Badminton__V1__Verification **verifications;
@@ -324,6 +329,34 @@ struct  Badminton__V1__ReviewVerificationRequest
 #define BADMINTON__V1__REVIEW_VERIFICATION_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__review_verification_request__descriptor) \
     , 0, 0, (char *)protobuf_c_empty_string }
+
+
+struct  Badminton__V1__GetVerificationDocumentRequest
+{
+  ProtobufCMessage base;
+  int64_t verification_id;
+};
+#define BADMINTON__V1__GET_VERIFICATION_DOCUMENT_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__get_verification_document_request__descriptor) \
+    , 0 }
+
+
+/*
+ * The evidence document of a verification request.
+ */
+struct  Badminton__V1__VerificationDocument
+{
+  ProtobufCMessage base;
+  int64_t verification_id;
+  /*
+   * `image/png`, `image/jpeg` or `application/pdf`.
+   */
+  char *content_type;
+  ProtobufCBinaryData document;
+};
+#define BADMINTON__V1__VERIFICATION_DOCUMENT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__verification_document__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, {0,NULL} }
 
 
 struct  Badminton__V1__SetVerifiedLevelRequest
@@ -624,6 +657,44 @@ Badminton__V1__ReviewVerificationRequest *
 void   badminton__v1__review_verification_request__free_unpacked
                      (Badminton__V1__ReviewVerificationRequest *message,
                       ProtobufCAllocator *allocator);
+/* Badminton__V1__GetVerificationDocumentRequest methods */
+void   badminton__v1__get_verification_document_request__init
+                     (Badminton__V1__GetVerificationDocumentRequest         *message);
+size_t badminton__v1__get_verification_document_request__get_packed_size
+                     (const Badminton__V1__GetVerificationDocumentRequest   *message);
+size_t badminton__v1__get_verification_document_request__pack
+                     (const Badminton__V1__GetVerificationDocumentRequest   *message,
+                      uint8_t             *out);
+size_t badminton__v1__get_verification_document_request__pack_to_buffer
+                     (const Badminton__V1__GetVerificationDocumentRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__GetVerificationDocumentRequest *
+       badminton__v1__get_verification_document_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__get_verification_document_request__free_unpacked
+                     (Badminton__V1__GetVerificationDocumentRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__VerificationDocument methods */
+void   badminton__v1__verification_document__init
+                     (Badminton__V1__VerificationDocument         *message);
+size_t badminton__v1__verification_document__get_packed_size
+                     (const Badminton__V1__VerificationDocument   *message);
+size_t badminton__v1__verification_document__pack
+                     (const Badminton__V1__VerificationDocument   *message,
+                      uint8_t             *out);
+size_t badminton__v1__verification_document__pack_to_buffer
+                     (const Badminton__V1__VerificationDocument   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__VerificationDocument *
+       badminton__v1__verification_document__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__verification_document__free_unpacked
+                     (Badminton__V1__VerificationDocument *message,
+                      ProtobufCAllocator *allocator);
 /* Badminton__V1__SetVerifiedLevelRequest methods */
 void   badminton__v1__set_verified_level_request__init
                      (Badminton__V1__SetVerifiedLevelRequest         *message);
@@ -690,6 +761,12 @@ typedef void (*Badminton__V1__ListVerificationsResponse_Closure)
 typedef void (*Badminton__V1__ReviewVerificationRequest_Closure)
                  (const Badminton__V1__ReviewVerificationRequest *message,
                   void *closure_data);
+typedef void (*Badminton__V1__GetVerificationDocumentRequest_Closure)
+                 (const Badminton__V1__GetVerificationDocumentRequest *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__VerificationDocument_Closure)
+                 (const Badminton__V1__VerificationDocument *message,
+                  void *closure_data);
 typedef void (*Badminton__V1__SetVerifiedLevelRequest_Closure)
                  (const Badminton__V1__SetVerifiedLevelRequest *message,
                   void *closure_data);
@@ -732,6 +809,10 @@ struct Badminton__V1__Players_Service
                                      const Badminton__V1__ListPendingVerificationsRequest *input,
                                      Badminton__V1__ListVerificationsResponse_Closure closure,
                                      void *closure_data);
+  void (*get_verification_document)(Badminton__V1__Players_Service *service,
+                                    const Badminton__V1__GetVerificationDocumentRequest *input,
+                                    Badminton__V1__VerificationDocument_Closure closure,
+                                    void *closure_data);
   void (*review_verification)(Badminton__V1__Players_Service *service,
                               const Badminton__V1__ReviewVerificationRequest *input,
                               Badminton__V1__Verification_Closure closure,
@@ -756,6 +837,7 @@ void badminton__v1__players__init (Badminton__V1__Players_Service *service,
       function_prefix__ ## submit_verification,\
       function_prefix__ ## list_my_verifications,\
       function_prefix__ ## list_pending_verifications,\
+      function_prefix__ ## get_verification_document,\
       function_prefix__ ## review_verification,\
       function_prefix__ ## set_verified_level  }
 void badminton__v1__players__get_profile(ProtobufCService *service,
@@ -790,6 +872,10 @@ void badminton__v1__players__list_pending_verifications(ProtobufCService *servic
                                                         const Badminton__V1__ListPendingVerificationsRequest *input,
                                                         Badminton__V1__ListVerificationsResponse_Closure closure,
                                                         void *closure_data);
+void badminton__v1__players__get_verification_document(ProtobufCService *service,
+                                                       const Badminton__V1__GetVerificationDocumentRequest *input,
+                                                       Badminton__V1__VerificationDocument_Closure closure,
+                                                       void *closure_data);
 void badminton__v1__players__review_verification(ProtobufCService *service,
                                                  const Badminton__V1__ReviewVerificationRequest *input,
                                                  Badminton__V1__Verification_Closure closure,
@@ -818,6 +904,8 @@ extern const ProtobufCMessageDescriptor badminton__v1__list_my_verifications_req
 extern const ProtobufCMessageDescriptor badminton__v1__list_pending_verifications_request__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__list_verifications_response__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__review_verification_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__get_verification_document_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__verification_document__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__set_verified_level_request__descriptor;
 extern const ProtobufCServiceDescriptor badminton__v1__players__descriptor;
 
