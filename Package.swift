@@ -94,6 +94,7 @@ let package = Package(
         .product(name: "CryptoExtras", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: defaultSwiftSettings
     ),

@@ -113,7 +113,10 @@ struct BadmintonServerCommand: AsyncParsableCommand {
 
     let group = ServiceGroup(
       configuration: ServiceGroupConfiguration(
-        services: [.init(service: server)],
+        services: [
+          .init(service: server),
+          .init(service: SessionSweeper(store: store, logger: logger)),
+        ],
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger))
 

@@ -1,7 +1,9 @@
 import BadmintonAPI
 import BadmintonDomain
 import BadmintonRPC
+import BadmintonServices
 import BadmintonStore
+import Logging
 import Testing
 
 @Suite("Accounts and sessions")
@@ -135,6 +137,25 @@ struct AccountsTests {
       _ = try await world.client.accounts.logout(options: CallOptions(bearerToken: second.token))
       _ = try await world.client.players.getMyProfile(options: player.options)
       _ = try await world.client.players.getMyProfile(options: other.options)
+    }
+  }
+}
+
+@Suite("Session sweeper")
+struct SessionSweeperTests {
+  @Test("the sweeper removes exactly the expired sessions")
+  func sweep_removesExpired() async throws {
+    try await withPlayerWorld { world in
+      let early = try await world.player()
+      world.clock.advance(by: 10 * 24 * 3600 * 1000)
+      let late = try await world.player()
+      world.clock.advance(by: 25 * 24 * 3600 * 1000)  // early's session is now 35 days old
+      let sweeper = SessionSweeper(
+        store: world.store, clock: world.clock, logger: Logger(label: "test"))
+      #expect(try await sweeper.sweep() == 1)
+      #expect(try await world.store.session(tokenHash: SessionToken.hash(early.token)) == nil)
+      #expect(try await world.store.session(tokenHash: SessionToken.hash(late.token)) != nil)
+      #expect(try await sweeper.sweep() == 0)
     }
   }
 }
