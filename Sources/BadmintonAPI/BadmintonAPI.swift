@@ -3,5 +3,7 @@ public import BadmintonRPC
 /// The BadmintonBuddy API as a whole.
 public enum BadmintonAPI {
   /// Every service of the API, in the order of their `.proto` files.
-  public static let services: [ServiceDescriptor] = [Accounts.descriptor, Players.descriptor]
+  public static let services: [ServiceDescriptor] = [
+    Accounts.descriptor, Players.descriptor, Events.descriptor,
+  ]
 }

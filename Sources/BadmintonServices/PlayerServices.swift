@@ -10,21 +10,29 @@ public struct PlayerServicesConfiguration: Sendable {
   public var passwordCost: PasswordHasher.Cost
   /// Phones of the players who may review verifications.
   public var administratorPhones: Set<String>
+  /// How long events stay in a player's inbox. Default 30 days.
+  public var eventRetention: Duration
+  /// Events a live subscriber may fall behind by before its stream is ended.
+  public var maximumBufferedEvents: Int
 
   /// A configuration with the defaults for whatever is not given.
   public init(
     sessionLifetime: Duration = .seconds(30 * 24 * 3600),
     passwordCost: PasswordHasher.Cost = .standard,
-    administratorPhones: Set<String> = []
+    administratorPhones: Set<String> = [],
+    eventRetention: Duration = .seconds(30 * 24 * 3600),
+    maximumBufferedEvents: Int = 256
   ) {
     self.sessionLifetime = sessionLifetime
     self.passwordCost = passwordCost
     self.administratorPhones = administratorPhones
+    self.eventRetention = eventRetention
+    self.maximumBufferedEvents = maximumBufferedEvents
   }
 }
 
-/// The accounts and players services over one store, with the authenticator that checks their
-/// callers' sessions.
+/// The accounts, players and events services over one store, with the authenticator that checks
+/// their callers' sessions and the housekeeping that prunes what expires.
 public struct PlayerServices: Sendable {
   /// The services to register.
   public let services: [any RPCService]
@@ -32,24 +40,33 @@ public struct PlayerServices: Sendable {
   public let authenticator: any Authenticator
   /// The nearby index the services share.
   public let index: NearbyIndex
+  /// Publishes events to players' inboxes and live subscribers.
+  public let events: EventPublisher
+  /// Removes expired sessions and events while the server runs.
+  public let housekeeping: Housekeeping
 
   /// Builds the services: removes expired sessions and rebuilds the nearby index from `store`.
   public static func start(
     store: any PlayerStore, configuration: PlayerServicesConfiguration,
     clock: any WallClock = SystemWallClock(), blocks: any BlockRelations = NoBlockRelations()
   ) async throws -> PlayerServices {
-    _ = try await store.deleteSessions(expiredBefore: clock.nowUnixMs())
+    let housekeeping = Housekeeping(
+      store: store, clock: clock, eventRetention: configuration.eventRetention)
+    try await housekeeping.sweep()
     let index = try await NearbyIndex.rebuilt(from: store)
     let hasher = PasswordHasher(cost: configuration.passwordCost)
+    let hub = EventHub(maximumBuffered: configuration.maximumBufferedEvents)
+    let events = EventPublisher(store: store, hub: hub, clock: clock)
     return PlayerServices(
       services: [
         AccountsService(
           store: store, hasher: hasher, clock: clock, sessionLifetime: configuration.sessionLifetime
         ),
-        PlayersService(store: store, index: index, blocks: blocks, clock: clock),
+        PlayersService(store: store, index: index, blocks: blocks, clock: clock, events: events),
+        EventsService(store: store, hub: hub),
       ],
       authenticator: SessionAuthenticator(
         store: store, clock: clock, administratorPhones: configuration.administratorPhones),
-      index: index)
+      index: index, events: events, housekeeping: housekeeping)
   }
 }

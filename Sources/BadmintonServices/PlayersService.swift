@@ -11,11 +11,14 @@ public struct PlayersService: Players.ServiceProtocol {
   private let index: NearbyIndex
   private let blocks: any BlockRelations
   private let clock: any WallClock
+  private let events: EventPublisher
 
   /// The service over `store` and `index`.
   public init(
-    store: any PlayerStore, index: NearbyIndex, blocks: any BlockRelations, clock: any WallClock
+    store: any PlayerStore, index: NearbyIndex, blocks: any BlockRelations, clock: any WallClock,
+    events: EventPublisher
   ) {
+    self.events = events
     self.store = store
     self.index = index
     self.blocks = blocks
@@ -255,10 +258,15 @@ public struct PlayersService: Players.ServiceProtocol {
   {
     let caller = try context.requirePrincipal()
     guard caller.isAdministrator else { throw Self.administratorOnly }
-    let record = try await store.reviewVerification(
+    // The owner's event is written in the review's own transaction, then announced.
+    let outcome = try await store.reviewVerification(
       id: request.verificationID, approve: request.approve, note: request.note,
-      reviewerID: caller.userID, atUnixMs: clock.nowUnixMs())
-    return Self.message(record)
+      reviewerID: caller.userID, atUnixMs: clock.nowUnixMs()
+    ) { reviewed in
+      Event(body: .verificationReviewed(Self.message(reviewed))).serializedBytes()
+    }
+    events.announce(to: outcome.verification.playerID)
+    return Self.message(outcome.verification)
   }
 
   static func message(_ record: VerificationRecord) -> Verification {

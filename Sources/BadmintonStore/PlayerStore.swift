@@ -99,6 +99,30 @@ public struct VerificationRecord: Hashable, Sendable {
   public var reviewNote: String
 }
 
+/// One stored event of a player's inbox: its place in the player's sequence and its encoded body.
+public struct EventRecord: Hashable, Sendable {
+  public var playerID: Int64
+  /// Per player, increasing with every event, never reused.
+  public var sequence: UInt64
+  public var createdAtUnixMs: Int64
+  /// The event as the services encoded it.
+  public var payload: [UInt8]
+
+  /// A record with the given fields.
+  public init(playerID: Int64, sequence: UInt64, createdAtUnixMs: Int64, payload: [UInt8]) {
+    self.playerID = playerID
+    self.sequence = sequence
+    self.createdAtUnixMs = createdAtUnixMs
+    self.payload = payload
+  }
+}
+
+/// A reviewed verification and, when the review notified its owner, that event's sequence.
+public struct ReviewOutcome: Hashable, Sendable {
+  public var verification: VerificationRecord
+  public var eventSequence: UInt64?
+}
+
 /// Changes to a profile; nil keeps the stored value.
 public struct ProfileChanges: Hashable, Sendable {
   public var nickname: String?
@@ -128,6 +152,7 @@ public protocol PlayerStore: Sendable {
   func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord
   /// Records the player's location and when it was sent; returns the location's revision, which
   /// grows with every committed change of that player's location, in commit order.
+  @discardableResult
   func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws -> Int64
   /// Every player with a known location and its revision, to rebuild the nearby index.
   func allLocations() async throws -> [(playerID: Int64, location: Coordinate, revision: Int64)]
@@ -157,9 +182,18 @@ public protocol PlayerStore: Sendable {
   func pendingVerifications() async throws -> [VerificationRecord]
   /// The document of a request.
   func verificationDocument(id: Int64) async throws -> [UInt8]?
-  /// Approves or rejects a pending request; approval raises the player's verified maximum level
-  /// in the same transaction. Unknown: NOT_FOUND; already reviewed: FAILED_PRECONDITION.
+  /// Approves or rejects a pending request; approval raises the player's verified maximum level,
+  /// and the event `notify` makes of the reviewed request goes to its owner's inbox, all in the
+  /// same transaction. Unknown: NOT_FOUND; already reviewed: FAILED_PRECONDITION.
   func reviewVerification(
-    id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64
-  ) async throws -> VerificationRecord
+    id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64,
+    notify: @escaping @Sendable (VerificationRecord) -> [UInt8]
+  ) async throws -> ReviewOutcome
+
+  /// Appends an event to the inbox of `playerID`; returns its sequence.
+  func appendEvent(playerID: Int64, payload: [UInt8], atUnixMs: Int64) async throws -> UInt64
+  /// The events of `playerID` after `sequence`, in order, at most `limit`.
+  func events(playerID: Int64, after sequence: UInt64, limit: Int) async throws -> [EventRecord]
+  /// Removes events created before `unixMs`; returns how many. Sequences are never reused.
+  func deleteEvents(createdBefore unixMs: Int64) async throws -> Int
 }

@@ -85,6 +85,20 @@ public final class SQLitePlayerStore: PlayerStore {
           CREATE INDEX verification_state ON verification(state);
           """)
     }
+    migrator.registerMigration("v2: event inbox") { db in
+      try db.execute(
+        sql: """
+          ALTER TABLE player ADD COLUMN last_event_sequence INTEGER NOT NULL DEFAULT 0;
+          CREATE TABLE event (
+            player_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+            sequence INTEGER NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            payload BLOB NOT NULL,
+            PRIMARY KEY (player_id, sequence)
+          );
+          CREATE INDEX event_created ON event(created_at_ms);
+          """)
+    }
     return migrator
   }
 
@@ -151,6 +165,7 @@ public final class SQLitePlayerStore: PlayerStore {
     }
   }
 
+  @discardableResult
   public func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws
     -> Int64
   {
@@ -281,8 +296,9 @@ public final class SQLitePlayerStore: PlayerStore {
   }
 
   public func reviewVerification(
-    id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64
-  ) async throws -> VerificationRecord {
+    id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64,
+    notify: @escaping @Sendable (VerificationRecord) -> [UInt8]
+  ) async throws -> ReviewOutcome {
     try await writer.write { db in
       guard let request = try Self.fetchVerification(db, id: id) else {
         throw DomainError(
@@ -304,7 +320,62 @@ public final class SQLitePlayerStore: PlayerStore {
           sql: "UPDATE player SET verified_max_level = max(verified_max_level, ?) WHERE id = ?",
           arguments: [request.kind.allowedLevel, request.playerID])
       }
-      return try Self.fetchVerification(db, id: id)!
+      let reviewed = try Self.fetchVerification(db, id: id)!
+      let sequence = try Self.appendEvent(
+        db, playerID: request.playerID, payload: notify(reviewed), atUnixMs: atUnixMs)
+      return ReviewOutcome(verification: reviewed, eventSequence: sequence)
+    }
+  }
+
+  // MARK: Events
+
+  public func appendEvent(playerID: Int64, payload: [UInt8], atUnixMs: Int64) async throws
+    -> UInt64
+  {
+    try await writer.write { db in
+      try Self.appendEvent(db, playerID: playerID, payload: payload, atUnixMs: atUnixMs)
+    }
+  }
+
+  /// Appends an event inside the caller's transaction: the player's counter gives its sequence.
+  private static func appendEvent(
+    _ db: Database, playerID: Int64, payload: [UInt8], atUnixMs: Int64
+  ) throws -> UInt64 {
+    try db.execute(
+      sql: "UPDATE player SET last_event_sequence = last_event_sequence + 1 WHERE id = ?",
+      arguments: [playerID])
+    if db.changesCount == 0 { throw playerNotFound }
+    let sequence = try Int64.fetchOne(
+      db, sql: "SELECT last_event_sequence FROM player WHERE id = ?", arguments: [playerID])!
+    try db.execute(
+      sql: "INSERT INTO event (player_id, sequence, created_at_ms, payload) VALUES (?, ?, ?, ?)",
+      arguments: [playerID, sequence, atUnixMs, Data(payload)])
+    return UInt64(sequence)
+  }
+
+  public func events(playerID: Int64, after sequence: UInt64, limit: Int) async throws
+    -> [EventRecord]
+  {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT sequence, created_at_ms, payload FROM event
+          WHERE player_id = ? AND sequence > ? ORDER BY sequence LIMIT ?
+          """,
+        arguments: [playerID, Int64(clamping: sequence), limit]
+      ).map { row in
+        EventRecord(
+          playerID: playerID, sequence: UInt64(row["sequence"] as Int64),
+          createdAtUnixMs: row["created_at_ms"], payload: [UInt8](row["payload"] as Data))
+      }
+    }
+  }
+
+  public func deleteEvents(createdBefore unixMs: Int64) async throws -> Int {
+    try await writer.write { db in
+      try db.execute(sql: "DELETE FROM event WHERE created_at_ms < ?", arguments: [unixMs])
+      return db.changesCount
     }
   }
 

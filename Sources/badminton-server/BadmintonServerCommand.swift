@@ -115,7 +115,7 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       configuration: ServiceGroupConfiguration(
         services: [
           .init(service: server),
-          .init(service: SessionSweeper(store: store, logger: logger)),
+          .init(service: players.housekeeping),
         ],
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger))

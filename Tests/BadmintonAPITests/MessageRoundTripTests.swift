@@ -38,6 +38,7 @@ struct MessageRoundTripTests {
       Verification.self, ListMyVerificationsRequest.self, ListPendingVerificationsRequest.self,
       ListVerificationsResponse.self, ReviewVerificationRequest.self,
       SetVerifiedLevelRequest.self, GetVerificationDocumentRequest.self, VerificationDocument.self,
+      SubscribeRequest.self, Event.self,
     ]
   }
 
@@ -67,6 +68,8 @@ struct MessageRoundTripTests {
     .of(APIMessageGen.setVerifiedLevelRequests),
     .of(APIMessageGen.getVerificationDocumentRequests),
     .of(APIMessageGen.verificationDocuments),
+    .of(APIMessageGen.subscribeRequests),
+    .of(APIMessageGen.events),
   ]
 
   @Test("every message survives encode then decode", arguments: roundTripCases)
@@ -92,7 +95,7 @@ struct MessageRoundTripTests {
 
   @Test("each service lists the methods protoc-c generated, with the same message types")
   func services_matchDescriptors() throws {
-    #expect(BadmintonAPI.services == [Accounts.descriptor, Players.descriptor])
+    #expect(BadmintonAPI.services == [Accounts.descriptor, Players.descriptor, Events.descriptor])
     let generated = CDescriptors.allServices.filter { $0.fullName.hasPrefix("badminton.v1.") }
     #expect(Set(generated.map(\.fullName)) == Set(BadmintonAPI.services.map(\.name)))
     for service in BadmintonAPI.services {
@@ -102,7 +105,9 @@ struct MessageRoundTripTests {
       }
       let actual = service.methods.map { "\($0.path) \($0.requestType) -> \($0.responseType)" }
       #expect(actual == expected)
-      #expect(service.methods.allSatisfy { !$0.serverStreaming })
+      #expect(
+        service.methods.filter(\.serverStreaming).map(\.path)
+          == (service.name == Events.serviceName ? [Events.subscribe.path] : []))
     }
   }
 
@@ -126,6 +131,7 @@ struct MessageRoundTripTests {
         "/badminton.v1.Players/ListMyVerifications": [true, true],
         "/badminton.v1.Players/ListPendingVerifications": [true, true],
         "/badminton.v1.Players/GetVerificationDocument": [true, true],
+        "/badminton.v1.Events/Subscribe": [true, true],
         "/badminton.v1.Players/ReviewVerification": [false, true],
         "/badminton.v1.Players/SetVerifiedLevel": [true, true],
       ])

@@ -141,21 +141,21 @@ struct AccountsTests {
   }
 }
 
-@Suite("Session sweeper")
-struct SessionSweeperTests {
-  @Test("the sweeper removes exactly the expired sessions")
+@Suite("Housekeeping")
+struct HousekeepingTests {
+  @Test("a sweep removes exactly the expired sessions")
   func sweep_removesExpired() async throws {
     try await withPlayerWorld { world in
       let early = try await world.player()
       world.clock.advance(by: 10 * 24 * 3600 * 1000)
       let late = try await world.player()
       world.clock.advance(by: 25 * 24 * 3600 * 1000)  // early's session is now 35 days old
-      let sweeper = SessionSweeper(
+      let sweeper = Housekeeping(
         store: world.store, clock: world.clock, logger: Logger(label: "test"))
-      #expect(try await sweeper.sweep() == 1)
+      #expect(try await sweeper.sweep().sessions == 1)
       #expect(try await world.store.session(tokenHash: SessionToken.hash(early.token)) == nil)
       #expect(try await world.store.session(tokenHash: SessionToken.hash(late.token)) != nil)
-      #expect(try await sweeper.sweep() == 0)
+      #expect(try await sweeper.sweep().sessions == 0)
     }
   }
 }

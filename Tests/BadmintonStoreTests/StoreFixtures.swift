@@ -47,3 +47,15 @@ struct TemporaryDirectory {
     try? FileManager.default.removeItem(at: url)
   }
 }
+
+extension PlayerStore {
+  /// A review whose event for the owner is the reviewed state's name, for tests that look only
+  /// at the review itself.
+  func reviewVerification(
+    id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64
+  ) async throws -> VerificationRecord {
+    try await reviewVerification(
+      id: id, approve: approve, note: note, reviewerID: reviewerID, atUnixMs: atUnixMs
+    ) { Array("\($0.state)".utf8) }.verification
+  }
+}

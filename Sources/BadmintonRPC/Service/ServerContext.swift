@@ -67,7 +67,8 @@ public struct ServerContext: Sendable {
 public struct ResponseStreamWriter<Message: ProtobufMessage>: Sendable {
   private let sink: RawResponseSink
 
-  init(sink: RawResponseSink) { self.sink = sink }
+  /// A writer into `sink`; the server makes one per streaming call, tests may make their own.
+  public init(sink: RawResponseSink) { self.sink = sink }
 
   /// Sends `message`; throws when the call has ended (cancelled, deadline, connection closed).
   public func write(_ message: Message) async throws {

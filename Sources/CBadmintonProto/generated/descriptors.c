@@ -11,6 +11,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
   &badminton__rpc__v1__metadata__descriptor,
   &badminton__rpc__v1__method_info__descriptor,
   &badminton__rpc__v1__status__descriptor,
+  &badminton__v1__event__descriptor,
   &badminton__v1__get_my_profile_request__descriptor,
   &badminton__v1__get_profile_request__descriptor,
   &badminton__v1__get_verification_document_request__descriptor,
@@ -31,6 +32,7 @@ static const ProtobufCMessageDescriptor *const messages[] = {
   &badminton__v1__review_verification_request__descriptor,
   &badminton__v1__set_verified_level_request__descriptor,
   &badminton__v1__submit_verification_request__descriptor,
+  &badminton__v1__subscribe_request__descriptor,
   &badminton__v1__update_location_request__descriptor,
   &badminton__v1__update_location_response__descriptor,
   &badminton__v1__update_profile_request__descriptor,
@@ -43,6 +45,7 @@ static const ProtobufCServiceDescriptor *const services[] = {
   &badminton__rpc__v1__health__descriptor,
   &badminton__rpc__v1__reflection__descriptor,
   &badminton__v1__accounts__descriptor,
+  &badminton__v1__events__descriptor,
   &badminton__v1__players__descriptor,
   NULL
 };

@@ -9,6 +9,7 @@
 #include "badminton/rpc/v1/status.pb-c.h"
 #include "badminton/v1/accounts.pb-c.h"
 #include "badminton/v1/common.pb-c.h"
+#include "badminton/v1/events.pb-c.h"
 #include "badminton/v1/players.pb-c.h"
 
 #endif

@@ -192,4 +192,12 @@ enum APIMessageGen {
     VerificationDocument(
       verificationID: int64(&rng), contentType: string(&rng), document: bytes(&rng))
   }
+  static let subscribeRequests = Generator { rng in
+    SubscribeRequest(afterSequence: UInt64(bitPattern: int64(&rng)))
+  }
+  static let events = Generator { rng in
+    Event(
+      sequence: UInt64(bitPattern: int64(&rng)), createdAtUnixMs: int64(&rng),
+      body: bool(&rng) ? .verificationReviewed(verification(&rng)) : nil)
+  }
 }

@@ -1,0 +1,92 @@
+public import BadmintonRPC
+public import CBadmintonProto
+
+/// `badminton.v1.SubscribeRequest`: where to resume the event stream.
+public struct SubscribeRequest: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.SubscribeRequest`.
+  public typealias CMessage = Badminton__V1__SubscribeRequest
+  /// protoc-c's descriptor of `badminton.v1.SubscribeRequest`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.SubscribeRequest")
+
+  /// Replay stored events after this sequence; 0 replays every event still kept.
+  public var afterSequence: UInt64
+
+  /// The request with every field at its default.
+  public init() { self.init(afterSequence: 0) }
+
+  /// A request resuming after `afterSequence`.
+  public init(afterSequence: UInt64 = 0) { self.afterSequence = afterSequence }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.afterSequence = c.after_sequence
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__subscribe_request__init(&c)
+    c.after_sequence = afterSequence
+    return c
+  }
+}
+
+/// `badminton.v1.Event`: one thing the server tells a player.
+public struct Event: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.Event`.
+  public typealias CMessage = Badminton__V1__Event
+  /// protoc-c's descriptor of `badminton.v1.Event`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.Event")
+
+  /// What happened (`oneof body`).
+  public enum Body: Hashable, Sendable {
+    /// One of the player's verification requests was approved or rejected.
+    case verificationReviewed(Verification)
+  }
+
+  /// Per player, increasing with every event; the cursor to resubscribe from.
+  public var sequence: UInt64
+  /// When the event happened, in milliseconds since 1970-01-01 UTC.
+  public var createdAtUnixMs: Int64
+  /// What happened; nil when the sender set no body or one this build does not know.
+  public var body: Body?
+
+  /// The message with every field at its default.
+  public init() { self.init(sequence: 0) }
+
+  /// An event with the given fields.
+  public init(sequence: UInt64 = 0, createdAtUnixMs: Int64 = 0, body: Body? = nil) {
+    self.sequence = sequence
+    self.createdAtUnixMs = createdAtUnixMs
+    self.body = body
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
+    self.sequence = c.sequence
+    self.createdAtUnixMs = c.created_at_unix_ms
+    switch c.body_case {
+    case BADMINTON__V1__EVENT__BODY_VERIFICATION_REVIEWED:
+      self.body = try CField.message(c.verification_reviewed, as: Verification.self)
+        .map(Body.verificationReviewed)
+    default:
+      self.body = nil
+    }
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__event__init(&c)
+    c.sequence = sequence
+    c.created_at_unix_ms = createdAtUnixMs
+    switch body {
+    case .verificationReviewed(let verification):
+      c.body_case = BADMINTON__V1__EVENT__BODY_VERIFICATION_REVIEWED
+      c.verification_reviewed = arena.pointer(to: verification.cMessage(in: arena))
+    case nil:
+      c.body_case = BADMINTON__V1__EVENT__BODY__NOT_SET
+    }
+    return c
+  }
+}

@@ -1,0 +1,57 @@
+public import BadmintonStore
+public import Logging
+public import ServiceLifecycle
+
+/// Removes expired sessions, and events older than the retention, at a fixed interval while the
+/// server runs. Expired sessions are refused at once whether or not they were removed; this only
+/// keeps the tables small.
+public struct Housekeeping: Service {
+  private let store: any PlayerStore
+  private let clock: any WallClock
+  private let eventRetentionMs: Int64
+  private let interval: Duration
+  private let logger: Logger
+
+  /// Housekeeping over `store`: events are kept for `eventRetention`; a sweep runs every
+  /// `interval` (default one hour).
+  public init(
+    store: any PlayerStore, clock: any WallClock = SystemWallClock(),
+    eventRetention: Duration = .seconds(30 * 24 * 3600), interval: Duration = .seconds(3600),
+    logger: Logger = Logger(label: "badminton.housekeeping")
+  ) {
+    self.store = store
+    self.clock = clock
+    self.eventRetentionMs = eventRetention.components.seconds * 1000
+    self.interval = interval
+    self.logger = logger
+  }
+
+  /// Removes the sessions expired by now and the events past the retention; returns how many
+  /// of each.
+  @discardableResult
+  public func sweep() async throws -> (sessions: Int, events: Int) {
+    let now = clock.nowUnixMs()
+    let sessions = try await store.deleteSessions(expiredBefore: now)
+    let events = try await store.deleteEvents(createdBefore: now - eventRetentionMs)
+    return (sessions, events)
+  }
+
+  /// Sweeps every `interval` until graceful shutdown.
+  public func run() async throws {
+    while !Task.isCancelled && !Task.isShuttingDownGracefully {
+      do {
+        try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+      } catch {
+        return
+      }
+      do {
+        let removed = try await sweep()
+        logger.debug(
+          "housekeeping",
+          metadata: ["sessions": "\(removed.sessions)", "events": "\(removed.events)"])
+      } catch {
+        logger.warning("housekeeping failed", metadata: ["error": "\(error)"])
+      }
+    }
+  }
+}
