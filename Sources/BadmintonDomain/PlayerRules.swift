@@ -2,10 +2,15 @@
 public enum PlayerRules {
   /// Longest nickname, in characters, after trimming.
   public static let maximumNicknameLength = 30
+  /// Longest nickname in UTF-8 bytes: one character may hold many code points, so characters
+  /// alone would not bound what is stored.
+  public static let maximumNicknameBytes = 240
   /// Shortest password, in characters.
   public static let minimumPasswordLength = 8
   /// Longest password, in characters; bounds the work one login asks of the server.
   public static let maximumPasswordLength = 256
+  /// Longest password in UTF-8 bytes; bounds the bytes hashed whatever the characters.
+  public static let maximumPasswordBytes = 1024
   /// The levels a player may give themselves without verification.
   public static let selfAssignableLevels = 1...7
   /// Every skill level.
@@ -28,15 +33,18 @@ public enum PlayerRules {
     return phone
   }
 
-  /// The nickname trimmed, if it has 1 to 30 characters and no control characters.
+  /// The nickname trimmed, if it has 1 to 30 characters, at most 240 UTF-8 bytes and no control
+  /// characters.
   public static func validateNickname(_ nickname: String) throws(DomainError) -> String {
     let trimmed = String(
       nickname.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
-    guard (1...maximumNicknameLength).contains(trimmed.count) else {
+    guard trimmed.utf8.count <= maximumNicknameBytes,
+      (1...maximumNicknameLength).contains(trimmed.count)
+    else {
       throw .invalidField(
         "nickname", "NICKNAME_LENGTH",
-        en: "The nickname must have 1 to 30 characters.",
-        zhCN: "昵称须为 1 到 30 个字符。")
+        en: "The nickname must have 1 to 30 characters (at most 240 bytes in UTF-8).",
+        zhCN: "昵称须为 1 到 30 个字符（UTF-8 编码不超过 240 字节）。")
     }
     guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
     else {
@@ -48,7 +56,7 @@ public enum PlayerRules {
     return trimmed
   }
 
-  /// Checks that a new password has 8 to 256 characters.
+  /// Checks that a new password has 8 to 256 characters and at most 1024 UTF-8 bytes.
   public static func validatePassword(_ password: String) throws(DomainError) {
     guard password.count >= minimumPasswordLength else {
       throw .invalidField(
@@ -56,12 +64,17 @@ public enum PlayerRules {
         en: "The password must have at least 8 characters.",
         zhCN: "密码至少需要 8 个字符。")
     }
-    guard password.count <= maximumPasswordLength else {
+    guard isWithinPasswordLimits(password) else {
       throw .invalidField(
         "password", "PASSWORD_TOO_LONG",
-        en: "The password must have at most 256 characters.",
-        zhCN: "密码最多 256 个字符。")
+        en: "The password must have at most 256 characters (1024 bytes in UTF-8).",
+        zhCN: "密码最多 256 个字符（UTF-8 编码不超过 1024 字节）。")
     }
+  }
+
+  /// True when `password` is no longer than a password may be, in characters and in bytes.
+  public static func isWithinPasswordLimits(_ password: String) -> Bool {
+    password.utf8.count <= maximumPasswordBytes && password.count <= maximumPasswordLength
   }
 
   /// Checks a self-reported level: 1-7 always; 8 and 9 only up to `verifiedMaximum`, the level

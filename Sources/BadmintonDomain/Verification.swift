@@ -31,6 +31,27 @@ public enum VerificationRules {
     .failedPrecondition, "VERIFICATION_PENDING_LIMIT",
     en: "You already have 3 verification requests waiting for review.",
     zhCN: "您已有 3 个认证申请在等待审核。")
+
+  /// Longest review note, in characters.
+  public static let maximumNoteLength = 500
+  /// Longest review note, in UTF-8 bytes.
+  public static let maximumNoteBytes = 2000
+
+  /// Checks a reviewer's note: at most 500 characters and 2000 UTF-8 bytes.
+  public static func validateNote(_ note: String) throws(DomainError) {
+    guard note.utf8.count <= maximumNoteBytes, note.count <= maximumNoteLength else {
+      throw .invalidField(
+        "note", "REVIEW_NOTE_TOO_LONG",
+        en: "The review note must have at most 500 characters (2000 bytes in UTF-8).",
+        zhCN: "审核备注最多 500 个字符（UTF-8 编码不超过 2000 字节）。")
+    }
+  }
+
+  /// The error for an administrator reviewing their own request.
+  public static let ownRequest = DomainError(
+    .permissionDenied, "VERIFICATION_OWN_REQUEST",
+    en: "Administrators cannot review their own verification requests.",
+    zhCN: "管理员不能审核自己的认证申请。")
 }
 
 /// The evidence document of a verification request: its type is recognised by its leading

@@ -45,7 +45,7 @@ public struct AccountsService: Accounts.ServiceProtocol {
 
   public func login(_ request: LoginRequest, context: ServerContext) async throws -> LoginResponse {
     // No stored password is longer, and a longer one would only make the server work harder.
-    guard request.password.count <= PlayerRules.maximumPasswordLength else {
+    guard PlayerRules.isWithinPasswordLimits(request.password) else {
       throw Self.invalidCredentials
     }
     guard let player = try await store.player(phone: request.phone) else {

@@ -8,8 +8,8 @@ public struct PlayerServicesConfiguration: Sendable {
   public var sessionLifetime: Duration
   /// scrypt's cost for new password digests.
   public var passwordCost: PasswordHasher.Cost
-  /// Phones of the players who may review verifications.
-  public var administratorPhones: Set<String>
+  /// Ids of the players who may review verifications; each must be a registered player.
+  public var administratorIDs: Set<Int64>
   /// How long events stay in a player's inbox. Default 30 days.
   public var eventRetention: Duration
   /// Events a live subscriber may fall behind by before its stream is ended.
@@ -19,13 +19,13 @@ public struct PlayerServicesConfiguration: Sendable {
   public init(
     sessionLifetime: Duration = .seconds(30 * 24 * 3600),
     passwordCost: PasswordHasher.Cost = .standard,
-    administratorPhones: Set<String> = [],
+    administratorIDs: Set<Int64> = [],
     eventRetention: Duration = .seconds(30 * 24 * 3600),
     maximumBufferedEvents: Int = 256
   ) {
     self.sessionLifetime = sessionLifetime
     self.passwordCost = passwordCost
-    self.administratorPhones = administratorPhones
+    self.administratorIDs = administratorIDs
     self.eventRetention = eventRetention
     self.maximumBufferedEvents = maximumBufferedEvents
   }
@@ -45,11 +45,17 @@ public struct PlayerServices: Sendable {
   /// Removes expired sessions and events while the server runs.
   public let housekeeping: Housekeeping
 
-  /// Builds the services: removes expired sessions and rebuilds the nearby index from `store`.
+  /// Builds the services: checks that every administrator is a registered player, removes
+  /// expired sessions and rebuilds the nearby index from `store`.
   public static func start(
     store: any PlayerStore, configuration: PlayerServicesConfiguration,
     clock: any WallClock = SystemWallClock(), blocks: any BlockRelations = NoBlockRelations()
   ) async throws -> PlayerServices {
+    for id in configuration.administratorIDs.sorted() {
+      guard try await store.player(id: id) != nil else {
+        throw PlayerServicesError.unknownAdministrator(id)
+      }
+    }
     let housekeeping = Housekeeping(
       store: store, clock: clock, eventRetention: configuration.eventRetention)
     try await housekeeping.sweep()
@@ -66,7 +72,21 @@ public struct PlayerServices: Sendable {
         EventsService(store: store, hub: hub),
       ],
       authenticator: SessionAuthenticator(
-        store: store, clock: clock, administratorPhones: configuration.administratorPhones),
+        store: store, clock: clock, administratorIDs: configuration.administratorIDs),
       index: index, events: events, housekeeping: housekeeping)
+  }
+}
+
+/// Why the player services could not start.
+public enum PlayerServicesError: Error, Hashable, CustomStringConvertible {
+  /// An administrator id names no registered player: naming an id before its account exists
+  /// would make whoever registers next an administrator.
+  case unknownAdministrator(Int64)
+
+  public var description: String {
+    switch self {
+    case .unknownAdministrator(let id):
+      "administrator \(id) is not a registered player; register the account first, then name its id"
+    }
   }
 }

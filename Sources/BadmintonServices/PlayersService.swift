@@ -258,6 +258,13 @@ public struct PlayersService: Players.ServiceProtocol {
   {
     let caller = try context.requirePrincipal()
     guard caller.isAdministrator else { throw Self.administratorOnly }
+    try VerificationRules.validateNote(request.note)
+    // A request's owner never changes, so this check holds for the review below.
+    if let record = try await store.verification(id: request.verificationID),
+      record.playerID == caller.userID
+    {
+      throw VerificationRules.ownRequest
+    }
     // The owner's event is written in the review's own transaction, then announced.
     let outcome = try await store.reviewVerification(
       id: request.verificationID, approve: request.approve, note: request.note,

@@ -2,17 +2,17 @@ public import BadmintonRPC
 public import BadmintonStore
 
 /// Checks session tokens against the store: the session must exist, be unexpired, and belong
-/// to an existing player. Administrators are the players whose phone the operator named.
+/// to an existing player. Administrators are the players whose ids the operator named.
 public struct SessionAuthenticator: Authenticator {
   private let store: any PlayerStore
   private let clock: any WallClock
-  private let administratorPhones: Set<String>
+  private let administratorIDs: Set<Int64>
 
   /// An authenticator over `store`.
-  public init(store: any PlayerStore, clock: any WallClock, administratorPhones: Set<String>) {
+  public init(store: any PlayerStore, clock: any WallClock, administratorIDs: Set<Int64>) {
     self.store = store
     self.clock = clock
-    self.administratorPhones = administratorPhones
+    self.administratorIDs = administratorIDs
   }
 
   public func authenticate(bearerToken: String) async throws -> Principal? {
@@ -20,6 +20,6 @@ public struct SessionAuthenticator: Authenticator {
       session.expiresAtUnixMs > clock.nowUnixMs(),
       let player = try await store.player(id: session.playerID)
     else { return nil }
-    return Principal(userID: player.id, isAdministrator: administratorPhones.contains(player.phone))
+    return Principal(userID: player.id, isAdministrator: administratorIDs.contains(player.id))
   }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import BadmintonDomain
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
@@ -42,10 +41,15 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   @Option(help: "Seconds that calls in flight get to finish on shutdown.")
   var shutdownGraceSeconds = 10
 
+  @Option(help: "Request bytes that the open calls of all connections may hold together.")
+  var maxRequestBytesInFlight = 256 << 20
+
   @Option(
-    name: .customLong("admin"),
-    help: "Phone of a player who may review verifications; repeat for several.")
-  var administratorPhones: [String] = []
+    name: .customLong("admin-id"),
+    help:
+      "Id of a registered player who may review verifications (Register returns it); repeat for several."
+  )
+  var administratorIDs: [Int64] = []
 
   @Option(help: "Days a login session lasts.")
   var sessionDays = 30
@@ -71,14 +75,15 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     guard shutdownGraceSeconds >= 0 else {
       throw ValidationError("--shutdown-grace-seconds must be 0 or more")
     }
+    guard maxRequestBytesInFlight >= maxFrameBytes else {
+      throw ValidationError("--max-request-bytes-in-flight must be at least --max-frame-bytes")
+    }
     guard sessionDays >= 1 else { throw ValidationError("--session-days must be at least 1") }
     guard (10...20).contains(scryptLogN) else {
       throw ValidationError("--scrypt-log-n must be 10...20")
     }
-    for phone in administratorPhones {
-      guard (try? PlayerRules.validatePhone(phone)) != nil else {
-        throw ValidationError("--admin \(phone) is not a phone number in E.164 form")
-      }
+    for id in administratorIDs where id < 1 {
+      throw ValidationError("--admin-id \(id) is not a player id: ids start at 1")
     }
   }
 
@@ -98,7 +103,7 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       configuration: PlayerServicesConfiguration(
         sessionLifetime: .seconds(sessionDays * 24 * 3600),
         passwordCost: PasswordHasher.Cost(rounds: 1 << scryptLogN, blockSize: 8, parallelism: 1),
-        administratorPhones: Set(administratorPhones)))
+        administratorIDs: Set(administratorIDs)))
 
     let server = RPCServer(
       configuration: ServerConfiguration(
@@ -106,7 +111,8 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         wire: WireConfiguration(maximumBodySize: maxFrameBytes),
         maximumConcurrentCallsPerConnection: maxConcurrentCalls,
         idleTimeout: .seconds(idleTimeoutSeconds),
-        shutdownGracePeriod: .seconds(shutdownGraceSeconds)),
+        shutdownGracePeriod: .seconds(shutdownGraceSeconds),
+        maximumRequestBytesInFlight: maxRequestBytesInFlight),
       services: players.services,
       authenticator: players.authenticator,
       logger: logger)

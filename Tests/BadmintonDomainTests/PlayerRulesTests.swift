@@ -32,7 +32,7 @@ struct PlayerRulesTests {
     #expect(reason { _ = try PlayerRules.validatePhone("13800138000") } == "PHONE_INVALID")
   }
 
-  @Test("nicknames are trimmed and must keep 1 to 30 characters")
+  @Test("nicknames are trimmed and must keep 1 to 30 characters and at most 240 UTF-8 bytes")
   func nickname_rules() throws {
     #expect(try PlayerRules.validateNickname("  羽毛球小王  ") == "羽毛球小王")
     #expect(try PlayerRules.validateNickname(String(repeating: "🏸", count: 30)).count == 30)
@@ -40,17 +40,28 @@ struct PlayerRulesTests {
       reason { _ = try PlayerRules.validateNickname(String(repeating: "a", count: 31)) }
         == "NICKNAME_LENGTH")
     #expect(reason { _ = try PlayerRules.validateNickname(" \n\t ") } == "NICKNAME_LENGTH")
+    // One character may carry any number of combining marks: bytes are bounded too.
+    let heavy = "a" + String(repeating: "\u{301}", count: 200)
+    #expect(heavy.count == 1)
+    #expect(reason { _ = try PlayerRules.validateNickname(heavy) } == "NICKNAME_LENGTH")
+    #expect(try PlayerRules.validateNickname(String(repeating: "林", count: 30)).utf8.count == 90)
+    let atLimit = "a" + String(repeating: "\u{301}", count: 119)
+    #expect(try PlayerRules.validateNickname(atLimit).utf8.count == 239)
     #expect(
       reason { _ = try PlayerRules.validateNickname("a\u{7}b") } == "NICKNAME_INVALID_CHARACTERS")
   }
 
-  @Test("passwords need 8 to 256 characters")
+  @Test("passwords need 8 to 256 characters and at most 1024 UTF-8 bytes")
   func password_rules() {
     #expect(reason { try PlayerRules.validatePassword("1234567") } == "PASSWORD_TOO_SHORT")
     #expect(reason { try PlayerRules.validatePassword("12345678") } == nil)
     #expect(
       reason { try PlayerRules.validatePassword(String(repeating: "x", count: 257)) }
         == "PASSWORD_TOO_LONG")
+    #expect(reason { try PlayerRules.validatePassword(String(repeating: "密", count: 256)) } == nil)
+    let heavy = String(repeating: "x" + String(repeating: "\u{301}", count: 60), count: 10)
+    #expect(heavy.count == 10)
+    #expect(reason { try PlayerRules.validatePassword(heavy) } == "PASSWORD_TOO_LONG")
   }
 
   @Test("locales are en or zh-CN; empty means en")

@@ -68,7 +68,51 @@ struct ProtocolViolationTests {
       bytes: RawFrames.frame(
         Envelope(callID: 0, kind: .ping, payload: Array(repeating: 1, count: 65)).serializedBytes()),
       reason: "PING_PAYLOAD_TOO_LARGE", code: .invalidArgument),
+    Case(
+      name: "method path over 256 bytes", opening: [],
+      bytes: RawFrames.frame(
+        Raw.request(1, "echo:x", method: "/" + String(repeating: "m", count: 256))
+          .serializedBytes()),
+      reason: "METHOD_TOO_LONG", code: .invalidArgument),
+    Case(
+      name: "more than 64 metadata entries", opening: [],
+      bytes: RawFrames.frame(
+        Envelope(
+          callID: 1, kind: .request, method: TestService.unary.path,
+          metadata: (0..<65).map { Metadata(key: "k\($0)", value: "v") },
+          payload: HealthCheckRequest(service: "echo:x").serializedBytes()
+        ).serializedBytes()),
+      reason: "METADATA_TOO_LARGE", code: .resourceExhausted),
+    Case(
+      name: "metadata over 8192 bytes", opening: [],
+      bytes: RawFrames.frame(
+        Envelope(
+          callID: 1, kind: .request, method: TestService.unary.path,
+          metadata: [Metadata(key: "note", value: String(repeating: "n", count: 8189))],
+          payload: HealthCheckRequest(service: "echo:x").serializedBytes()
+        ).serializedBytes()),
+      reason: "METADATA_TOO_LARGE", code: .resourceExhausted),
   ]
+
+  @Test("metadata and method paths at the limits are accepted")
+  func limits_areInclusive() async throws {
+    let entries = (0..<63).map { Metadata(key: "k\($0)", value: "v") }
+    let used = entries.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    let last = Metadata(key: "note", value: String(repeating: "n", count: 8192 - used - 4))
+    try await withTestServer { _, port, _ in
+      let raw = try await RawConnection.connect(port: port)
+      try await raw.send(
+        Envelope(
+          callID: 1, kind: .request, method: TestService.unary.path,
+          metadata: entries + [last],
+          payload: HealthCheckRequest(service: "echo:fine").serializedBytes()))
+      #expect(Raw.text(try await raw.readEnvelope()) == "fine")
+      try await raw.send(
+        Raw.request(2, "echo:x", method: "/" + String(repeating: "m", count: 255)))
+      #expect(try await raw.readEnvelope()?.status?.reason == "METHOD_NOT_FOUND")
+      await raw.close()
+    }
+  }
 
   @Test("each violation gets GOAWAY naming it, closes that connection only", arguments: cases)
   func violation_getsGoAway(_ violation: Case) async throws {

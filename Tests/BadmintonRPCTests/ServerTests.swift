@@ -1,4 +1,5 @@
 import BadmintonRPC
+import Logging
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -318,6 +319,44 @@ struct ServerTests {
       try await raw.send(Raw.request(4, "echo:four"))
       #expect(Raw.text(try await raw.readEnvelope()) == "four")
       await raw.close()
+    }
+  }
+
+  @Test("a server that cannot bind says why, to run and to every later localAddress call")
+  func bindFailure_isReported() async throws {
+    let first = try await RunningServer.start()
+    let second = RPCServer(
+      configuration: ServerConfiguration(port: first.port), services: [],
+      logger: Logger(label: "test.server"))
+    await #expect(throws: (any Error).self) { try await second.run() }
+    await #expect(throws: (any Error).self) { try await second.localAddress() }
+    await first.stop()
+  }
+
+  @Test("requests over the server-wide byte budget get SERVER_BUSY; others still go through")
+  func requestBudget_isServerWide() async throws {
+    let padding = String(repeating: "p", count: 1000)
+    try await withTestServer(
+      configuration: ServerConfiguration(maximumRequestBytesInFlight: 1500)
+    ) { _, port, probe in
+      let first = try await RawConnection.connect(port: port)
+      try await first.send(Raw.request(1, "sleep:400:\(padding)"))
+      #expect(await probe.wait { $0.started == 1 })
+      // Another connection's large request would pass the budget while the first is open.
+      let second = try await RawConnection.connect(port: port)
+      try await second.send(Raw.request(1, "echo:\(padding)"))
+      let refused = try #require(try await second.readEnvelope())
+      #expect(refused.status?.code == .resourceExhausted)
+      #expect(refused.status?.reason == "SERVER_BUSY")
+      // A small request still fits.
+      try await second.send(Raw.request(2, "echo:small"))
+      #expect(Raw.text(try await second.readEnvelope()) == "small")
+      #expect(Raw.text(try await first.readEnvelope()) == padding)
+      // Once the first call has ended its bytes are free again.
+      try await second.send(Raw.request(3, "echo:\(padding)"))
+      #expect(Raw.text(try await second.readEnvelope()) == padding)
+      await first.close()
+      await second.close()
     }
   }
 

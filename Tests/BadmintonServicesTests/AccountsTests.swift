@@ -141,6 +141,34 @@ struct AccountsTests {
   }
 }
 
+@Suite("Administrators")
+struct AdministratorTests {
+  @Test("the services refuse to start naming an administrator who is not a registered player")
+  func unknownAdministrator_stopsStart() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    await #expect(throws: PlayerServicesError.unknownAdministrator(1)) {
+      _ = try await PlayerServices.start(
+        store: store,
+        configuration: PlayerServicesConfiguration(passwordCost: .testing, administratorIDs: [1]))
+    }
+  }
+
+  @Test("only the player whose id is named reviews; registering the same-looking account does not")
+  func administrator_isTheNamedID() async throws {
+    try await withPlayerWorld { world in
+      let admin = try await world.administrator()
+      let other = try await world.player(phone: PlayerWorld.newPhone(), nickname: "Admin")
+      #expect(
+        try await world.client.players.listPendingVerifications(.init(), options: admin.options)
+          .verifications.isEmpty)
+      let refused = await rpcError {
+        _ = try await world.client.players.listPendingVerifications(.init(), options: other.options)
+      }
+      #expect(refused?.reason == "ADMINISTRATOR_ONLY")
+    }
+  }
+}
+
 @Suite("Housekeeping")
 struct HousekeepingTests {
   @Test("a sweep removes exactly the expired sessions")

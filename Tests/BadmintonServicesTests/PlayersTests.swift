@@ -82,6 +82,48 @@ struct PlayersTests {
     }
   }
 
+  @Test("a review note is at most 500 characters, and nobody reviews their own request")
+  func review_noteAndOwnRequest() async throws {
+    try await withPlayerWorld { world in
+      let admin = try await world.administrator()
+      let player = try await world.player()
+      let own = try await world.client.players.submitVerification(
+        .init(kind: .regionalChampionship, document: pngDocument), options: admin.options)
+      let selfReview = await rpcError {
+        _ = try await world.client.players.reviewVerification(
+          .init(verificationID: own.id, approve: true), options: admin.options)
+      }
+      #expect(selfReview?.code == .permissionDenied)
+      #expect(selfReview?.reason == "VERIFICATION_OWN_REQUEST")
+      #expect(
+        try await world.client.players.getMyProfile(options: admin.options).verifiedMaxLevel == 7)
+
+      let request = try await world.client.players.submitVerification(
+        .init(kind: .regionalChampionship, document: pngDocument), options: player.options)
+      let long = await rpcError {
+        _ = try await world.client.players.reviewVerification(
+          .init(
+            verificationID: request.id, approve: true, note: String(repeating: "n", count: 501)),
+          options: admin.options)
+      }
+      #expect(long?.reason == "REVIEW_NOTE_TOO_LONG")
+      #expect(long?.violations.map(\.field) == ["note"])
+      let heavy = await rpcError {
+        _ = try await world.client.players.reviewVerification(
+          .init(
+            verificationID: request.id, approve: true,
+            note: "a" + String(repeating: "\u{301}", count: 1000)),
+          options: admin.options)
+      }
+      #expect(heavy?.reason == "REVIEW_NOTE_TOO_LONG")
+      // Neither refusal reviewed the request; a note of 500 characters is fine.
+      let reviewed = try await world.client.players.reviewVerification(
+        .init(verificationID: request.id, approve: true, note: String(repeating: "审", count: 500)),
+        options: admin.options)
+      #expect(reviewed.state == .approved)
+    }
+  }
+
   @Test("documents must be PNG, JPEG or PDF by their bytes, at most 5 MiB, 3 pending at most")
   func verification_documentRules() async throws {
     try await withPlayerWorld { world in

@@ -78,7 +78,10 @@ extension ProtobufMessage {
   public func withCMessagePointer<R>(_ body: (UnsafeRawPointer) throws -> R) rethrows -> R {
     let arena = CArena()
     var message = cMessage(in: arena)
-    return try withUnsafePointer(to: &message) { try body(UnsafeRawPointer($0)) }
+    // The struct points into the arena's memory: the arena must outlive every use of it.
+    return try withExtendedLifetime(arena) {
+      try withUnsafePointer(to: &message) { try body(UnsafeRawPointer($0)) }
+    }
   }
 }
 

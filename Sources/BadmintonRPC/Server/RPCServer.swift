@@ -31,8 +31,12 @@ public final class RPCServer: Service, Sendable {
   private let state = Mutex(State.idle)
   private let connections = Mutex<[ObjectIdentifier: NIOLoopBound<ServerConnectionHandler>]>([:])
   private let address = Mutex<
-    (value: SocketAddress?, waiters: [CheckedContinuation<SocketAddress, any Error>])
+    (
+      result: Result<SocketAddress, any Error>?,
+      waiters: [CheckedContinuation<SocketAddress, any Error>]
+    )
   >((nil, []))
+  private let requestBudget: RequestMemoryBudget
 
   /// A server for `services`, plus the built-in health and reflection services. Methods that
   /// need authentication are checked with `authenticator`; without one they are all refused.
@@ -47,6 +51,7 @@ public final class RPCServer: Service, Sendable {
     self.authenticator = authenticator
     self.group = eventLoopGroup
     self.logger = logger
+    self.requestBudget = RequestMemoryBudget(limit: configuration.maximumRequestBytesInFlight)
     let health = HealthStatus()
     self.health = health
 
@@ -68,14 +73,14 @@ public final class RPCServer: Service, Sendable {
   /// Every method the server serves, sorted by path.
   public var methods: [MethodInfo] { registry.allMethods }
 
-  /// The address the server is bound to, once it is.
+  /// The address the server is bound to, once it is; throws the error that kept it from binding.
   public func localAddress() async throws -> SocketAddress {
     try await withCheckedThrowingContinuation { continuation in
-      let ready: SocketAddress? = address.withLock { address in
-        if address.value == nil { address.waiters.append(continuation) }
-        return address.value
+      let ready: Result<SocketAddress, any Error>? = address.withLock { address in
+        if address.result == nil { address.waiters.append(continuation) }
+        return address.result
       }
-      if let ready { continuation.resume(returning: ready) }
+      if let ready { continuation.resume(with: ready) }
     }
   }
 
@@ -103,7 +108,7 @@ public final class RPCServer: Service, Sendable {
     let bound = channel.localAddress!
     logger.info("listening", metadata: ["address": "\(bound)"])
     let waiters = address.withLock { address in
-      address.value = bound
+      address.result = .success(bound)
       defer { address.waiters = [] }
       return address.waiters
     }
@@ -159,6 +164,7 @@ public final class RPCServer: Service, Sendable {
 
   private func failAddressWaiters(_ error: any Error) {
     let waiters = address.withLock { address in
+      address.result = .failure(error)
       defer { address.waiters = [] }
       return address.waiters
     }
@@ -185,6 +191,7 @@ public final class RPCServer: Service, Sendable {
     let authenticator = self.authenticator
     let configuration = self.configuration
     let logger = self.logger
+    let requestBudget = self.requestBudget
     return try await ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 256)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -194,7 +201,7 @@ public final class RPCServer: Service, Sendable {
         channel.eventLoop.makeCompletedFuture {
           let handler = ServerConnectionHandler(
             registry: registry, authenticator: authenticator, configuration: configuration,
-            logger: logger)
+            requestBudget: requestBudget, logger: logger)
           try channel.pipeline.syncOperations.addHandlers([
             // A peer that does not read its answers is not read from either, so its unread
             // answers cannot grow the server's memory.
@@ -211,18 +218,21 @@ public final class RPCServer: Service, Sendable {
       .get()
   }
 
+  /// Records a new connection. It is recorded before the state is read: a shutdown that starts
+  /// in between then either finds it in `connections` or is seen here, never neither.
   private func track(_ channel: any Channel, handler: NIOLoopBound<ServerConnectionHandler>) {
     let key = ObjectIdentifier(channel)
-    let draining = state.withLock { state -> Bool in
-      if case .serving = state { return false }
-      return true
-    }
     connections.withLock { $0[key] = handler }
     channel.closeFuture.whenComplete { [weak self] _ in
       _ = self?.connections.withLock { $0.removeValue(forKey: key) }
     }
-    if draining {
+    switch state.withLock({ $0 }) {
+    case .idle, .serving:
+      break
+    case .draining:
       handler.value.beginDrain()
+    case .stopped:
+      channel.close(promise: nil)
     }
   }
 }

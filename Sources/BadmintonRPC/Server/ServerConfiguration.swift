@@ -12,6 +12,9 @@ public struct ServerConfiguration: Sendable {
   public var idleTimeout: Duration
   /// On graceful shutdown, how long calls in flight may take to finish. Default 10 seconds.
   public var shutdownGracePeriod: Duration
+  /// Bytes of request frames that the calls open on all connections together may hold; a call
+  /// that would pass it gets RESOURCE_EXHAUSTED (`SERVER_BUSY`). Default 256 MiB.
+  public var maximumRequestBytesInFlight: Int
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -20,7 +23,8 @@ public struct ServerConfiguration: Sendable {
     wire: WireConfiguration = WireConfiguration(),
     maximumConcurrentCallsPerConnection: Int = 128,
     idleTimeout: Duration = .seconds(300),
-    shutdownGracePeriod: Duration = .seconds(10)
+    shutdownGracePeriod: Duration = .seconds(10),
+    maximumRequestBytesInFlight: Int = 256 << 20
   ) {
     self.host = host
     self.port = port
@@ -28,5 +32,6 @@ public struct ServerConfiguration: Sendable {
     self.maximumConcurrentCallsPerConnection = maximumConcurrentCallsPerConnection
     self.idleTimeout = idleTimeout
     self.shutdownGracePeriod = shutdownGracePeriod
+    self.maximumRequestBytesInFlight = maximumRequestBytesInFlight
   }
 }

@@ -68,6 +68,13 @@ extension RPCError {
         zhCN: "服务器繁忙，请稍后再试（此连接已有 \(limit) 个进行中的请求）。"))
   }
 
+  /// The calls open on the server already hold as many request bytes as it allows.
+  public static let serverBusy = RPCError(
+    code: .resourceExhausted, reason: "SERVER_BUSY",
+    message: LocalizedText(
+      en: "The server is busy; try again shortly.",
+      zhCN: "服务器繁忙，请稍后再试"))
+
   /// The server is shutting down and takes no new calls.
   public static let serverShuttingDown = RPCError(
     code: .unavailable, reason: "SERVER_SHUTTING_DOWN",

@@ -90,4 +90,23 @@ public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible,
       en: "A PING payload of \(size) bytes exceeds 64 bytes.",
       zhCN: "PING 内容 \(size) 字节，超过了 64 字节。")
   }
+
+  /// A REQUEST's method path is longer than the protocol allows.
+  public static func methodTooLong(_ size: Int) -> ProtocolViolation {
+    ProtocolViolation(
+      .invalidArgument, "METHOD_TOO_LONG",
+      en: "A method path of \(size) bytes exceeds \(FrameFormat.maximumMethodBytes) bytes.",
+      zhCN: "方法路径 \(size) 字节，超过了 \(FrameFormat.maximumMethodBytes) 字节。")
+  }
+
+  /// A REQUEST carries more metadata than the protocol allows.
+  public static func metadataTooLarge(entries: Int, bytes: Int) -> ProtocolViolation {
+    ProtocolViolation(
+      .resourceExhausted, "METADATA_TOO_LARGE",
+      en:
+        "REQUEST metadata of \(entries) entries and \(bytes) bytes exceeds \(FrameFormat.maximumMetadataEntries) entries or \(FrameFormat.maximumMetadataBytes) bytes.",
+      zhCN:
+        "REQUEST 元数据共 \(entries) 项、\(bytes) 字节，超过了 \(FrameFormat.maximumMetadataEntries) 项或 \(FrameFormat.maximumMetadataBytes) 字节的上限。"
+    )
+  }
 }

@@ -30,6 +30,12 @@ public enum FrameFormat {
   public static let reservedFlags: UInt8 = 0xFE
   /// The largest PING payload.
   public static let maximumPingPayload = 64
+  /// The longest method path a REQUEST may carry, in UTF-8 bytes.
+  public static let maximumMethodBytes = 256
+  /// The most metadata entries a REQUEST may carry.
+  public static let maximumMetadataEntries = 64
+  /// The most metadata a REQUEST may carry: keys and values together, in UTF-8 bytes.
+  public static let maximumMetadataBytes = 8192
 
   /// Room an envelope needs besides its payload and method path: call id, kind, timeout,
   /// tags and lengths (a status or metadata is counted on its own).

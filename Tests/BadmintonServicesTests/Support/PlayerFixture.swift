@@ -23,6 +23,7 @@ struct PlayerWorld {
   let port: Int
 
   static let administratorPhone = "+8613900000000"
+  static let administratorPassword = "correct horse"
 
   /// A registered and logged-in player.
   struct Player {
@@ -52,9 +53,11 @@ struct PlayerWorld {
     return Player(id: registered.userID, phone: phone, token: login.token)
   }
 
-  /// The administrator named by the server's configuration.
+  /// Logs in the administrator named by the server's configuration.
   func administrator() async throws -> Player {
-    try await player(phone: Self.administratorPhone, nickname: "Admin")
+    let login = try await client.accounts.login(
+      LoginRequest(phone: Self.administratorPhone, password: Self.administratorPassword))
+    return Player(id: login.userID, phone: Self.administratorPhone, token: login.token)
   }
 }
 
@@ -62,10 +65,16 @@ struct PlayerWorld {
 func withPlayerWorld<T>(_ body: (PlayerWorld) async throws -> T) async throws -> T {
   let store = try SQLitePlayerStore.inMemory()
   let clock = ManualClock()
+  // The administrator's account exists before the server names it, as in production.
+  let administrator = try await store.createPlayer(
+    NewPlayer(
+      phone: PlayerWorld.administratorPhone, nickname: "Admin",
+      password: try await PasswordHasher(cost: .testing).digest(PlayerWorld.administratorPassword),
+      selfLevel: 5, locale: "en", joinedAtUnixMs: clock.nowUnixMs()))
   let players = try await PlayerServices.start(
     store: store,
     configuration: PlayerServicesConfiguration(
-      passwordCost: .testing, administratorPhones: [PlayerWorld.administratorPhone]),
+      passwordCost: .testing, administratorIDs: [administrator.id]),
     clock: clock)
   var logger = Logger(label: "test.server")
   logger.logLevel = .critical

@@ -39,6 +39,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private let registry: HandlerRegistry
   private let authenticator: (any Authenticator)?
   private let configuration: ServerConfiguration
+  private let requestBudget: RequestMemoryBudget
   private var logger: Logger
   private(set) var context: ChannelHandlerContext!
   private var state = State.active
@@ -55,11 +56,12 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   init(
     registry: HandlerRegistry, authenticator: (any Authenticator)?,
-    configuration: ServerConfiguration, logger: Logger
+    configuration: ServerConfiguration, requestBudget: RequestMemoryBudget, logger: Logger
   ) {
     self.registry = registry
     self.authenticator = authenticator
     self.configuration = configuration
+    self.requestBudget = requestBudget
     self.logger = logger
   }
 
@@ -128,6 +130,16 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     let callID = request.callID
     guard callID != 0 else { return violation(.callIDZero(.request)) }
     guard calls[callID] == nil else { return violation(.callIDReused(callID)) }
+    let methodBytes = request.method.utf8.count
+    guard methodBytes <= FrameFormat.maximumMethodBytes else {
+      return violation(.methodTooLong(methodBytes))
+    }
+    let metadataBytes = request.metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    guard request.metadata.count <= FrameFormat.maximumMetadataEntries,
+      metadataBytes <= FrameFormat.maximumMetadataBytes
+    else {
+      return violation(.metadataTooLarge(entries: request.metadata.count, bytes: metadataBytes))
+    }
     let locale = RPCLocale(metadataValue: request.metadataValue("locale"))
     connectionLocale = locale
 
@@ -141,6 +153,12 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       let error = RPCError.tooManyConcurrentCalls(
         limit: configuration.maximumConcurrentCallsPerConnection)
       return answer(callID, kind: method.kind, locale: locale, .failure(error))
+    }
+    // What the call holds until its handler returns: the payload and the context's strings.
+    let heldBytes = request.payload.count + methodBytes + metadataBytes
+    guard requestBudget.reserve(heldBytes) else {
+      logger.warning("request budget exhausted", metadata: ["bytes": "\(heldBytes)"])
+      return answer(callID, kind: method.kind, locale: locale, .failure(.serverBusy))
     }
 
     let loop = context.eventLoop
@@ -165,15 +183,18 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
     calls[callID] = call
 
+    let budget = requestBudget
     calls[callID]?.task = Self.run(
       method, payload: request.payload, context: serverContext, sink: sink,
-      authenticator: authenticator, handler: handler)
+      authenticator: authenticator, handler: handler, finally: { budget.release(heldBytes) })
   }
 
-  /// Runs a handler in a task of its own and hands its outcome back to the event loop.
+  /// Runs a handler in a task of its own, calls `release` once the handler no longer holds the
+  /// request, then hands its outcome back to the event loop.
   private static func run(
     _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, sink: RawResponseSink,
-    authenticator: (any Authenticator)?, handler: NIOLoopBound<ServerConnectionHandler>
+    authenticator: (any Authenticator)?, handler: NIOLoopBound<ServerConnectionHandler>,
+    finally release: @escaping @Sendable () -> Void
   ) -> Task<Void, Never> {
     Task {
       let outcome: Outcome
@@ -186,6 +207,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       } catch {
         outcome = .failure(Self.callerError(for: error, logger: context.logger))
       }
+      release()
       handler.eventLoop.execute { handler.value.finishCall(context.callID, outcome) }
     }
   }

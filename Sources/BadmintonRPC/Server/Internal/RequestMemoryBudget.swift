@@ -1,0 +1,31 @@
+import Synchronization
+
+/// The bytes of request frames held by the calls open on every connection of a server, so that
+/// many large requests at once cannot grow its memory without bound.
+final class RequestMemoryBudget: Sendable {
+  private let limit: Int
+  private let used = Atomic<Int>(0)
+
+  /// A budget of `limit` bytes.
+  init(limit: Int) { self.limit = limit }
+
+  /// Takes `bytes` from the budget; false, taking nothing, when that would pass the limit.
+  func reserve(_ bytes: Int) -> Bool {
+    var current = used.load(ordering: .relaxed)
+    while true {
+      guard current + bytes <= limit else { return false }
+      let (exchanged, original) = used.compareExchange(
+        expected: current, desired: current + bytes, ordering: .relaxed)
+      if exchanged { return true }
+      current = original
+    }
+  }
+
+  /// Gives back `bytes` taken by `reserve`.
+  func release(_ bytes: Int) {
+    used.subtract(bytes, ordering: .relaxed)
+  }
+
+  /// The bytes taken now.
+  var inUse: Int { used.load(ordering: .relaxed) }
+}
