@@ -180,6 +180,36 @@ struct MessageRoundTripTests {
     #expect(
       try SubmitVerificationRequest(serializedBytes: submit)
         == SubmitVerificationRequest(kind: .nationalChampionship, document: [1, 2]))
+
+    // Verification{id: 7, user_id: 3, kind: REGIONAL, state: APPROVED, content_type: "image/png",
+    // document_size: 300, review_note: "ok"}
+    let verificationBytes: [UInt8] =
+      [0x08, 0x07, 0x10, 0x03, 0x18, 0x01, 0x20, 0x02, 0x2A, 0x09] + Array("image/png".utf8)
+      + [0x30, 0xAC, 0x02, 0x4A, 0x02] + Array("ok".utf8)
+    let verification = Verification(
+      id: 7, userID: 3, kind: .regionalChampionship, state: .approved, contentType: "image/png",
+      documentSize: 300, reviewNote: "ok")
+    #expect(try Verification(serializedBytes: verificationBytes) == verification)
+    #expect(verification.serializedBytes() == verificationBytes)
+
+    // NearbyPlayer{user_id: 5, nickname: "林", display_level: 6, new_player: true,
+    // reputation: {evaluation_count: 2}, distance_miles: 2.0}
+    let nearbyBytes: [UInt8] =
+      [0x08, 0x05, 0x12, 0x03] + Array("林".utf8) + [0x18, 0x06, 0x20, 0x01, 0x2A, 0x02, 0x08, 0x02]
+      + [0x31, 0, 0, 0, 0, 0, 0, 0, 0x40]
+    let nearby = NearbyPlayer(
+      userID: 5, nickname: "林", displayLevel: 6, newPlayer: true,
+      reputation: ReputationSummary(evaluationCount: 2), distanceMiles: 2)
+    #expect(try NearbyPlayer(serializedBytes: nearbyBytes) == nearby)
+    #expect(nearby.serializedBytes() == nearbyBytes)
+
+    // Event{sequence: 4, created_at_unix_ms: 1, verification_reviewed: {id: 9}}: the oneof
+    // member is field 10, a nested message.
+    let eventBytes: [UInt8] = [0x08, 0x04, 0x10, 0x01, 0x52, 0x02, 0x08, 0x09]
+    let event = Event(
+      sequence: 4, createdAtUnixMs: 1, body: .verificationReviewed(Verification(id: 9)))
+    #expect(try Event(serializedBytes: eventBytes) == event)
+    #expect(event.serializedBytes() == eventBytes)
   }
 
   @Test("enum numbers this build does not know are kept, and every number has a name")

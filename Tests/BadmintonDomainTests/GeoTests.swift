@@ -91,18 +91,24 @@ struct GeoTests {
     await propertyCheck(count: 400, input: Self.scenes) { scene in
       let (players, query, radius, cellDegrees) = scene
       var index = GeoIndex(cellDegrees: cellDegrees)
-      for (id, coordinate) in players { index.update(id, to: coordinate) }
+      // The oracle keeps its own record of where everyone is.
+      var current: [Int64: Coordinate] = [:]
+      for (id, coordinate) in players {
+        index.update(id, to: coordinate)
+        current[id] = coordinate
+      }
       // Move a few players and drop a few, as updates do.
       for (id, coordinate) in players.prefix(10) {
-        index.update(
-          id, to: Coordinate(latitude: coordinate.latitude * 0.999, longitude: coordinate.longitude)
-        )
+        let moved = Coordinate(
+          latitude: coordinate.latitude * 0.999, longitude: coordinate.longitude)
+        index.update(id, to: moved)
+        current[id] = moved
       }
-      for (id, _) in players.suffix(5) { index.remove(id) }
-      var current: [Int64: Coordinate] = [:]
-      for id in 0..<Int64(players.count) {
-        if let location = index.location(of: id) { current[id] = location }
+      for (id, _) in players.suffix(5) {
+        index.remove(id)
+        current[id] = nil
       }
+      for id in 0..<Int64(players.count) { #expect(index.location(of: id) == current[id]) }
       let excluded: (Int64) -> Bool = { $0 % 7 == 3 }
 
       let scan = current.compactMap { id, coordinate -> NearbyHit? in
