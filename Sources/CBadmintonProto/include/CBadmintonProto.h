@@ -10,6 +10,7 @@
 #include "badminton/v1/accounts.pb-c.h"
 #include "badminton/v1/common.pb-c.h"
 #include "badminton/v1/events.pb-c.h"
+#include "badminton/v1/matching.pb-c.h"
 #include "badminton/v1/players.pb-c.h"
 
 #endif

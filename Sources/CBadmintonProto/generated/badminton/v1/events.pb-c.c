@@ -136,7 +136,7 @@ const ProtobufCMessageDescriptor badminton__v1__subscribe_request__descriptor =
   (ProtobufCMessageInit) badminton__v1__subscribe_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[3] =
+static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[4] =
 {
   {
     "sequence",
@@ -174,9 +174,22 @@ static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[3]
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "partner_available",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, partner_available),
+    &badminton__v1__partner_available__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__event__field_indices_by_name[] = {
   1,   /* field[1] = created_at_unix_ms */
+  3,   /* field[3] = partner_available */
   0,   /* field[0] = sequence */
   2,   /* field[2] = verification_reviewed */
 };
@@ -184,7 +197,7 @@ static const ProtobufCIntRange badminton__v1__event__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 10, 2 },
-  { 0, 3 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor badminton__v1__event__descriptor =
 {
@@ -194,7 +207,7 @@ const ProtobufCMessageDescriptor badminton__v1__event__descriptor =
   "Badminton__V1__Event",
   "badminton.v1",
   sizeof(Badminton__V1__Event),
-  3,
+  4,
   badminton__v1__event__field_descriptors,
   badminton__v1__event__field_indices_by_name,
   2,  badminton__v1__event__number_ranges,
