@@ -4,6 +4,6 @@ public import BadmintonRPC
 public enum BadmintonAPI {
   /// Every service of the API, in the order of their `.proto` files.
   public static let services: [ServiceDescriptor] = [
-    Accounts.descriptor, Players.descriptor, Events.descriptor,
+    Accounts.descriptor, Players.descriptor, Events.descriptor, Matching.descriptor,
   ]
 }

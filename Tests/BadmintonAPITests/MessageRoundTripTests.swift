@@ -39,6 +39,12 @@ struct MessageRoundTripTests {
       ListVerificationsResponse.self, ReviewVerificationRequest.self,
       SetVerifiedLevelRequest.self, GetVerificationDocumentRequest.self, VerificationDocument.self,
       SubscribeRequest.self, Event.self,
+      LocalDate.self, GeoPoint.self, TimeSlot.self, SkillTolerance.self,
+      PostAvailabilityRequest.self, Availability.self, CancelAvailabilityRequest.self,
+      CancelAvailabilityResponse.self, ListMyAvailabilityRequest.self,
+      ListMyAvailabilityResponse.self, RecurringSlot.self, SaveRecurringSlotsRequest.self,
+      GetRecurringSlotsRequest.self, RecurringSlots.self, FindMatchesRequest.self,
+      MatchCandidate.self, MatchRelaxation.self, FindMatchesResponse.self, PartnerAvailable.self,
     ]
   }
 
@@ -70,6 +76,25 @@ struct MessageRoundTripTests {
     .of(APIMessageGen.verificationDocuments),
     .of(APIMessageGen.subscribeRequests),
     .of(APIMessageGen.events),
+    .of(APIMessageGen.localDates),
+    .of(APIMessageGen.geoPoints),
+    .of(APIMessageGen.timeSlots),
+    .of(APIMessageGen.skillTolerances),
+    .of(APIMessageGen.postAvailabilityRequests),
+    .of(APIMessageGen.availabilities),
+    .of(APIMessageGen.cancelAvailabilityRequests),
+    .of(APIMessageGen.cancelAvailabilityResponses),
+    .of(APIMessageGen.listMyAvailabilityRequests),
+    .of(APIMessageGen.listMyAvailabilityResponses),
+    .of(APIMessageGen.recurringSlots),
+    .of(APIMessageGen.saveRecurringSlotsRequests),
+    .of(APIMessageGen.getRecurringSlotsRequests),
+    .of(APIMessageGen.recurringSlotSets),
+    .of(APIMessageGen.findMatchesRequests),
+    .of(APIMessageGen.matchCandidates),
+    .of(APIMessageGen.matchRelaxations),
+    .of(APIMessageGen.findMatchesResponses),
+    .of(APIMessageGen.partnerAvailables),
   ]
 
   @Test("every message survives encode then decode", arguments: roundTripCases)
@@ -95,7 +120,10 @@ struct MessageRoundTripTests {
 
   @Test("each service lists the methods protoc-c generated, with the same message types")
   func services_matchDescriptors() throws {
-    #expect(BadmintonAPI.services == [Accounts.descriptor, Players.descriptor, Events.descriptor])
+    #expect(
+      BadmintonAPI.services == [
+        Accounts.descriptor, Players.descriptor, Events.descriptor, Matching.descriptor,
+      ])
     let generated = CDescriptors.allServices.filter { $0.fullName.hasPrefix("badminton.v1.") }
     #expect(Set(generated.map(\.fullName)) == Set(BadmintonAPI.services.map(\.name)))
     for service in BadmintonAPI.services {
@@ -134,6 +162,12 @@ struct MessageRoundTripTests {
         "/badminton.v1.Events/Subscribe": [true, true],
         "/badminton.v1.Players/ReviewVerification": [false, true],
         "/badminton.v1.Players/SetVerifiedLevel": [true, true],
+        "/badminton.v1.Matching/PostAvailability": [false, true],
+        "/badminton.v1.Matching/CancelAvailability": [true, true],
+        "/badminton.v1.Matching/ListMyAvailability": [true, true],
+        "/badminton.v1.Matching/SaveRecurringSlots": [true, true],
+        "/badminton.v1.Matching/GetRecurringSlots": [true, true],
+        "/badminton.v1.Matching/FindMatches": [true, true],
       ])
   }
 
@@ -146,6 +180,53 @@ struct MessageRoundTripTests {
     // Field 5 of NearbyPlayer.
     #expect(NearbyPlayer().serializedBytes() == [0x2A, 0x00])
     #expect(try NearbyPlayer(serializedBytes: []).reputation == ReputationSummary())
+  }
+
+  @Test("matching's nested messages without presence are always encoded, and absent ones zero")
+  func matchingNestedMessages_areAlwaysPresent() throws {
+    // PostAvailabilityRequest.date is field 2; location and skill_tolerance have presence.
+    #expect(PostAvailabilityRequest().serializedBytes() == [0x12, 0x00])
+    #expect(try PostAvailabilityRequest(serializedBytes: []).date == LocalDate())
+    // Availability: date (4), slot (8) and location (9).
+    #expect(Availability().serializedBytes() == [0x22, 0x00, 0x42, 0x00, 0x4A, 0x00])
+    let availability = try Availability(serializedBytes: [])
+    #expect(availability.date == LocalDate())
+    #expect(availability.slot == TimeSlot())
+    #expect(availability.location == GeoPoint())
+    // MatchCandidate: reputation (6) and overlap (9).
+    #expect(MatchCandidate().serializedBytes() == [0x32, 0x00, 0x4A, 0x00])
+    #expect(try MatchCandidate(serializedBytes: []) == MatchCandidate())
+    // MatchRelaxation: slot (2).
+    #expect(MatchRelaxation().serializedBytes() == [0x12, 0x00])
+    #expect(try MatchRelaxation(serializedBytes: []).slot == TimeSlot())
+    // PartnerAvailable: candidate (2), itself with its reputation and overlap.
+    #expect(PartnerAvailable().serializedBytes() == [0x12, 0x04, 0x32, 0x00, 0x4A, 0x00])
+    #expect(try PartnerAvailable(serializedBytes: []).candidate == MatchCandidate())
+    // Only fields with presence are left out.
+    #expect(SaveRecurringSlotsRequest().serializedBytes() == [])
+    #expect(RecurringSlots().serializedBytes() == [])
+  }
+
+  @Test("an absent location or skill tolerance stays absent, and a zero one stays present")
+  func locationAndTolerancePresence_survivesRoundTrip() throws {
+    let locations: [GeoPoint?] = [nil, GeoPoint(), GeoPoint(latitude: 31.2, longitude: 121.4)]
+    let tolerances: [SkillTolerance?] = [nil, SkillTolerance(levels: 0), SkillTolerance(levels: 3)]
+    for location in locations {
+      for tolerance in tolerances {
+        let post = PostAvailabilityRequest(
+          mode: .singles, location: location, skillTolerance: tolerance)
+        let decodedPost = try PostAvailabilityRequest(serializedBytes: post.serializedBytes())
+        #expect(decodedPost.location == location)
+        #expect(decodedPost.skillTolerance == tolerance)
+
+        let save = SaveRecurringSlotsRequest(location: location, skillTolerance: tolerance)
+        let decodedSave = try SaveRecurringSlotsRequest(serializedBytes: save.serializedBytes())
+        #expect(decodedSave.location == location)
+        #expect(decodedSave.skillTolerance == tolerance)
+      }
+      let slots = RecurringSlots(location: location)
+      #expect(try RecurringSlots(serializedBytes: slots.serializedBytes()).location == location)
+    }
   }
 
   @Test("the summary of a player with no evaluations")
@@ -210,6 +291,47 @@ struct MessageRoundTripTests {
       sequence: 4, createdAtUnixMs: 1, body: .verificationReviewed(Verification(id: 9)))
     #expect(try Event(serializedBytes: eventBytes) == event)
     #expect(event.serializedBytes() == eventBytes)
+
+    // PostAvailabilityRequest{mode: DOUBLES, date: {2026, 5, 9}, start_minute: 1080,
+    // end_minute: 1200, time_zone: "Asia/Shanghai", location: {1.5, -0.5}, radius_miles: 10,
+    // skill_tolerance: {levels: 0}}: the zero tolerance is present, field 8 with an empty body.
+    let postHead: [UInt8] =
+      [0x08, 0x02, 0x12, 0x07, 0x08, 0xEA, 0x0F, 0x10, 0x05, 0x18, 0x09]
+      + [0x18, 0xB8, 0x08, 0x20, 0xB0, 0x09, 0x2A, 0x0D] + Array("Asia/Shanghai".utf8)
+    let postLocation: [UInt8] =
+      [0x32, 0x12, 0x09, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F, 0x11, 0, 0, 0, 0, 0, 0, 0xE0, 0xBF]
+    let postRadius: [UInt8] = [0x39, 0, 0, 0, 0, 0, 0, 0x24, 0x40]
+    let postBytes = postHead + postLocation + postRadius + [0x42, 0x00]
+    let post = PostAvailabilityRequest(
+      mode: .doubles, date: LocalDate(year: 2026, month: 5, day: 9), startMinute: 1080,
+      endMinute: 1200, timeZone: "Asia/Shanghai",
+      location: GeoPoint(latitude: 1.5, longitude: -0.5),
+      radiusMiles: 10, skillTolerance: SkillTolerance(levels: 0))
+    #expect(try PostAvailabilityRequest(serializedBytes: postBytes) == post)
+    #expect(post.serializedBytes() == postBytes)
+
+    // The same request with location and skill_tolerance absent: neither field is written.
+    let bareBytes = postHead + postRadius
+    var bare = post
+    bare.location = nil
+    bare.skillTolerance = nil
+    #expect(try PostAvailabilityRequest(serializedBytes: bareBytes) == bare)
+    #expect(bare.serializedBytes() == bareBytes)
+
+    // Event{sequence: 5, partner_available: {availability_id: 3, candidate: {user_id: 8,
+    // overlap: {start_unix_ms: 1, end_unix_ms: 2}}}}: the oneof member is field 11; the
+    // candidate's reputation (field 6) is written empty.
+    let partnerBytes: [UInt8] =
+      [0x08, 0x05, 0x5A, 0x0E, 0x08, 0x03, 0x12, 0x0A]
+      + [0x10, 0x08, 0x32, 0x00, 0x4A, 0x04, 0x08, 0x01, 0x10, 0x02]
+    let partnerEvent = Event(
+      sequence: 5,
+      body: .partnerAvailable(
+        PartnerAvailable(
+          availabilityID: 3,
+          candidate: MatchCandidate(userID: 8, overlap: TimeSlot(startUnixMs: 1, endUnixMs: 2)))))
+    #expect(try Event(serializedBytes: partnerBytes) == partnerEvent)
+    #expect(partnerEvent.serializedBytes() == partnerBytes)
   }
 
   @Test("enum numbers this build does not know are kept, and every number has a name")
@@ -229,6 +351,28 @@ struct MessageRoundTripTests {
     #expect(VerificationState.approved.description == "APPROVED")
     #expect(VerificationState.rejected.description == "REJECTED")
     #expect(VerificationState(rawValue: -5).description == "VERIFICATION_STATE_-5")
+
+    let availability = Availability(
+      mode: MatchMode(rawValue: 9), source: AvailabilitySource(rawValue: -1))
+    let decodedAvailability = try Availability(serializedBytes: availability.serializedBytes())
+    #expect(decodedAvailability.mode.rawValue == 9)
+    #expect(decodedAvailability.source.rawValue == -1)
+    let relaxation = MatchRelaxation(kind: RelaxationKind(rawValue: 40))
+    #expect(try MatchRelaxation(serializedBytes: relaxation.serializedBytes()).kind.rawValue == 40)
+
+    #expect(MatchMode.unspecified.description == "MATCH_MODE_UNSPECIFIED")
+    #expect(MatchMode.singles.description == "SINGLES")
+    #expect(MatchMode.doubles.description == "DOUBLES")
+    #expect(MatchMode(rawValue: 9).description == "MATCH_MODE_9")
+    #expect(AvailabilitySource.unspecified.description == "AVAILABILITY_SOURCE_UNSPECIFIED")
+    #expect(AvailabilitySource.posted.description == "POSTED")
+    #expect(AvailabilitySource.recurring.description == "RECURRING")
+    #expect(AvailabilitySource(rawValue: -1).description == "AVAILABILITY_SOURCE_-1")
+    #expect(RelaxationKind.unspecified.description == "RELAXATION_KIND_UNSPECIFIED")
+    #expect(RelaxationKind.widenTime.description == "WIDEN_TIME")
+    #expect(RelaxationKind.raiseSkillTolerance.description == "RAISE_SKILL_TOLERANCE")
+    #expect(RelaxationKind.widenRadius.description == "WIDEN_RADIUS")
+    #expect(RelaxationKind(rawValue: 40).description == "RELAXATION_KIND_40")
   }
 
   @Test("bytes that are not a message are refused with the message's name")
@@ -240,6 +384,10 @@ struct MessageRoundTripTests {
     // A reputation that is not a valid summary.
     #expect(throws: MessageDecodingError.self) {
       try NearbyPlayer(serializedBytes: [0x2A, 0x02, 0x0F, 0x00])
+    }
+    // A location that is not a valid point.
+    #expect(throws: MessageDecodingError.self) {
+      try PostAvailabilityRequest(serializedBytes: [0x32, 0x02, 0x0F, 0x00])
     }
   }
 }

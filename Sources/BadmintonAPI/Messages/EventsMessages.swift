@@ -42,6 +42,8 @@ public struct Event: ProtobufMessage, Hashable {
   public enum Body: Hashable, Sendable {
     /// One of the player's verification requests was approved or rejected.
     case verificationReviewed(Verification)
+    /// Someone posted availability that fits one of the player's own.
+    case partnerAvailable(PartnerAvailable)
   }
 
   /// Per player, increasing with every event; the cursor to resubscribe from.
@@ -69,6 +71,9 @@ public struct Event: ProtobufMessage, Hashable {
     case BADMINTON__V1__EVENT__BODY_VERIFICATION_REVIEWED:
       self.body = try CField.message(c.verification_reviewed, as: Verification.self)
         .map(Body.verificationReviewed)
+    case BADMINTON__V1__EVENT__BODY_PARTNER_AVAILABLE:
+      self.body = try CField.message(c.partner_available, as: PartnerAvailable.self)
+        .map(Body.partnerAvailable)
     default:
       self.body = nil
     }
@@ -84,6 +89,9 @@ public struct Event: ProtobufMessage, Hashable {
     case .verificationReviewed(let verification):
       c.body_case = BADMINTON__V1__EVENT__BODY_VERIFICATION_REVIEWED
       c.verification_reviewed = arena.pointer(to: verification.cMessage(in: arena))
+    case .partnerAvailable(let partnerAvailable):
+      c.body_case = BADMINTON__V1__EVENT__BODY_PARTNER_AVAILABLE
+      c.partner_available = arena.pointer(to: partnerAvailable.cMessage(in: arena))
     case nil:
       c.body_case = BADMINTON__V1__EVENT__BODY__NOT_SET
     }

@@ -126,6 +126,75 @@ enum APIMessageGen {
       submittedAtUnixMs: int64(&rng), reviewedAtUnixMs: int64(&rng), reviewNote: string(&rng))
   }
 
+  /// Absent half of the time; present ones include all-zero values.
+  static func optional<T>(
+    _ rng: inout any SeededRandomNumberGenerator,
+    _ make: (inout any SeededRandomNumberGenerator) -> T
+  ) -> T? {
+    bool(&rng) ? make(&rng) : nil
+  }
+
+  static func matchMode(_ rng: inout any SeededRandomNumberGenerator) -> MatchMode {
+    MatchMode(rawValue: enumNumber(&rng, defined: 0...2))
+  }
+
+  static func localDate(_ rng: inout any SeededRandomNumberGenerator) -> LocalDate {
+    LocalDate(year: int32(&rng), month: int32(&rng), day: int32(&rng))
+  }
+
+  static func geoPoint(_ rng: inout any SeededRandomNumberGenerator) -> GeoPoint {
+    GeoPoint(latitude: double(&rng), longitude: double(&rng))
+  }
+
+  static func timeSlot(_ rng: inout any SeededRandomNumberGenerator) -> TimeSlot {
+    TimeSlot(startUnixMs: int64(&rng), endUnixMs: int64(&rng))
+  }
+
+  static func skillTolerance(_ rng: inout any SeededRandomNumberGenerator) -> SkillTolerance {
+    SkillTolerance(levels: int32(&rng))
+  }
+
+  static func availability(_ rng: inout any SeededRandomNumberGenerator) -> Availability {
+    Availability(
+      id: int64(&rng), userID: int64(&rng), mode: matchMode(&rng), date: localDate(&rng),
+      startMinute: int32(&rng), endMinute: int32(&rng), timeZone: string(&rng, maxLength: 30),
+      slot: timeSlot(&rng), location: geoPoint(&rng), radiusMiles: double(&rng),
+      skillTolerance: int32(&rng), postedAtUnixMs: int64(&rng),
+      source: AvailabilitySource(rawValue: enumNumber(&rng, defined: 0...2)))
+  }
+
+  static func recurringSlot(_ rng: inout any SeededRandomNumberGenerator) -> RecurringSlot {
+    RecurringSlot(
+      weekday: int32(&rng), startMinute: int32(&rng), endMinute: int32(&rng),
+      mode: matchMode(&rng), active: bool(&rng))
+  }
+
+  static func matchCandidate(_ rng: inout any SeededRandomNumberGenerator) -> MatchCandidate {
+    MatchCandidate(
+      availabilityID: int64(&rng), userID: int64(&rng), nickname: string(&rng),
+      displayLevel: int32(&rng), newPlayer: bool(&rng), reputation: reputationSummary(&rng),
+      distanceMiles: double(&rng), skillDifference: int32(&rng), overlap: timeSlot(&rng))
+  }
+
+  static func matchRelaxation(_ rng: inout any SeededRandomNumberGenerator) -> MatchRelaxation {
+    MatchRelaxation(
+      kind: RelaxationKind(rawValue: enumNumber(&rng, defined: 0...3)), slot: timeSlot(&rng),
+      skillTolerance: int32(&rng), radiusMiles: double(&rng), candidateCount: int32(&rng))
+  }
+
+  static func partnerAvailable(_ rng: inout any SeededRandomNumberGenerator) -> PartnerAvailable {
+    PartnerAvailable(availabilityID: int64(&rng), candidate: matchCandidate(&rng))
+  }
+
+  /// No body, or any of the bodies this build knows.
+  static func eventBody(_ rng: inout any SeededRandomNumberGenerator) -> Event.Body? {
+    switch Int.random(in: 0..<3, using: &rng) {
+    case 0: nil
+    case 1: .verificationReviewed(verification(&rng))
+    default: .partnerAvailable(partnerAvailable(&rng))
+    }
+  }
+
   // MARK: - Generators
 
   static let reputationSummaries = Generator { rng in reputationSummary(&rng) }
@@ -198,6 +267,54 @@ enum APIMessageGen {
   static let events = Generator { rng in
     Event(
       sequence: UInt64(bitPattern: int64(&rng)), createdAtUnixMs: int64(&rng),
-      body: bool(&rng) ? .verificationReviewed(verification(&rng)) : nil)
+      body: eventBody(&rng))
   }
+
+  static let localDates = Generator { rng in localDate(&rng) }
+  static let geoPoints = Generator { rng in geoPoint(&rng) }
+  static let timeSlots = Generator { rng in timeSlot(&rng) }
+  static let skillTolerances = Generator { rng in skillTolerance(&rng) }
+  static let postAvailabilityRequests = Generator { rng in
+    PostAvailabilityRequest(
+      mode: matchMode(&rng), date: localDate(&rng), startMinute: int32(&rng),
+      endMinute: int32(&rng), timeZone: string(&rng, maxLength: 30),
+      location: optional(&rng, geoPoint), radiusMiles: double(&rng),
+      skillTolerance: optional(&rng, skillTolerance))
+  }
+  static let availabilities = Generator { rng in availability(&rng) }
+  static let cancelAvailabilityRequests = Generator { rng in
+    CancelAvailabilityRequest(availabilityID: int64(&rng))
+  }
+  static let cancelAvailabilityResponses = Generator { _ in CancelAvailabilityResponse() }
+  static let listMyAvailabilityRequests = Generator { _ in ListMyAvailabilityRequest() }
+  static let listMyAvailabilityResponses = Generator { rng in
+    ListMyAvailabilityResponse(availability: (0..<count(&rng)).map { _ in availability(&rng) })
+  }
+  static let recurringSlots = Generator { rng in recurringSlot(&rng) }
+  static let saveRecurringSlotsRequests = Generator { rng in
+    SaveRecurringSlotsRequest(
+      slots: (0..<count(&rng)).map { _ in recurringSlot(&rng) },
+      timeZone: string(&rng, maxLength: 30), location: optional(&rng, geoPoint),
+      radiusMiles: double(&rng), skillTolerance: optional(&rng, skillTolerance))
+  }
+  static let getRecurringSlotsRequests = Generator { _ in GetRecurringSlotsRequest() }
+  static let recurringSlotSets = Generator { rng in
+    RecurringSlots(
+      slots: (0..<count(&rng)).map { _ in recurringSlot(&rng) },
+      timeZone: string(&rng, maxLength: 30), location: optional(&rng, geoPoint),
+      radiusMiles: double(&rng), skillTolerance: int32(&rng))
+  }
+  static let findMatchesRequests = Generator { rng in
+    FindMatchesRequest(
+      availabilityID: int64(&rng), pageSize: int32(&rng), pageToken: string(&rng))
+  }
+  static let matchCandidates = Generator { rng in matchCandidate(&rng) }
+  static let matchRelaxations = Generator { rng in matchRelaxation(&rng) }
+  static let findMatchesResponses = Generator { rng in
+    FindMatchesResponse(
+      candidates: (0..<count(&rng)).map { _ in matchCandidate(&rng) },
+      nextPageToken: string(&rng),
+      suggestions: (0..<count(&rng)).map { _ in matchRelaxation(&rng) })
+  }
+  static let partnerAvailables = Generator { rng in partnerAvailable(&rng) }
 }
