@@ -1,0 +1,108 @@
+/// Another player's request that fits a search, with what the results show about it.
+public struct MatchCandidate: Hashable, Sendable {
+  /// The fitting request.
+  public var requestID: Int64
+  /// The player who posted it.
+  public var playerID: Int64
+  /// The great-circle distance between the two requests' locations, in miles.
+  public var distanceMiles: Double
+  /// How many levels the two players' displayed levels differ by.
+  public var skillDifference: Int
+  /// The time both requests cover.
+  public var overlap: TimeSlot
+  /// When the fitting request was posted, in unix milliseconds.
+  public var postedAtUnixMs: Int64
+
+  /// A candidate with the given fields.
+  public init(
+    requestID: Int64, playerID: Int64, distanceMiles: Double, skillDifference: Int,
+    overlap: TimeSlot, postedAtUnixMs: Int64
+  ) {
+    self.requestID = requestID
+    self.playerID = playerID
+    self.distanceMiles = distanceMiles
+    self.skillDifference = skillDifference
+    self.overlap = overlap
+    self.postedAtUnixMs = postedAtUnixMs
+  }
+
+  /// The candidate's place in the result order.
+  public var cursor: MatchCursor {
+    MatchCursor(
+      skillDifference: skillDifference, distanceMiles: distanceMiles,
+      postedAtUnixMs: postedAtUnixMs, requestID: requestID)
+  }
+
+  /// The result order: closest level first, then nearest, then posted earliest, then request id.
+  public static func precedes(_ a: MatchCandidate, _ b: MatchCandidate) -> Bool {
+    a.cursor < b.cursor
+  }
+}
+
+/// A position in the result order, where the next page of a search starts; the services hand
+/// it to clients as an opaque `token`.
+public struct MatchCursor: Hashable, Comparable, Sendable {
+  /// The skill difference of the last candidate returned.
+  public var skillDifference: Int
+  /// Its distance in miles.
+  public var distanceMiles: Double
+  /// When its request was posted, in unix milliseconds.
+  public var postedAtUnixMs: Int64
+  /// Its request id.
+  public var requestID: Int64
+
+  /// A cursor with the given fields.
+  public init(skillDifference: Int, distanceMiles: Double, postedAtUnixMs: Int64, requestID: Int64)
+  {
+    self.skillDifference = skillDifference
+    self.distanceMiles = distanceMiles
+    self.postedAtUnixMs = postedAtUnixMs
+    self.requestID = requestID
+  }
+
+  /// The result order of `MatchCandidate.precedes`.
+  public static func < (a: MatchCursor, b: MatchCursor) -> Bool {
+    (a.skillDifference, a.distanceMiles, a.postedAtUnixMs, a.requestID)
+      < (b.skillDifference, b.distanceMiles, b.postedAtUnixMs, b.requestID)
+  }
+
+  /// The cursor as text: the skill difference, the distance's IEEE-754 bits in hexadecimal,
+  /// the posting time and the request id, joined by dots.
+  public var token: String {
+    "\(skillDifference).\(String(distanceMiles.bitPattern, radix: 16)).\(postedAtUnixMs)"
+      + ".\(requestID)"
+  }
+
+  /// The cursor a `token` names, or `PAGE_TOKEN_INVALID` when it is not one `token` gives.
+  public init(token: String) throws(DomainError) {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 4, let skill = Int(parts[0]), let bits = UInt64(parts[1], radix: 16),
+      let posted = Int64(parts[2]), let id = Int64(parts[3])
+    else { throw Self.invalidToken }
+    self.init(
+      skillDifference: skill, distanceMiles: Double(bitPattern: bits), postedAtUnixMs: posted,
+      requestID: id)
+    // Only the exact text a cursor gives, with a level gap and a distance a candidate can have.
+    guard MatchRules.skillTolerances.contains(skill), distanceMiles.isFinite, distanceMiles >= 0,
+      self.token == token
+    else { throw Self.invalidToken }
+  }
+
+  private static let invalidToken = DomainError.invalidField(
+    "page_token", "PAGE_TOKEN_INVALID", en: "The page token is not one this server gave out.",
+    zhCN: "分页标记无效。")
+}
+
+/// One page of a search: candidates in result order and where the next page starts.
+public struct MatchPage: Hashable, Sendable {
+  /// The candidates, in result order.
+  public var candidates: [MatchCandidate]
+  /// Where the next page starts; nil when no candidate follows.
+  public var nextCursor: MatchCursor?
+
+  /// A page with the given fields.
+  public init(candidates: [MatchCandidate], nextCursor: MatchCursor?) {
+    self.candidates = candidates
+    self.nextCursor = nextCursor
+  }
+}

@@ -1,0 +1,254 @@
+/// The standing match requests in memory, arranged so that a search looks only at requests of
+/// the same mode, on the UTC days the search's slot touches, in the grid cells its radius can
+/// reach, instead of at every request.
+///
+/// Requests live in one contiguous array of small entries whose free places are reused; buckets
+/// keyed by mode and UTC day map each grid cell to the entries' places. A request is filed under
+/// every UTC day its slot touches (at most two for a slot of 8 hours). Players' levels are kept
+/// once per player, so a level change reaches all of a player's requests at once.
+public struct MatchIndex: Sendable {
+  private let grid: GeoGrid
+  private var entries: [Entry] = []
+  private var freePlaces: [Int32] = []
+  private var places: [Int64: Int32] = [:]
+  private var players: [Int64: Player] = [:]
+  private var buckets: [BucketKey: [Int: [Int32]]] = [:]
+
+  private static let dayMs: Int64 = 86_400_000
+
+  /// A stored request, without the level, which lives in `players`.
+  private struct Entry {
+    var id: Int64
+    var playerID: Int64
+    var startUnixMs: Int64
+    var endUnixMs: Int64
+    var postedAtUnixMs: Int64
+    var latitude: Double
+    var longitude: Double
+    var radiusMiles: Double
+    var skillTolerance: Int8
+    var mode: MatchMode
+  }
+
+  /// A player with requests in the index: their current level and how many requests they have.
+  private struct Player {
+    var level: Int8
+    var requests: Int32
+  }
+
+  private struct BucketKey: Hashable {
+    var day: Int64
+    var mode: MatchMode
+  }
+
+  /// An empty index whose grid cells are `cellDegrees` on a side (default 0.25 degrees).
+  public init(cellDegrees: Double = 0.25) {
+    self.grid = GeoGrid(cellDegrees: cellDegrees)
+  }
+
+  /// Requests in the index.
+  public var count: Int { places.count }
+
+  /// The request with id `requestID`, with its player's current level.
+  public func request(_ requestID: Int64) -> MatchRequest? {
+    places[requestID].map { request(at: $0) }
+  }
+
+  /// Adds `request`, replacing a request with the same id. The request's level becomes its
+  /// player's level for all of the player's requests. The slot must last at most 8 hours.
+  public mutating func insert(_ request: MatchRequest) {
+    precondition(
+      request.slot.startUnixMs < request.slot.endUnixMs
+        && request.slot.durationMs <= TimeSlotRules.maximumDurationSeconds * 1000,
+      "a request's slot lasts more than 0 and at most 8 hours")
+    precondition(PlayerRules.allLevels.contains(request.displayLevel), "level out of range")
+    precondition(MatchRules.skillTolerances.contains(request.skillTolerance), "bad tolerance")
+    remove(request.id)
+    let entry = Entry(
+      id: request.id, playerID: request.playerID, startUnixMs: request.slot.startUnixMs,
+      endUnixMs: request.slot.endUnixMs, postedAtUnixMs: request.postedAtUnixMs,
+      latitude: request.location.latitude, longitude: request.location.longitude,
+      radiusMiles: request.radiusMiles, skillTolerance: Int8(request.skillTolerance),
+      mode: request.mode)
+    let place: Int32
+    if let free = freePlaces.popLast() {
+      place = free
+      entries[Int(place)] = entry
+    } else {
+      precondition(entries.count < Int(Int32.max), "index full")
+      place = Int32(entries.count)
+      entries.append(entry)
+    }
+    places[request.id] = place
+    players[request.playerID, default: Player(level: 0, requests: 0)].requests += 1
+    players[request.playerID]!.level = Int8(request.displayLevel)
+    let cell = grid.cell(of: request.location)
+    for day in Self.days(of: request.slot) {
+      buckets[BucketKey(day: day, mode: request.mode), default: [:]][cell, default: []].append(
+        place)
+    }
+  }
+
+  /// Removes the request with id `requestID` and returns it, if it was there.
+  @discardableResult
+  public mutating func remove(_ requestID: Int64) -> MatchRequest? {
+    guard let place = places.removeValue(forKey: requestID) else { return nil }
+    let removed = request(at: place)
+    let entry = entries[Int(place)]
+    let cell = grid.cell(of: removed.location)
+    for day in Self.days(of: removed.slot) {
+      let key = BucketKey(day: day, mode: entry.mode)
+      buckets[key]![cell]!.swapRemoveFirst(place)
+      if buckets[key]![cell]!.isEmpty {
+        buckets[key]![cell] = nil
+        if buckets[key]!.isEmpty { buckets[key] = nil }
+      }
+    }
+    players[entry.playerID]!.requests -= 1
+    if players[entry.playerID]!.requests == 0 { players[entry.playerID] = nil }
+    freePlaces.append(place)
+    return removed
+  }
+
+  /// Sets the level of every request of `playerID`; a player without requests is ignored.
+  public mutating func updateLevel(playerID: Int64, level: Int) {
+    precondition(PlayerRules.allLevels.contains(level), "level out of range")
+    players[playerID]?.level = Int8(level)
+  }
+
+  /// Removes every request whose slot has ended by `nowUnixMs` and returns their ids, ascending.
+  /// Looks only at the buckets of UTC days up to the one holding `nowUnixMs`.
+  @discardableResult
+  public mutating func removeExpired(nowUnixMs: Int64) -> [Int64] {
+    // A slot that has ended by now last ran in the day of the millisecond before now, or earlier.
+    let lastDay = Self.day(of: nowUnixMs - 1)
+    var found = Set<Int64>()
+    for (key, cells) in buckets where key.day <= lastDay {
+      for places in cells.values {
+        for place in places where entries[Int(place)].endUnixMs <= nowUnixMs {
+          found.insert(entries[Int(place)].id)
+        }
+      }
+    }
+    let expired = found.sorted()
+    for id in expired { remove(id) }
+    return expired
+  }
+
+  /// A page of the requests that fit `query` (see `MatchRules.candidate`), leaving out players
+  /// in `excluded` and those for whom `isBusy(playerID, overlap)` holds: up to `limit`
+  /// candidates that come after `cursor` in the result order.
+  ///
+  /// `isBusy` is asked only about candidates every other rule lets through, in result order, and
+  /// no further than the page needs.
+  public func search(
+    for query: MatchRequest, excluding excluded: Set<Int64> = [],
+    isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }, limit: Int,
+    after cursor: MatchCursor? = nil
+  ) -> MatchPage {
+    precondition(limit > 0, "limit must be positive")
+    var fits = candidates(for: query, excluding: excluded, after: cursor)
+    fits.sort(by: MatchCandidate.precedes)
+    var page: [MatchCandidate] = []
+    for candidate in fits where !isBusy(candidate.playerID, candidate.overlap) {
+      if page.count == limit { return MatchPage(candidates: page, nextCursor: page.last!.cursor) }
+      page.append(candidate)
+    }
+    return MatchPage(candidates: page, nextCursor: nil)
+  }
+
+  /// How many requests fit `query`, with the same exclusions as `search`, without building pages.
+  public func count(
+    for query: MatchRequest, excluding excluded: Set<Int64> = [],
+    isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }
+  ) -> Int {
+    var count = 0
+    visitCandidates(for: query, excluding: excluded) { candidate in
+      if !isBusy(candidate.playerID, candidate.overlap) { count += 1 }
+    }
+    return count
+  }
+
+  /// How many requests each relaxation of `query` would find (see `MatchRelaxation`), with the
+  /// same exclusions as `search`.
+  public func relaxations(
+    for query: MatchRequest, excluding excluded: Set<Int64> = [],
+    isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }
+  ) -> [MatchRelaxation] {
+    MatchRelaxation.options(for: query).map { kind, relaxed in
+      MatchRelaxation(
+        kind: kind, slot: relaxed.slot, skillTolerance: relaxed.skillTolerance,
+        radiusMiles: relaxed.radiusMiles,
+        candidateCount: count(for: relaxed, excluding: excluded, isBusy: isBusy))
+    }
+  }
+
+  private func candidates(
+    for query: MatchRequest, excluding excluded: Set<Int64>, after cursor: MatchCursor?
+  ) -> [MatchCandidate] {
+    var result: [MatchCandidate] = []
+    visitCandidates(for: query, excluding: excluded) { candidate in
+      if let cursor, !(cursor < candidate.cursor) { return }
+      result.append(candidate)
+    }
+    return result
+  }
+
+  /// Calls `body` once for each request that fits `query` and whose player is not excluded.
+  private func visitCandidates(
+    for query: MatchRequest, excluding excluded: Set<Int64>, _ body: (MatchCandidate) -> Void
+  ) {
+    let radius = min(query.radiusMiles, Geo.maximumRadiusMiles)
+    guard radius >= 0, query.slot.startUnixMs < query.slot.endUnixMs else { return }
+    let days = Self.days(of: query.slot)
+    let cells = grid.cells(around: query.location, radiusMiles: radius)
+    // A slot longer than the index's span of days need not visit the days in between.
+    let keys =
+      days.upperBound - days.lowerBound < Int64(buckets.count)
+      ? days.map { BucketKey(day: $0, mode: query.mode) }
+      : buckets.keys.filter { $0.mode == query.mode && days.contains($0.day) }
+    for key in keys {
+      guard let bucket = buckets[key] else { continue }
+      for cell in cells {
+        for place in bucket[cell] ?? [] {
+          let entry = entries[Int(place)]
+          // A request filed under several of the query's days is looked at on the first.
+          guard max(Self.day(of: entry.startUnixMs), days.lowerBound) == key.day,
+            !excluded.contains(entry.playerID),
+            let candidate = MatchRules.candidate(request(at: place), for: query)
+          else { continue }
+          body(candidate)
+        }
+      }
+    }
+  }
+
+  private func request(at place: Int32) -> MatchRequest {
+    let entry = entries[Int(place)]
+    return MatchRequest(
+      id: entry.id, playerID: entry.playerID, mode: entry.mode,
+      slot: TimeSlot(startUnixMs: entry.startUnixMs, endUnixMs: entry.endUnixMs),
+      location: Coordinate(latitude: entry.latitude, longitude: entry.longitude),
+      radiusMiles: entry.radiusMiles, skillTolerance: Int(entry.skillTolerance),
+      displayLevel: Int(players[entry.playerID]!.level), postedAtUnixMs: entry.postedAtUnixMs)
+  }
+
+  /// The UTC day, counted from 1970-01-01, holding the instant `unixMs`.
+  private static func day(of unixMs: Int64) -> Int64 {
+    unixMs >= 0 ? unixMs / dayMs : (unixMs + 1) / dayMs - 1
+  }
+
+  /// The UTC days a non-empty slot touches.
+  private static func days(of slot: TimeSlot) -> ClosedRange<Int64> {
+    day(of: slot.startUnixMs)...day(of: slot.endUnixMs - 1)
+  }
+}
+
+extension Array where Element == Int32 {
+  /// Removes the first `value`, moving the last element into its place.
+  fileprivate mutating func swapRemoveFirst(_ value: Int32) {
+    let index = firstIndex(of: value)!
+    swapAt(index, count - 1)
+    removeLast()
+  }
+}

@@ -1,0 +1,344 @@
+import BadmintonDomain
+import PropertyBased
+import Testing
+
+@Suite("The match index and the suggestions to widen a search (requirement 4.7)")
+struct MatchingIndexTests {
+  /// 2024-10-04 00:00 UTC.
+  static let base: Int64 = 20_000 * 86_400_000
+  static let hour: Int64 = 3_600_000
+
+  /// A change to the index.
+  enum Operation {
+    case insert(MatchRequest)
+    case remove(Int64)
+    case updateLevel(playerID: Int64, level: Int)
+    case removeExpired(nowUnixMs: Int64)
+  }
+
+  /// Changes to apply, then searches to check.
+  struct Scene {
+    var cellDegrees: Double
+    var operations: [Operation]
+    var queries: [MatchRequest]
+    /// For each extra query, which live request asks, as "whose requests does mine fit".
+    var livePicks: [Int]
+    var pageSizes: [Int]
+    var excluded: Set<Int64>
+    var busyPlayers: Set<Int64>
+    var busyWindow: TimeSlot
+  }
+
+  /// Clusters around cities, near the poles and on both sides of the date line, and some
+  /// requests anywhere.
+  static let centres = [
+    Coordinate(latitude: 31.23, longitude: 121.47), Coordinate(latitude: 40.7, longitude: -74),
+    Coordinate(latitude: 89.9, longitude: 0), Coordinate(latitude: -89.95, longitude: 45),
+    Coordinate(latitude: 0, longitude: 179.95), Coordinate(latitude: 60, longitude: -179.9),
+  ]
+
+  /// Where and when a scene's requests fall: a few of the centres, spread more or less widely,
+  /// over a few hours or a few days, so that some scenes are crowded and some sparse.
+  struct Style {
+    var centres: [Coordinate]
+    var spreads: [Double]
+    var spanQuarters: Int64
+  }
+
+  static func style(_ rng: inout some RandomNumberGenerator) -> Style {
+    Style(
+      centres: Array(centres.shuffled(using: &rng).prefix(Int.random(in: 1...4, using: &rng))),
+      spreads: [[0.01, 0.1], [0.1, 0.3, 1.0], [0.01, 0.3, 1.0, 3.0]].randomElement(using: &rng)!,
+      spanQuarters: [32, 96, 288].randomElement(using: &rng)!)
+  }
+
+  static func location(_ style: Style, _ rng: inout some RandomNumberGenerator) -> Coordinate {
+    if Int.random(in: 0...9, using: &rng) == 0 {
+      return Coordinate(
+        latitude: Double.random(in: -90...90, using: &rng),
+        longitude: Double.random(in: -180...180, using: &rng))
+    }
+    let centre = style.centres.randomElement(using: &rng)!
+    let spread = style.spreads.randomElement(using: &rng)!
+    var longitude = centre.longitude + Double.random(in: -spread...spread, using: &rng) * 2
+    if longitude > 180 { longitude -= 360 }
+    if longitude < -180 { longitude += 360 }
+    let latitude = min(
+      max(centre.latitude + Double.random(in: -spread...spread, using: &rng), -90), 90)
+    return Coordinate(latitude: latitude, longitude: longitude)
+  }
+
+  /// A request in the scene's span of time after `base`, some crossing midnight UTC.
+  static func request(id: Int64, _ style: Style, _ rng: inout some RandomNumberGenerator)
+    -> MatchRequest
+  {
+    var start = base + Int64.random(in: 0..<style.spanQuarters, using: &rng) * 900_000
+    if Int.random(in: 0...4, using: &rng) == 0 {
+      start += Int64.random(in: 0..<900_000, using: &rng)
+    }
+    let length =
+      Bool.random(using: &rng)
+      ? Int64.random(in: 4...32, using: &rng) * 900_000
+      : Int64.random(in: hour...(8 * hour), using: &rng)
+    let radius = [0.5, 5, 25, 50, 50, Double.random(in: 0.1...50, using: &rng)].randomElement(
+      using: &rng)!
+    return MatchRequest(
+      id: id, playerID: Int64.random(in: 1...40, using: &rng),
+      mode: Int.random(in: 0...3, using: &rng) == 0 ? .doubles : .singles,
+      slot: TimeSlot(startUnixMs: start, endUnixMs: start + length),
+      location: location(style, &rng), radiusMiles: radius,
+      skillTolerance: Int.random(in: 0...8, using: &rng),
+      displayLevel: Int.random(in: 1...9, using: &rng),
+      postedAtUnixMs: base - Int64.random(in: 0...3, using: &rng) * 1000)
+  }
+
+  static let scenes = Generator { rng in
+    let style = style(&rng)
+    let span = style.spanQuarters * 900_000
+    var operations: [Operation] = []
+    var nextID: Int64 = 1
+    for _ in 0..<Int.random(in: 0...400, using: &rng) {
+      switch Int.random(in: 0..<100, using: &rng) {
+      case 0..<80:
+        operations.append(.insert(request(id: nextID, style, &rng)))
+        nextID += 1
+      case 80..<85:
+        operations.append(
+          .insert(request(id: Int64.random(in: 1...nextID, using: &rng), style, &rng)))
+      case 85..<93:
+        operations.append(.remove(Int64.random(in: 1...nextID, using: &rng)))
+      case 93..<99:
+        operations.append(
+          .updateLevel(
+            playerID: Int64.random(in: 1...45, using: &rng),
+            level: Int.random(in: 1...9, using: &rng)))
+      default:
+        operations.append(.removeExpired(nowUnixMs: base + Int64.random(in: 0...span, using: &rng)))
+      }
+    }
+    var queries: [MatchRequest] = []
+    for _ in 0..<4 {
+      var query = request(id: 0, style, &rng)
+      query.playerID = Int64.random(in: 1...45, using: &rng)
+      queries.append(query)
+    }
+    let busyStart = base + Int64.random(in: 0...span, using: &rng)
+    return Scene(
+      cellDegrees: [0.1, 0.25, 1, 7].randomElement(using: &rng)!, operations: operations,
+      queries: queries, livePicks: (0..<3).map { _ in Int.random(in: 0...1000, using: &rng) },
+      pageSizes: (0..<7).map { _ in Int.random(in: 1...6, using: &rng) },
+      excluded: Set((1...45).filter { _ in Int.random(in: 0...9, using: &rng) == 0 }),
+      busyPlayers: Set((1...45).filter { _ in Int.random(in: 0...6, using: &rng) == 0 }),
+      busyWindow: TimeSlot(
+        startUnixMs: busyStart, endUnixMs: busyStart + Int64.random(in: 1...12, using: &rng) * hour)
+    )
+  }
+
+  /// The index's contents kept the plain way: live requests by id and each player's level.
+  struct Model {
+    var requests: [Int64: MatchRequest] = [:]
+    var levels: [Int64: Int] = [:]
+
+    mutating func apply(_ operation: Operation) {
+      switch operation {
+      case .insert(let request):
+        requests[request.id] = request
+        levels[request.playerID] = request.displayLevel
+      case .remove(let id):
+        requests[id] = nil
+      case .updateLevel(let playerID, let level):
+        levels[playerID] = level
+      case .removeExpired(let now):
+        requests = requests.filter { $0.value.slot.endUnixMs > now }
+      }
+    }
+
+    /// The live request with its player's current level.
+    func current(_ id: Int64) -> MatchRequest? {
+      guard var request = requests[id] else { return nil }
+      request.displayLevel = levels[request.playerID]!
+      return request
+    }
+
+    /// Oracle: every live request checked against the rules, written out, then sorted.
+    func scan(
+      _ query: MatchRequest, excluded: Set<Int64>, isBusy: (Int64, TimeSlot) -> Bool
+    ) -> [MatchCandidate] {
+      requests.keys.compactMap { id -> MatchCandidate? in
+        let other = current(id)!
+        let start = max(query.slot.startUnixMs, other.slot.startUnixMs)
+        let end = min(query.slot.endUnixMs, other.slot.endUnixMs)
+        let distance = Geo.distanceMiles(query.location, other.location)
+        let difference = abs(query.displayLevel - other.displayLevel)
+        let overlap = TimeSlot(startUnixMs: start, endUnixMs: end)
+        guard other.playerID != query.playerID, other.mode == query.mode,
+          end - start >= 30 * 60_000, distance <= min(query.radiusMiles, other.radiusMiles),
+          difference <= min(query.skillTolerance, other.skillTolerance),
+          !excluded.contains(other.playerID), !isBusy(other.playerID, overlap)
+        else { return nil }
+        return MatchCandidate(
+          requestID: id, playerID: other.playerID, distanceMiles: distance,
+          skillDifference: difference, overlap: overlap, postedAtUnixMs: other.postedAtUnixMs)
+      }.sorted(by: MatchCandidate.precedes)
+    }
+  }
+
+  /// Oracle for the relaxations: each one's parameters worked out from the query directly.
+  static func relaxations(
+    _ query: MatchRequest, count: (MatchRequest) -> Int
+  ) -> [MatchRelaxation] {
+    var result: [MatchRelaxation] = []
+    func add(_ kind: MatchRelaxation.Kind, _ relaxed: MatchRequest) {
+      result.append(
+        MatchRelaxation(
+          kind: kind, slot: relaxed.slot, skillTolerance: relaxed.skillTolerance,
+          radiusMiles: relaxed.radiusMiles, candidateCount: count(relaxed)))
+    }
+    let spare = 8 * hour - query.slot.durationMs
+    var widened: Int64 = 0
+    for hours in [1, 2] {
+      let side = min(Int64(hours) * hour, spare / 2)
+      if side > widened {
+        var relaxed = query
+        relaxed.slot = TimeSlot(
+          startUnixMs: query.slot.startUnixMs - side, endUnixMs: query.slot.endUnixMs + side)
+        add(.widenTime(hours: hours), relaxed)
+        widened = side
+      }
+    }
+    var raised = query.skillTolerance
+    for levels in [1, 2] where min(query.skillTolerance + levels, 8) > raised {
+      raised = min(query.skillTolerance + levels, 8)
+      var relaxed = query
+      relaxed.skillTolerance = raised
+      add(.raiseTolerance(levels: levels), relaxed)
+    }
+    if query.radiusMiles < 50 {
+      var relaxed = query
+      relaxed.radiusMiles = 50
+      add(.widenRadius(miles: 50), relaxed)
+    }
+    return result
+  }
+
+  @Test("searches, pages, counts and relaxations equal a linear scan over the live requests")
+  func index_matchesLinearScan() async throws {
+    await propertyCheck(count: 200, input: Self.scenes) { scene in
+      var index = MatchIndex(cellDegrees: scene.cellDegrees)
+      var model = Model()
+      var ids = Set<Int64>()
+      for operation in scene.operations {
+        switch operation {
+        case .insert(let request):
+          index.insert(request)
+          ids.insert(request.id)
+        case .remove(let id):
+          #expect(index.remove(id) == model.current(id))
+        case .updateLevel(let playerID, let level):
+          index.updateLevel(playerID: playerID, level: level)
+        case .removeExpired(let now):
+          let expected = model.requests.values.filter { $0.slot.endUnixMs <= now }.map(\.id)
+          #expect(index.removeExpired(nowUnixMs: now) == expected.sorted())
+        }
+        model.apply(operation)
+      }
+      #expect(index.count == model.requests.count)
+      for id in ids { #expect(index.request(id) == model.current(id)) }
+
+      let live = model.requests.keys.sorted()
+      var queries = scene.queries
+      if !live.isEmpty { queries += scene.livePicks.map { model.current(live[$0 % live.count])! } }
+      let isBusy: (Int64, TimeSlot) -> Bool = { playerID, overlap in
+        scene.busyPlayers.contains(playerID) && overlap.overlap(with: scene.busyWindow) != nil
+      }
+      for (number, query) in queries.enumerated() {
+        let expected = model.scan(query, excluded: scene.excluded, isBusy: isBusy)
+        let all = index.search(
+          for: query, excluding: scene.excluded, isBusy: isBusy, limit: 100_000)
+        #expect(all.candidates == expected)
+        #expect(all.nextCursor == nil)
+        if !expected.isEmpty {
+          let exact = index.search(
+            for: query, excluding: scene.excluded, isBusy: isBusy, limit: expected.count)
+          #expect(exact == MatchPage(candidates: expected, nextCursor: nil))
+        }
+        #expect(
+          index.count(for: query, excluding: scene.excluded, isBusy: isBusy) == expected.count)
+
+        // Every page walk, through tokens as a client holds them, gives the same list.
+        let pageSize = scene.pageSizes[number % scene.pageSizes.count]
+        var walked: [MatchCandidate] = []
+        var token: String?
+        for _ in 0...expected.count {
+          let cursor = try token.map { try MatchCursor(token: $0) }
+          let page = index.search(
+            for: query, excluding: scene.excluded, isBusy: isBusy, limit: pageSize, after: cursor)
+          // Only the first page of an empty result is empty.
+          #expect(!page.candidates.isEmpty || (walked.isEmpty && expected.isEmpty))
+          walked += page.candidates
+          #expect(page.nextCursor == nil || page.candidates.count == pageSize)
+          #expect(page.nextCursor == page.candidates.last?.cursor || page.nextCursor == nil)
+          token = page.nextCursor?.token
+          if token == nil { break }
+        }
+        #expect(token == nil)
+        #expect(walked == expected)
+
+        let relaxations = index.relaxations(
+          for: query, excluding: scene.excluded, isBusy: isBusy)
+        #expect(
+          relaxations
+            == Self.relaxations(query) {
+              model.scan($0, excluded: scene.excluded, isBusy: isBusy).count
+            })
+      }
+    }
+  }
+
+  @Test("relaxations widen as far as 8 hours allow and skip what changes nothing")
+  func relaxations_limits() {
+    var index = MatchIndex()
+    let query = MatchingRulesTests.request(
+      id: 1, player: 1, start: Self.base, end: Self.base + 7 * Self.hour, radius: 50,
+      tolerance: 7, level: 1)
+    // A player eight levels away at the same time, and one free from when the query ends.
+    index.insert(
+      MatchingRulesTests.request(
+        id: 2, player: 2, start: Self.base, end: Self.base + 7 * Self.hour, tolerance: 8, level: 9))
+    index.insert(
+      MatchingRulesTests.request(
+        id: 3, player: 3, start: Self.base + 7 * Self.hour, end: Self.base + 9 * Self.hour,
+        level: 1))
+    #expect(index.count(for: query) == 0)
+    let relaxations = index.relaxations(for: query)
+    // 8 hours leave room for 30 minutes on each side, so widening by 2 hours adds nothing to
+    // widening by 1; a tolerance of 8 cannot be raised twice; the radius is already 50 miles.
+    #expect(relaxations.map(\.kind) == [.widenTime(hours: 1), .raiseTolerance(levels: 1)])
+    #expect(
+      relaxations.first?.slot
+        == TimeSlot(
+          startUnixMs: Self.base - Self.hour / 2,
+          endUnixMs: Self.base + 7 * Self.hour + Self.hour / 2))
+    #expect(relaxations.map(\.skillTolerance) == [7, 8])
+    #expect(relaxations.allSatisfy { $0.radiusMiles == 50 })
+    #expect(relaxations.map(\.candidateCount) == [1, 1])
+    #expect(index.search(for: query, limit: 5).candidates.isEmpty)
+  }
+
+  @Test("a request crossing midnight UTC is found once from either day")
+  func midnightCrossing_foundOnce() {
+    var index = MatchIndex()
+    let midnight = Self.base + 24 * Self.hour
+    index.insert(
+      MatchingRulesTests.request(
+        id: 7, player: 2, start: midnight - 3 * Self.hour, end: midnight + 3 * Self.hour))
+    for (start, end) in [(-2, 2), (-4, -1), (1, 4), (-1, 1)] {
+      let query = MatchingRulesTests.request(
+        id: 1, player: 1, start: midnight + Int64(start) * Self.hour,
+        end: midnight + Int64(end) * Self.hour)
+      #expect(index.search(for: query, limit: 10).candidates.map(\.requestID) == [7])
+    }
+    #expect(index.removeExpired(nowUnixMs: midnight + 3 * Self.hour) == [7])
+    #expect(index.count == 0)
+  }
+}
