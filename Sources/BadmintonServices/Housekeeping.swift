@@ -2,23 +2,25 @@ public import BadmintonStore
 public import Logging
 public import ServiceLifecycle
 
-/// Removes expired sessions, and events older than the retention, at a fixed interval while the
-/// server runs. Expired sessions are refused at once whether or not they were removed; this only
-/// keeps the tables small.
+/// Removes expired sessions, events older than the retention and ended availability, and adds the
+/// recurring days that became due, at a fixed interval while the server runs. Expired sessions
+/// are refused at once whether or not they were removed; this only keeps the tables small.
 public struct Housekeeping: Service {
   private let store: any PlayerStore
   private let clock: any WallClock
   private let eventRetentionMs: Int64
   private let interval: Duration
   private let logger: Logger
+  private let matching: MatchingService?
 
   /// Housekeeping over `store`: events are kept for `eventRetention`; a sweep runs every
   /// `interval` (default one hour).
   public init(
     store: any PlayerStore, clock: any WallClock = SystemWallClock(),
     eventRetention: Duration = .seconds(30 * 24 * 3600), interval: Duration = .seconds(3600),
-    logger: Logger = Logger(label: "badminton.housekeeping")
+    logger: Logger = Logger(label: "badminton.housekeeping"), matching: MatchingService? = nil
   ) {
+    self.matching = matching
     self.store = store
     self.clock = clock
     self.eventRetentionMs = eventRetention.components.seconds * 1000
@@ -26,13 +28,14 @@ public struct Housekeeping: Service {
     self.logger = logger
   }
 
-  /// Removes the sessions expired by now and the events past the retention; returns how many
-  /// of each.
+  /// Removes the sessions expired by now and the events past the retention, and sweeps the
+  /// availability; returns how many sessions and events were removed.
   @discardableResult
   public func sweep() async throws -> (sessions: Int, events: Int) {
     let now = clock.nowUnixMs()
     let sessions = try await store.deleteSessions(expiredBefore: now)
     let events = try await store.deleteEvents(createdBefore: now - eventRetentionMs)
+    try await matching?.sweep()
     return (sessions, events)
   }
 

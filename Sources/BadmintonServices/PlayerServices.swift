@@ -31,7 +31,7 @@ public struct PlayerServicesConfiguration: Sendable {
   }
 }
 
-/// The accounts, players and events services over one store, with the authenticator that checks
+/// The accounts, players, events and matching services over one store, with the authenticator that checks
 /// their callers' sessions and the housekeeping that prunes what expires.
 public struct PlayerServices: Sendable {
   /// The services to register.
@@ -42,13 +42,16 @@ public struct PlayerServices: Sendable {
   public let index: NearbyIndex
   /// Publishes events to players' inboxes and live subscribers.
   public let events: EventPublisher
+  /// The active availability that searches run on.
+  public let board: MatchBoard
   /// Removes expired sessions and events while the server runs.
   public let housekeeping: Housekeeping
 
   /// Builds the services: checks that every administrator is a registered player, removes
-  /// expired sessions and rebuilds the nearby index from `store`.
+  /// expired sessions, rebuilds the nearby and match indexes from `store` and adds the recurring
+  /// days that became due.
   public static func start(
-    store: any PlayerStore, configuration: PlayerServicesConfiguration,
+    store: any ServerStore, configuration: PlayerServicesConfiguration,
     clock: any WallClock = SystemWallClock(), blocks: any BlockRelations = NoBlockRelations()
   ) async throws -> PlayerServices {
     for id in configuration.administratorIDs.sorted() {
@@ -56,24 +59,29 @@ public struct PlayerServices: Sendable {
         throw PlayerServicesError.unknownAdministrator(id)
       }
     }
-    let housekeeping = Housekeeping(
-      store: store, clock: clock, eventRetention: configuration.eventRetention)
-    try await housekeeping.sweep()
     let index = try await NearbyIndex.rebuilt(from: store)
+    let board = try await MatchBoard.rebuilt(from: store, nowUnixMs: clock.nowUnixMs())
     let hasher = PasswordHasher(cost: configuration.passwordCost)
     let hub = EventHub(maximumBuffered: configuration.maximumBufferedEvents)
     let events = EventPublisher(store: store, hub: hub, clock: clock)
+    let matching = MatchingService(
+      store: store, board: board, blocks: blocks, clock: clock, events: events)
+    let housekeeping = Housekeeping(
+      store: store, clock: clock, eventRetention: configuration.eventRetention, matching: matching)
+    try await housekeeping.sweep()
     return PlayerServices(
       services: [
         AccountsService(
           store: store, hasher: hasher, clock: clock, sessionLifetime: configuration.sessionLifetime
         ),
-        PlayersService(store: store, index: index, blocks: blocks, clock: clock, events: events),
+        PlayersService(
+          store: store, index: index, blocks: blocks, clock: clock, events: events, board: board),
         EventsService(store: store, hub: hub),
+        matching,
       ],
       authenticator: SessionAuthenticator(
         store: store, clock: clock, administratorIDs: configuration.administratorIDs),
-      index: index, events: events, housekeeping: housekeeping)
+      index: index, events: events, board: board, housekeeping: housekeeping)
   }
 }
 

@@ -12,13 +12,15 @@ public struct PlayersService: Players.ServiceProtocol {
   private let blocks: any BlockRelations
   private let clock: any WallClock
   private let events: EventPublisher
+  private let board: MatchBoard?
 
-  /// The service over `store` and `index`.
+  /// The service over `store` and `index`; level changes reach the availability on `board`.
   public init(
     store: any PlayerStore, index: NearbyIndex, blocks: any BlockRelations, clock: any WallClock,
-    events: EventPublisher
+    events: EventPublisher, board: MatchBoard? = nil
   ) {
     self.events = events
+    self.board = board
     self.store = store
     self.index = index
     self.blocks = blocks
@@ -66,6 +68,7 @@ public struct PlayersService: Players.ServiceProtocol {
       changes.locale = try PlayerRules.validateLocale(request.locale)
     }
     let updated = try await store.updateProfile(id: caller.userID, changes)
+    board?.updateLevel(playerID: updated.id, level: updated.displayLevel.level)
     return Self.profile(of: updated, includePrivate: true)
   }
 
@@ -81,6 +84,7 @@ public struct PlayersService: Players.ServiceProtocol {
     do {
       let updated = try await store.updateProfile(
         id: caller.userID, ProfileChanges(selfLevel: Int(request.level)))
+      board?.updateLevel(playerID: updated.id, level: updated.displayLevel.level)
       return Self.profile(of: updated, includePrivate: true)
     } catch var error as DomainError {
       // The rule is shared with UpdateProfile; here the field is called `level`.

@@ -6,7 +6,7 @@ public import GRDB
 /// `synchronous = FULL`, so a committed write survives the process being killed (and the
 /// machine losing power); tests use an in-memory `DatabaseQueue`.
 public final class SQLitePlayerStore: PlayerStore {
-  private let writer: any DatabaseWriter
+  let writer: any DatabaseWriter
 
   /// A store on `writer`, migrated to the current schema.
   public init(writer: any DatabaseWriter) throws {
@@ -97,6 +97,99 @@ public final class SQLitePlayerStore: PlayerStore {
             PRIMARY KEY (player_id, sequence)
           );
           CREATE INDEX event_created ON event(created_at_ms);
+          """)
+    }
+    migrator.registerMigration("v3: availability and recurring slots") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE availability (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            player_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+            mode INTEGER NOT NULL,
+            local_date TEXT NOT NULL,
+            start_minute INTEGER NOT NULL,
+            end_minute INTEGER NOT NULL,
+            time_zone TEXT NOT NULL,
+            start_ms INTEGER NOT NULL,
+            end_ms INTEGER NOT NULL,
+            latitude REAL NOT NULL,
+            longitude REAL NOT NULL,
+            radius_miles REAL NOT NULL,
+            skill_tolerance INTEGER NOT NULL,
+            posted_at_ms INTEGER NOT NULL,
+            source INTEGER NOT NULL,
+            recurring_key TEXT,
+            state INTEGER NOT NULL
+          );
+          CREATE INDEX availability_player ON availability(player_id, state, end_ms);
+          CREATE INDEX availability_active ON availability(state, end_ms);
+          CREATE UNIQUE INDEX availability_recurring ON availability(player_id, recurring_key)
+            WHERE recurring_key IS NOT NULL;
+          CREATE TABLE recurring_settings (
+            player_id INTEGER PRIMARY KEY REFERENCES player(id) ON DELETE CASCADE,
+            time_zone TEXT NOT NULL,
+            latitude REAL NOT NULL,
+            longitude REAL NOT NULL,
+            radius_miles REAL NOT NULL,
+            skill_tolerance INTEGER NOT NULL
+          );
+          CREATE TABLE recurring_slot (
+            player_id INTEGER NOT NULL REFERENCES recurring_settings(player_id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            weekday INTEGER NOT NULL,
+            start_minute INTEGER NOT NULL,
+            end_minute INTEGER NOT NULL,
+            mode INTEGER NOT NULL,
+            active INTEGER NOT NULL,
+            PRIMARY KEY (player_id, position)
+          );
+          """)
+    }
+    migrator.registerMigration("v4: proposals and matches") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE proposal (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            proposer_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+            proposer_availability_id INTEGER NOT NULL,
+            mode INTEGER NOT NULL,
+            start_ms INTEGER NOT NULL,
+            end_ms INTEGER NOT NULL,
+            state INTEGER NOT NULL,
+            created_at_ms INTEGER NOT NULL,
+            expires_at_ms INTEGER NOT NULL,
+            match_id INTEGER
+          );
+          CREATE INDEX proposal_pending ON proposal(state, expires_at_ms);
+          CREATE TABLE proposal_invitee (
+            proposal_id INTEGER NOT NULL REFERENCES proposal(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            player_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+            availability_id INTEGER NOT NULL,
+            answer INTEGER NOT NULL,
+            PRIMARY KEY (proposal_id, player_id)
+          );
+          CREATE TABLE game (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            mode INTEGER NOT NULL,
+            start_ms INTEGER NOT NULL,
+            end_ms INTEGER NOT NULL,
+            state INTEGER NOT NULL,
+            proposal_id INTEGER NOT NULL,
+            confirmed_at_ms INTEGER NOT NULL,
+            cancelled_by INTEGER,
+            cancelled_at_ms INTEGER
+          );
+          CREATE INDEX game_end ON game(state, end_ms);
+          CREATE TABLE game_participant (
+            game_id INTEGER NOT NULL REFERENCES game(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            player_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+            availability_id INTEGER NOT NULL,
+            team INTEGER NOT NULL,
+            PRIMARY KEY (game_id, player_id)
+          );
+          CREATE INDEX game_participant_player ON game_participant(player_id);
           """)
     }
     return migrator
@@ -381,7 +474,7 @@ public final class SQLitePlayerStore: PlayerStore {
 
   // MARK: Rows
 
-  private static let playerNotFound = DomainError(
+  static let playerNotFound = DomainError(
     .notFound, "PLAYER_NOT_FOUND", en: "There is no such player.", zhCN: "没有该球友。")
 
   private static let verificationColumns =

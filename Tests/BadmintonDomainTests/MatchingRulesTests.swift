@@ -21,10 +21,11 @@ struct MatchingRulesTests {
       let error = Self.error { _ = try MatchRules.validateRadius(miles) }
       #expect((error == nil) == (miles > 0 && miles <= 50))
       #expect(error == nil || error?.violations.map(\.field) == ["radius_miles"])
-      #expect(error == nil || error?.reason == "RADIUS_INVALID")
+      #expect(error == nil || error?.reason == "RADIUS_OUT_OF_RANGE")
     }
     for miles in [0, -0.0, .nan, .infinity, 50.000_001] {
-      #expect(Self.error { _ = try MatchRules.validateRadius(miles) }?.reason == "RADIUS_INVALID")
+      #expect(
+        Self.error { _ = try MatchRules.validateRadius(miles) }?.reason == "RADIUS_OUT_OF_RANGE")
     }
     #expect(try MatchRules.validateRadius(50) == 50)
     for levels in -2...10 {

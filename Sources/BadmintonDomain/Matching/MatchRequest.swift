@@ -50,7 +50,7 @@ public enum MatchRules {
   public static func validateRadius(_ miles: Double) throws(DomainError) -> Double {
     guard miles.isFinite, miles > 0, miles <= Geo.maximumRadiusMiles else {
       throw .invalidField(
-        "radius_miles", "RADIUS_INVALID",
+        "radius_miles", "RADIUS_OUT_OF_RANGE",
         en: "The radius must be more than 0 and at most 50 miles.",
         zhCN: "搜索半径须大于 0 且不超过 50 英里。")
     }

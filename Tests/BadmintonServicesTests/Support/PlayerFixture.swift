@@ -21,6 +21,7 @@ struct PlayerWorld {
   let store: SQLitePlayerStore
   let clock: ManualClock
   let port: Int
+  let housekeeping: Housekeeping
 
   static let administratorPhone = "+8613900000000"
   static let administratorPassword = "correct horse"
@@ -52,6 +53,9 @@ struct PlayerWorld {
     precondition(login.userID == registered.userID)
     return Player(id: registered.userID, phone: phone, token: login.token)
   }
+
+  /// Runs the hourly housekeeping now.
+  func sweep() async throws { try await housekeeping.sweep() }
 
   /// Logs in the administrator named by the server's configuration.
   func administrator() async throws -> Player {
@@ -87,7 +91,8 @@ func withPlayerWorld<T>(_ body: (PlayerWorld) async throws -> T) async throws ->
     group.addTask { try await server.run() }
     let port = try await server.localAddress().port!
     let client = RPCClient(host: "127.0.0.1", port: port)
-    let world = PlayerWorld(client: client, store: store, clock: clock, port: port)
+    let world = PlayerWorld(
+      client: client, store: store, clock: clock, port: port, housekeeping: players.housekeeping)
     do {
       let result = try await body(world)
       await client.close()

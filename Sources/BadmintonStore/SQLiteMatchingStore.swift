@@ -1,0 +1,224 @@
+public import BadmintonDomain
+import GRDB
+
+extension SQLitePlayerStore: MatchingStore {
+  public func createAvailability(_ new: NewAvailability, activeLimit: Int, now: Int64) async throws
+    -> AvailabilityRecord
+  {
+    try await writer.write { db in
+      let active = try Int.fetchOne(
+        db,
+        sql: """
+          SELECT count(*) FROM availability
+          WHERE player_id = ? AND source = ? AND state = ? AND end_ms > ?
+          """,
+        arguments: [
+          new.playerID, AvailabilitySource.posted.rawValue, AvailabilityState.active.rawValue, now,
+        ])!
+      guard active < activeLimit else { throw Self.availabilityLimit(activeLimit) }
+      return try Self.insert(db, new)!
+    }
+  }
+
+  public func availability(id: Int64) async throws -> AvailabilityRecord? {
+    try await writer.read { db in
+      try Row.fetchOne(db, sql: "SELECT * FROM availability WHERE id = ?", arguments: [id])
+        .map(Self.availability(from:))
+    }
+  }
+
+  public func activeAvailability(playerID: Int64, now: Int64) async throws
+    -> [AvailabilityRecord]
+  {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT * FROM availability WHERE player_id = ? AND state = ? AND end_ms > ?
+          ORDER BY start_ms, id
+          """,
+        arguments: [playerID, AvailabilityState.active.rawValue, now]
+      ).map(Self.availability(from:))
+    }
+  }
+
+  public func allActiveAvailability(now: Int64) async throws -> [AvailabilityRecord] {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT * FROM availability WHERE state = ? AND end_ms > ? ORDER BY id",
+        arguments: [AvailabilityState.active.rawValue, now]
+      ).map(Self.availability(from:))
+    }
+  }
+
+  public func cancelAvailability(id: Int64, playerID: Int64) async throws -> AvailabilityRecord {
+    try await writer.write { db in
+      try db.execute(
+        sql: "UPDATE availability SET state = ? WHERE id = ? AND player_id = ? AND state = ?",
+        arguments: [
+          AvailabilityState.cancelled.rawValue, id, playerID, AvailabilityState.active.rawValue,
+        ])
+      guard db.changesCount == 1,
+        let row = try Row.fetchOne(
+          db, sql: "SELECT * FROM availability WHERE id = ?", arguments: [id])
+      else { throw Self.availabilityNotFound }
+      return Self.availability(from: row)
+    }
+  }
+
+  public func saveRecurring(_ settings: RecurringSettings, occurrences: [NewAvailability])
+    async throws -> RecurringChange
+  {
+    try await writer.write { db in
+      guard
+        try Row.fetchOne(
+          db, sql: "SELECT 1 FROM player WHERE id = ?", arguments: [settings.playerID]) != nil
+      else { throw Self.playerNotFound }
+      try db.execute(
+        sql: "DELETE FROM recurring_settings WHERE player_id = ?", arguments: [settings.playerID])
+      try db.execute(
+        sql: """
+          INSERT INTO recurring_settings (player_id, time_zone, latitude, longitude, radius_miles,
+            skill_tolerance) VALUES (?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          settings.playerID, settings.timeZone, settings.location.latitude,
+          settings.location.longitude, settings.radiusMiles, settings.skillTolerance,
+        ])
+      for (position, slot) in settings.slots.enumerated() {
+        try db.execute(
+          sql: """
+            INSERT INTO recurring_slot (player_id, position, weekday, start_minute, end_minute,
+              mode, active) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """,
+          arguments: [
+            settings.playerID, position, slot.weekday, slot.startMinute, slot.endMinute,
+            Self.code(slot.mode), slot.isActive,
+          ])
+      }
+      let removed = try Int64.fetchAll(
+        db,
+        sql: "SELECT id FROM availability WHERE player_id = ? AND source = ? AND state = ?",
+        arguments: [
+          settings.playerID, AvailabilitySource.recurring.rawValue,
+          AvailabilityState.active.rawValue,
+        ])
+      // Cancelled days go too: saving again makes them matchable again.
+      try db.execute(
+        sql: "DELETE FROM availability WHERE player_id = ? AND source = ?",
+        arguments: [settings.playerID, AvailabilitySource.recurring.rawValue])
+      var added: [AvailabilityRecord] = []
+      for occurrence in occurrences {
+        if let record = try Self.insert(db, occurrence) { added.append(record) }
+      }
+      return RecurringChange(removed: removed, added: added)
+    }
+  }
+
+  public func recurringSettings(playerID: Int64) async throws -> RecurringSettings? {
+    try await writer.read { db in
+      try Row.fetchOne(
+        db, sql: "SELECT * FROM recurring_settings WHERE player_id = ?", arguments: [playerID]
+      ).map { try Self.recurringSettings(db, from: $0) }
+    }
+  }
+
+  public func allRecurringSettings() async throws -> [RecurringSettings] {
+    try await writer.read { db in
+      try Row.fetchAll(db, sql: "SELECT * FROM recurring_settings ORDER BY player_id")
+        .map { try Self.recurringSettings(db, from: $0) }
+    }
+  }
+
+  public func addRecurringOccurrences(_ occurrences: [NewAvailability]) async throws
+    -> [AvailabilityRecord]
+  {
+    try await writer.write { db in
+      try occurrences.compactMap { try Self.insert(db, $0) }
+    }
+  }
+
+  public func deleteAvailability(endedBefore unixMs: Int64) async throws -> Int {
+    try await writer.write { db in
+      try db.execute(sql: "DELETE FROM availability WHERE end_ms < ?", arguments: [unixMs])
+      return db.changesCount
+    }
+  }
+
+  // MARK: Rows
+
+  static let availabilityNotFound = DomainError(
+    .notFound, "AVAILABILITY_NOT_FOUND", en: "You have no such active availability.",
+    zhCN: "没有该可约时间。")
+
+  static func availabilityLimit(_ limit: Int) -> DomainError {
+    DomainError(
+      .failedPrecondition, "AVAILABILITY_LIMIT",
+      en: "You already have \(limit) active availability posts; cancel one first.",
+      zhCN: "您已有 \(limit) 个有效的可约时间，请先取消一个。")
+  }
+
+  /// Inserts `new`; nil when it is a recurring day already stored.
+  private static func insert(_ db: Database, _ new: NewAvailability) throws -> AvailabilityRecord? {
+    try db.execute(
+      sql: """
+        INSERT OR IGNORE INTO availability (player_id, mode, local_date, start_minute, end_minute,
+          time_zone, start_ms, end_ms, latitude, longitude, radius_miles, skill_tolerance,
+          posted_at_ms, source, recurring_key, state)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+      arguments: [
+        new.playerID, code(new.mode), new.date.description, new.startMinute, new.endMinute,
+        new.timeZone, new.slot.startUnixMs, new.slot.endUnixMs, new.location.latitude,
+        new.location.longitude, new.radiusMiles, new.skillTolerance, new.postedAtUnixMs,
+        new.source.rawValue, new.recurringKey, AvailabilityState.active.rawValue,
+      ])
+    guard db.changesCount == 1 else { return nil }
+    return AvailabilityRecord(id: db.lastInsertedRowID, details: new, state: .active)
+  }
+
+  private static func code(_ mode: MatchMode) -> Int { mode.rawValue }
+
+  private static func mode(_ code: Int) -> MatchMode { MatchMode(rawValue: code) ?? .singles }
+
+  /// The date a `YYYY-MM-DD` column holds.
+  private static func date(_ text: String) -> LocalDate {
+    let parts = text.split(separator: "-").compactMap { Int($0) }
+    guard parts.count == 3 else { return LocalDate(year: 1970, month: 1, day: 1) }
+    return LocalDate(year: parts[0], month: parts[1], day: parts[2])
+  }
+
+  static func availability(from row: Row) -> AvailabilityRecord {
+    AvailabilityRecord(
+      id: row["id"],
+      details: NewAvailability(
+        playerID: row["player_id"], mode: mode(row["mode"]),
+        date: date(row["local_date"]),
+        startMinute: row["start_minute"], endMinute: row["end_minute"],
+        timeZone: row["time_zone"],
+        slot: TimeSlot(startUnixMs: row["start_ms"], endUnixMs: row["end_ms"]),
+        location: Coordinate(latitude: row["latitude"], longitude: row["longitude"]),
+        radiusMiles: row["radius_miles"], skillTolerance: row["skill_tolerance"],
+        postedAtUnixMs: row["posted_at_ms"],
+        source: AvailabilitySource(rawValue: row["source"]) ?? .posted),
+      state: AvailabilityState(rawValue: row["state"]) ?? .cancelled)
+  }
+
+  private static func recurringSettings(_ db: Database, from row: Row) throws
+    -> RecurringSettings
+  {
+    let playerID: Int64 = row["player_id"]
+    let slots = try Row.fetchAll(
+      db, sql: "SELECT * FROM recurring_slot WHERE player_id = ? ORDER BY position",
+      arguments: [playerID]
+    ).map { slot in
+      RecurringSlot(
+        weekday: slot["weekday"], startMinute: slot["start_minute"],
+        endMinute: slot["end_minute"], mode: mode(slot["mode"]), isActive: slot["active"])
+    }
+    return RecurringSettings(
+      playerID: playerID, slots: slots, timeZone: row["time_zone"],
+      location: Coordinate(latitude: row["latitude"], longitude: row["longitude"]),
+      radiusMiles: row["radius_miles"], skillTolerance: row["skill_tolerance"])
+  }
+}

@@ -1,0 +1,281 @@
+public import BadmintonDomain
+import GRDB
+
+extension SQLitePlayerStore: ProposalStore {
+  public func createProposal(_ new: NewProposal, now: Int64) async throws -> ProposalRecord {
+    try await writer.write { db in
+      let named =
+        [(new.proposerID, new.proposerAvailabilityID)]
+        + new.invitees.map { ($0.playerID, $0.availabilityID) }
+      for (playerID, availabilityID) in named {
+        guard
+          try Row.fetchOne(
+            db,
+            sql: """
+              SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ? AND end_ms > ?
+              """,
+            arguments: [availabilityID, playerID, AvailabilityState.active.rawValue, now]) != nil
+        else { throw Self.availabilityNotFound }
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO proposal (proposer_id, proposer_availability_id, mode, start_ms, end_ms,
+            state, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          new.proposerID, new.proposerAvailabilityID, new.mode.rawValue, new.slot.startUnixMs,
+          new.slot.endUnixMs, ProposalState.pending.rawValue, new.createdAtUnixMs,
+          new.expiresAtUnixMs,
+        ])
+      let id = db.lastInsertedRowID
+      for (position, invitee) in new.invitees.enumerated() {
+        try db.execute(
+          sql: """
+            INSERT INTO proposal_invitee (proposal_id, position, player_id, availability_id, answer)
+            VALUES (?, ?, ?, ?, ?)
+            """,
+          arguments: [
+            id, position, invitee.playerID, invitee.availabilityID, invitee.answer.rawValue,
+          ])
+      }
+      return try Self.fetchProposal(db, id: id)!
+    }
+  }
+
+  public func proposal(id: Int64) async throws -> ProposalRecord? {
+    try await writer.read { db in try Self.fetchProposal(db, id: id) }
+  }
+
+  public func answerProposal(
+    id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64
+  ) async throws -> ProposalAnswerOutcome {
+    try await writer.write { db in
+      guard var proposal = try Self.fetchProposal(db, id: id),
+        let position = proposal.details.invitees.firstIndex(where: { $0.playerID == playerID })
+      else { throw Self.proposalNotFound }
+      guard proposal.state == .pending, proposal.details.expiresAtUnixMs > now else {
+        throw Self.proposalNotPending
+      }
+      guard proposal.details.invitees[position].answer == .pending else {
+        throw Self.proposalAlreadyAnswered
+      }
+      let answer: InviteeAnswer = accept ? .accepted : .declined
+      try db.execute(
+        sql: "UPDATE proposal_invitee SET answer = ? WHERE proposal_id = ? AND player_id = ?",
+        arguments: [answer.rawValue, id, playerID])
+      proposal.details.invitees[position].answer = answer
+      guard accept else {
+        try Self.setState(db, proposal: id, .declined)
+        proposal.state = .declined
+        return ProposalAnswerOutcome(proposal: proposal, match: nil)
+      }
+      guard proposal.details.invitees.allSatisfy({ $0.answer == .accepted }) else {
+        return ProposalAnswerOutcome(proposal: proposal, match: nil)
+      }
+      // The last acceptance: everything the match needs must still hold.
+      let seats =
+        [(proposal.details.proposerID, proposal.details.proposerAvailabilityID)]
+        + proposal.details.invitees.map { ($0.playerID, $0.availabilityID) }
+      let slot = proposal.details.slot
+      for (player, availability) in seats {
+        let usable =
+          try Row.fetchOne(
+            db,
+            sql: "SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ?",
+            arguments: [availability, player, AvailabilityState.active.rawValue]) != nil
+        let busy =
+          try Row.fetchOne(
+            db,
+            sql: """
+              SELECT 1 FROM game JOIN game_participant ON game_participant.game_id = game.id
+              WHERE game_participant.player_id = ? AND game.state = ?
+                AND game.start_ms < ? AND game.end_ms > ?
+              """,
+            arguments: [player, MatchState.confirmed.rawValue, slot.endUnixMs, slot.startUnixMs])
+          != nil
+        if !usable || busy {
+          try Self.setState(db, proposal: id, .lapsed)
+          proposal.state = .lapsed
+          return ProposalAnswerOutcome(proposal: proposal, match: nil)
+        }
+      }
+      try db.execute(
+        sql: """
+          INSERT INTO game (mode, start_ms, end_ms, state, proposal_id, confirmed_at_ms)
+          VALUES (?, ?, ?, ?, ?, ?)
+          """,
+        arguments: [
+          proposal.details.mode.rawValue, slot.startUnixMs, slot.endUnixMs,
+          MatchState.confirmed.rawValue, id, now,
+        ])
+      let matchID = db.lastInsertedRowID
+      for (position, (player, availability)) in seats.enumerated() {
+        try db.execute(
+          sql: """
+            INSERT INTO game_participant (game_id, position, player_id, availability_id, team)
+            VALUES (?, ?, ?, ?, ?)
+            """,
+          arguments: [matchID, position, player, availability, teams[player] ?? (position + 1)])
+        try db.execute(
+          sql: "UPDATE availability SET state = ? WHERE id = ?",
+          arguments: [AvailabilityState.matched.rawValue, availability])
+      }
+      try db.execute(
+        sql: "UPDATE proposal SET state = ?, match_id = ? WHERE id = ?",
+        arguments: [ProposalState.accepted.rawValue, matchID, id])
+      proposal.state = .accepted
+      proposal.matchID = matchID
+      return ProposalAnswerOutcome(proposal: proposal, match: try Self.fetchMatch(db, id: matchID))
+    }
+  }
+
+  public func lapseProposals(now: Int64) async throws -> [ProposalRecord] {
+    try await writer.write { db in
+      let ids = try Int64.fetchAll(
+        db, sql: "SELECT id FROM proposal WHERE state = ? AND expires_at_ms <= ? ORDER BY id",
+        arguments: [ProposalState.pending.rawValue, now])
+      for id in ids { try Self.setState(db, proposal: id, .lapsed) }
+      return try ids.compactMap { try Self.fetchProposal(db, id: $0) }
+    }
+  }
+
+  public func match(id: Int64) async throws -> MatchRecord? {
+    try await writer.read { db in try Self.fetchMatch(db, id: id) }
+  }
+
+  public func matches(playerID: Int64, past: Bool, now: Int64) async throws -> [MatchRecord] {
+    try await writer.read { db in
+      let ids = try Int64.fetchAll(
+        db,
+        sql: past
+          ? """
+          SELECT game.id FROM game JOIN game_participant ON game_participant.game_id = game.id
+          WHERE game_participant.player_id = ? AND (game.state != ? OR game.end_ms <= ?)
+          ORDER BY game.start_ms DESC, game.id DESC
+          """
+          : """
+          SELECT game.id FROM game JOIN game_participant ON game_participant.game_id = game.id
+          WHERE game_participant.player_id = ? AND game.state = ? AND game.end_ms > ?
+          ORDER BY game.start_ms, game.id
+          """,
+        arguments: [playerID, MatchState.confirmed.rawValue, now])
+      return try ids.compactMap { try Self.fetchMatch(db, id: $0) }
+    }
+  }
+
+  public func cancelMatch(id: Int64, playerID: Int64, now: Int64) async throws
+    -> MatchCancellation
+  {
+    try await writer.write { db in
+      guard var match = try Self.fetchMatch(db, id: id), match.playerIDs.contains(playerID) else {
+        throw Self.matchNotFound
+      }
+      guard match.state == .confirmed else { throw Self.matchNotConfirmed }
+      guard match.slot.startUnixMs > now else { throw Self.matchAlreadyStarted }
+      try db.execute(
+        sql: "UPDATE game SET state = ?, cancelled_by = ?, cancelled_at_ms = ? WHERE id = ?",
+        arguments: [MatchState.cancelled.rawValue, playerID, now, id])
+      match.state = .cancelled
+      match.cancelledBy = playerID
+      match.cancelledAtUnixMs = now
+      var restored: [AvailabilityRecord] = []
+      for participant in match.participants where participant.playerID != playerID {
+        try db.execute(
+          sql: "UPDATE availability SET state = ? WHERE id = ? AND state = ? AND end_ms > ?",
+          arguments: [
+            AvailabilityState.active.rawValue, participant.availabilityID,
+            AvailabilityState.matched.rawValue, now,
+          ])
+        if db.changesCount == 1,
+          let row = try Row.fetchOne(
+            db, sql: "SELECT * FROM availability WHERE id = ?",
+            arguments: [participant.availabilityID])
+        {
+          restored.append(Self.availability(from: row))
+        }
+      }
+      return MatchCancellation(match: match, restored: restored)
+    }
+  }
+
+  public func confirmedMatches(endingAfter now: Int64) async throws -> [MatchRecord] {
+    try await writer.read { db in
+      try Int64.fetchAll(
+        db, sql: "SELECT id FROM game WHERE state = ? AND end_ms > ? ORDER BY id",
+        arguments: [MatchState.confirmed.rawValue, now]
+      ).compactMap { try Self.fetchMatch(db, id: $0) }
+    }
+  }
+
+  // MARK: Rows
+
+  static let proposalNotFound = DomainError(
+    .notFound, "PROPOSAL_NOT_FOUND", en: "There is no such proposal for you.",
+    zhCN: "没有该约球邀请。")
+
+  static let proposalNotPending = DomainError(
+    .failedPrecondition, "PROPOSAL_NOT_PENDING",
+    en: "This proposal is no longer waiting for answers.", zhCN: "该约球邀请已结束。")
+
+  static let proposalAlreadyAnswered = DomainError(
+    .failedPrecondition, "PROPOSAL_ALREADY_ANSWERED", en: "You already answered this proposal.",
+    zhCN: "您已回复该约球邀请。")
+
+  static let matchNotFound = DomainError(
+    .notFound, "MATCH_NOT_FOUND", en: "There is no such match for you.", zhCN: "没有该比赛。")
+
+  static let matchNotConfirmed = DomainError(
+    .failedPrecondition, "MATCH_NOT_CONFIRMED", en: "This match is not confirmed.",
+    zhCN: "该比赛未确认。")
+
+  static let matchAlreadyStarted = DomainError(
+    .failedPrecondition, "MATCH_ALREADY_STARTED",
+    en: "The match has started and can no longer be cancelled.", zhCN: "比赛已开始，无法取消。")
+
+  private static func setState(_ db: Database, proposal id: Int64, _ state: ProposalState) throws {
+    try db.execute(
+      sql: "UPDATE proposal SET state = ? WHERE id = ?", arguments: [state.rawValue, id])
+  }
+
+  private static func fetchProposal(_ db: Database, id: Int64) throws -> ProposalRecord? {
+    guard
+      let row = try Row.fetchOne(db, sql: "SELECT * FROM proposal WHERE id = ?", arguments: [id])
+    else { return nil }
+    let invitees = try Row.fetchAll(
+      db, sql: "SELECT * FROM proposal_invitee WHERE proposal_id = ? ORDER BY position",
+      arguments: [id]
+    ).map { invitee in
+      ProposalInviteeRecord(
+        playerID: invitee["player_id"], availabilityID: invitee["availability_id"],
+        answer: InviteeAnswer(rawValue: invitee["answer"]) ?? .pending)
+    }
+    return ProposalRecord(
+      id: id,
+      details: NewProposal(
+        proposerID: row["proposer_id"], proposerAvailabilityID: row["proposer_availability_id"],
+        mode: MatchMode(rawValue: row["mode"]) ?? .singles,
+        slot: TimeSlot(startUnixMs: row["start_ms"], endUnixMs: row["end_ms"]),
+        invitees: invitees, createdAtUnixMs: row["created_at_ms"],
+        expiresAtUnixMs: row["expires_at_ms"]),
+      state: ProposalState(rawValue: row["state"]) ?? .lapsed, matchID: row["match_id"])
+  }
+
+  private static func fetchMatch(_ db: Database, id: Int64) throws -> MatchRecord? {
+    guard let row = try Row.fetchOne(db, sql: "SELECT * FROM game WHERE id = ?", arguments: [id])
+    else { return nil }
+    let participants = try Row.fetchAll(
+      db, sql: "SELECT * FROM game_participant WHERE game_id = ? ORDER BY position",
+      arguments: [id]
+    ).map { participant in
+      MatchParticipantRecord(
+        playerID: participant["player_id"], availabilityID: participant["availability_id"],
+        team: participant["team"])
+    }
+    return MatchRecord(
+      id: id, mode: MatchMode(rawValue: row["mode"]) ?? .singles,
+      slot: TimeSlot(startUnixMs: row["start_ms"], endUnixMs: row["end_ms"]),
+      participants: participants, state: MatchState(rawValue: row["state"]) ?? .cancelled,
+      proposalID: row["proposal_id"], confirmedAtUnixMs: row["confirmed_at_ms"],
+      cancelledBy: row["cancelled_by"], cancelledAtUnixMs: row["cancelled_at_ms"])
+  }
+}
