@@ -72,14 +72,18 @@ public struct EventPublisher: Sendable {
   /// Stores `body` in each player's inbox, then wakes their subscribers; returns the sequences.
   @discardableResult
   public func publish(_ body: Event.Body, to playerIDs: [Int64]) async throws -> [UInt64] {
-    let payload = Event(body: body).serializedBytes()
-    var sequences: [UInt64] = []
-    for playerID in playerIDs {
-      sequences.append(
-        try await store.appendEvent(
-          playerID: playerID, payload: payload, atUnixMs: clock.nowUnixMs()))
-      hub.notify(playerID: playerID)
-    }
+    try await publish(playerIDs.map { (body, $0) })
+  }
+
+  /// Stores each event in its player's inbox, all in one transaction, then wakes their
+  /// subscribers; returns the sequences.
+  @discardableResult
+  public func publish(_ events: [(body: Event.Body, playerID: Int64)]) async throws -> [UInt64] {
+    guard !events.isEmpty else { return [] }
+    let sequences = try await store.appendEvents(
+      events.map { (playerID: $0.playerID, payload: Event(body: $0.body).serializedBytes()) },
+      atUnixMs: clock.nowUnixMs())
+    for playerID in Set(events.map(\.playerID)) { hub.notify(playerID: playerID) }
     return sequences
   }
 

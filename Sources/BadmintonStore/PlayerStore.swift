@@ -192,6 +192,9 @@ public protocol PlayerStore: Sendable {
 
   /// Appends an event to the inbox of `playerID`; returns its sequence.
   func appendEvent(playerID: Int64, payload: [UInt8], atUnixMs: Int64) async throws -> UInt64
+  /// Appends each event to its player's inbox, all in one transaction; returns the sequences.
+  func appendEvents(_ events: [(playerID: Int64, payload: [UInt8])], atUnixMs: Int64) async throws
+    -> [UInt64]
   /// The events of `playerID` after `sequence`, in order, at most `limit`.
   func events(playerID: Int64, after sequence: UInt64, limit: Int) async throws -> [EventRecord]
   /// Removes events created before `unixMs`; returns how many. Sequences are never reused.

@@ -430,6 +430,17 @@ public final class SQLitePlayerStore: PlayerStore {
     }
   }
 
+  public func appendEvents(_ events: [(playerID: Int64, payload: [UInt8])], atUnixMs: Int64)
+    async throws -> [UInt64]
+  {
+    try await writer.write { db in
+      try events.map { event in
+        try Self.appendEvent(
+          db, playerID: event.playerID, payload: event.payload, atUnixMs: atUnixMs)
+      }
+    }
+  }
+
   /// Appends an event inside the caller's transaction: the player's counter gives its sequence.
   private static func appendEvent(
     _ db: Database, playerID: Int64, payload: [UInt8], atUnixMs: Int64

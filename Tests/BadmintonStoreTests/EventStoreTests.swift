@@ -67,6 +67,22 @@ struct EventStoreTests {
     #expect(try await store.events(playerID: owner.id, after: 0, limit: 10).count == 1)
   }
 
+  @Test("a batch of events is stored whole or not at all")
+  func batch_isAtomic() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let a = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613800000021"))
+    let b = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613800000022"))
+    let sequences = try await store.appendEvents(
+      [(a.id, [1]), (b.id, [2]), (a.id, [3])], atUnixMs: 5)
+    #expect(sequences == [1, 1, 2])
+    await #expect(throws: DomainError.self) {
+      _ = try await store.appendEvents([(a.id, [4]), (999, [5])], atUnixMs: 6)
+    }
+    #expect(
+      try await store.events(playerID: a.id, after: 0, limit: 10).map(\.payload) == [[1], [3]])
+    #expect(try await store.appendEvent(playerID: a.id, payload: [6], atUnixMs: 7) == 3)
+  }
+
   @Test("events of an unknown player are refused")
   func unknownPlayer_isRefused() async throws {
     let store = try SQLitePlayerStore.inMemory()
