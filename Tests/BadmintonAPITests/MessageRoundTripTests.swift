@@ -45,6 +45,10 @@ struct MessageRoundTripTests {
       ListMyAvailabilityResponse.self, RecurringSlot.self, SaveRecurringSlotsRequest.self,
       GetRecurringSlotsRequest.self, RecurringSlots.self, FindMatchesRequest.self,
       MatchCandidate.self, MatchRelaxation.self, FindMatchesResponse.self, PartnerAvailable.self,
+      ProposalInvitee.self, Proposal.self, ProposeMatchRequest.self, RespondToProposalRequest.self,
+      GetProposalRequest.self, MatchParticipant.self, Match.self, GetMatchRequest.self,
+      ListMyMatchesRequest.self, ListMyMatchesResponse.self, CancelMatchRequest.self,
+      ProposalReceived.self, ProposalEnded.self, MatchChanged.self,
     ]
   }
 
@@ -95,6 +99,20 @@ struct MessageRoundTripTests {
     .of(APIMessageGen.matchRelaxations),
     .of(APIMessageGen.findMatchesResponses),
     .of(APIMessageGen.partnerAvailables),
+    .of(APIMessageGen.proposalInvitees),
+    .of(APIMessageGen.proposals),
+    .of(APIMessageGen.proposeMatchRequests),
+    .of(APIMessageGen.respondToProposalRequests),
+    .of(APIMessageGen.getProposalRequests),
+    .of(APIMessageGen.matchParticipants),
+    .of(APIMessageGen.matches),
+    .of(APIMessageGen.getMatchRequests),
+    .of(APIMessageGen.listMyMatchesRequests),
+    .of(APIMessageGen.listMyMatchesResponses),
+    .of(APIMessageGen.cancelMatchRequests),
+    .of(APIMessageGen.proposalReceiveds),
+    .of(APIMessageGen.proposalEndeds),
+    .of(APIMessageGen.matchChangeds),
   ]
 
   @Test("every message survives encode then decode", arguments: roundTripCases)
@@ -168,6 +186,12 @@ struct MessageRoundTripTests {
         "/badminton.v1.Matching/SaveRecurringSlots": [true, true],
         "/badminton.v1.Matching/GetRecurringSlots": [true, true],
         "/badminton.v1.Matching/FindMatches": [true, true],
+        "/badminton.v1.Matching/ProposeMatch": [false, true],
+        "/badminton.v1.Matching/RespondToProposal": [false, true],
+        "/badminton.v1.Matching/GetProposal": [true, true],
+        "/badminton.v1.Matching/GetMatch": [true, true],
+        "/badminton.v1.Matching/ListMyMatches": [true, true],
+        "/badminton.v1.Matching/CancelMatch": [true, true],
       ])
   }
 
@@ -202,6 +226,19 @@ struct MessageRoundTripTests {
     // PartnerAvailable: candidate (2), itself with its reputation and overlap.
     #expect(PartnerAvailable().serializedBytes() == [0x12, 0x04, 0x32, 0x00, 0x4A, 0x00])
     #expect(try PartnerAvailable(serializedBytes: []).candidate == MatchCandidate())
+    // Proposal: slot (5); Match: slot (3).
+    #expect(Proposal().serializedBytes() == [0x2A, 0x00])
+    #expect(try Proposal(serializedBytes: []).slot == TimeSlot())
+    #expect(Match().serializedBytes() == [0x1A, 0x00])
+    #expect(try Match(serializedBytes: []).slot == TimeSlot())
+    // ProposalReceived: proposal (1), itself with its slot, and proposer_reputation (4).
+    #expect(ProposalReceived().serializedBytes() == [0x0A, 0x02, 0x2A, 0x00, 0x22, 0x00])
+    #expect(try ProposalReceived(serializedBytes: []) == ProposalReceived())
+    // ProposalEnded and MatchChanged: the proposal or match (1), with its slot.
+    #expect(ProposalEnded().serializedBytes() == [0x0A, 0x02, 0x2A, 0x00])
+    #expect(try ProposalEnded(serializedBytes: []).proposal == Proposal())
+    #expect(MatchChanged().serializedBytes() == [0x0A, 0x02, 0x1A, 0x00])
+    #expect(try MatchChanged(serializedBytes: []).match == Match())
     // Only fields with presence are left out.
     #expect(SaveRecurringSlotsRequest().serializedBytes() == [])
     #expect(RecurringSlots().serializedBytes() == [])
@@ -332,6 +369,59 @@ struct MessageRoundTripTests {
           candidate: MatchCandidate(userID: 8, overlap: TimeSlot(startUnixMs: 1, endUnixMs: 2)))))
     #expect(try Event(serializedBytes: partnerBytes) == partnerEvent)
     #expect(partnerEvent.serializedBytes() == partnerBytes)
+
+    // Proposal{id: 7, proposer_id: 3, proposer_availability_id: 11, mode: SINGLES,
+    // slot: {start_unix_ms: 1, end_unix_ms: 2}, invitees: [{user_id: 5, availability_id: 12,
+    // answer: ANSWER_ACCEPTED}], state: PROPOSAL_ACCEPTED, created_at_unix_ms: 100,
+    // expires_at_unix_ms: 300, match_id: 9}: the invitee is field 6, a nested message.
+    let proposalBytes: [UInt8] =
+      [0x08, 0x07, 0x10, 0x03, 0x18, 0x0B, 0x20, 0x01, 0x2A, 0x04, 0x08, 0x01, 0x10, 0x02]
+      + [0x32, 0x06, 0x08, 0x05, 0x10, 0x0C, 0x18, 0x02]
+      + [0x38, 0x02, 0x40, 0x64, 0x48, 0xAC, 0x02, 0x50, 0x09]
+    let proposal = Proposal(
+      id: 7, proposerID: 3, proposerAvailabilityID: 11, mode: .singles,
+      slot: TimeSlot(startUnixMs: 1, endUnixMs: 2),
+      invitees: [ProposalInvitee(userID: 5, availabilityID: 12, answer: .accepted)],
+      state: .accepted, createdAtUnixMs: 100, expiresAtUnixMs: 300, matchID: 9)
+    #expect(try Proposal(serializedBytes: proposalBytes) == proposal)
+    #expect(proposal.serializedBytes() == proposalBytes)
+
+    // ProposeMatchRequest{availability_id: 2, candidate_availability_ids: [5, 300]}: the IDs
+    // are packed into one length-delimited field 2; unpacked ones decode the same.
+    let proposeBytes: [UInt8] = [0x08, 0x02, 0x12, 0x03, 0x05, 0xAC, 0x02]
+    let propose = ProposeMatchRequest(availabilityID: 2, candidateAvailabilityIDs: [5, 300])
+    #expect(try ProposeMatchRequest(serializedBytes: proposeBytes) == propose)
+    #expect(propose.serializedBytes() == proposeBytes)
+    let unpacked: [UInt8] = [0x08, 0x02, 0x10, 0x05, 0x10, 0xAC, 0x02]
+    #expect(try ProposeMatchRequest(serializedBytes: unpacked) == propose)
+
+    // Event{sequence: 6, match_cancelled: {match: {id: 4, mode: DOUBLES, slot: {1, 2},
+    // participants: [{user_id: 8, nickname: "林", display_level: 5, team: 2,
+    // availability_id: 13}], state: CANCELLED, proposal_id: 3, confirmed_at_unix_ms: 10,
+    // cancelled_by: 8, cancelled_at_unix_ms: 20}}}: the oneof member is field 15 (tag 0x7A).
+    let matchBytes: [UInt8] =
+      [0x08, 0x04, 0x10, 0x02, 0x1A, 0x04, 0x08, 0x01, 0x10, 0x02]
+      + [0x22, 0x0D, 0x08, 0x08, 0x12, 0x03] + Array("林".utf8)
+      + [0x18, 0x05, 0x20, 0x02, 0x28, 0x0D]
+      + [0x28, 0x02, 0x30, 0x03, 0x38, 0x0A, 0x40, 0x08, 0x48, 0x14]
+    let changedBody: [UInt8] = [0x25, 0x0A, 0x23] + matchBytes
+    let cancelledBytes: [UInt8] = [0x08, 0x06, 0x7A] + changedBody
+    let match = Match(
+      id: 4, mode: .doubles, slot: TimeSlot(startUnixMs: 1, endUnixMs: 2),
+      participants: [
+        MatchParticipant(userID: 8, nickname: "林", displayLevel: 5, team: 2, availabilityID: 13)
+      ],
+      state: .cancelled, proposalID: 3, confirmedAtUnixMs: 10, cancelledBy: 8,
+      cancelledAtUnixMs: 20)
+    let cancelledEvent = Event(sequence: 6, body: .matchCancelled(MatchChanged(match: match)))
+    #expect(try Event(serializedBytes: cancelledBytes) == cancelledEvent)
+    #expect(cancelledEvent.serializedBytes() == cancelledBytes)
+
+    // The same body as field 14 (tag 0x72) is match_confirmed: the two members share a type.
+    let confirmedBytes: [UInt8] = [0x08, 0x06, 0x72] + changedBody
+    let confirmedEvent = Event(sequence: 6, body: .matchConfirmed(MatchChanged(match: match)))
+    #expect(try Event(serializedBytes: confirmedBytes) == confirmedEvent)
+    #expect(confirmedEvent.serializedBytes() == confirmedBytes)
   }
 
   @Test("enum numbers this build does not know are kept, and every number has a name")
@@ -373,6 +463,29 @@ struct MessageRoundTripTests {
     #expect(RelaxationKind.raiseSkillTolerance.description == "RAISE_SKILL_TOLERANCE")
     #expect(RelaxationKind.widenRadius.description == "WIDEN_RADIUS")
     #expect(RelaxationKind(rawValue: 40).description == "RELAXATION_KIND_40")
+
+    let invitee = ProposalInvitee(answer: InviteeAnswer(rawValue: 12))
+    #expect(try ProposalInvitee(serializedBytes: invitee.serializedBytes()).answer.rawValue == 12)
+    let proposal = Proposal(state: ProposalState(rawValue: -3))
+    #expect(try Proposal(serializedBytes: proposal.serializedBytes()).state.rawValue == -3)
+    let match = Match(state: MatchState(rawValue: 8))
+    #expect(try Match(serializedBytes: match.serializedBytes()).state.rawValue == 8)
+
+    #expect(ProposalState.unspecified.description == "PROPOSAL_STATE_UNSPECIFIED")
+    #expect(ProposalState.pending.description == "PROPOSAL_PENDING")
+    #expect(ProposalState.accepted.description == "PROPOSAL_ACCEPTED")
+    #expect(ProposalState.declined.description == "PROPOSAL_DECLINED")
+    #expect(ProposalState.lapsed.description == "PROPOSAL_LAPSED")
+    #expect(ProposalState(rawValue: -3).description == "PROPOSAL_STATE_-3")
+    #expect(InviteeAnswer.unspecified.description == "INVITEE_ANSWER_UNSPECIFIED")
+    #expect(InviteeAnswer.pending.description == "ANSWER_PENDING")
+    #expect(InviteeAnswer.accepted.description == "ANSWER_ACCEPTED")
+    #expect(InviteeAnswer.declined.description == "ANSWER_DECLINED")
+    #expect(InviteeAnswer(rawValue: 12).description == "INVITEE_ANSWER_12")
+    #expect(MatchState.unspecified.description == "MATCH_STATE_UNSPECIFIED")
+    #expect(MatchState.confirmed.description == "CONFIRMED")
+    #expect(MatchState.cancelled.description == "CANCELLED")
+    #expect(MatchState(rawValue: 8).description == "MATCH_STATE_8")
   }
 
   @Test("bytes that are not a message are refused with the message's name")

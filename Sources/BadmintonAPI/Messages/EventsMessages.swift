@@ -44,6 +44,14 @@ public struct Event: ProtobufMessage, Hashable {
     case verificationReviewed(Verification)
     /// Someone posted availability that fits one of the player's own.
     case partnerAvailable(PartnerAvailable)
+    /// A player invites this one to play.
+    case proposalReceived(ProposalReceived)
+    /// A proposal this player is part of was declined or lapsed.
+    case proposalEnded(ProposalEnded)
+    /// A match this player is part of was confirmed.
+    case matchConfirmed(MatchChanged)
+    /// A match this player is part of was cancelled by another participant.
+    case matchCancelled(MatchChanged)
   }
 
   /// Per player, increasing with every event; the cursor to resubscribe from.
@@ -74,6 +82,18 @@ public struct Event: ProtobufMessage, Hashable {
     case BADMINTON__V1__EVENT__BODY_PARTNER_AVAILABLE:
       self.body = try CField.message(c.partner_available, as: PartnerAvailable.self)
         .map(Body.partnerAvailable)
+    case BADMINTON__V1__EVENT__BODY_PROPOSAL_RECEIVED:
+      self.body = try CField.message(c.proposal_received, as: ProposalReceived.self)
+        .map(Body.proposalReceived)
+    case BADMINTON__V1__EVENT__BODY_PROPOSAL_ENDED:
+      self.body = try CField.message(c.proposal_ended, as: ProposalEnded.self)
+        .map(Body.proposalEnded)
+    case BADMINTON__V1__EVENT__BODY_MATCH_CONFIRMED:
+      self.body = try CField.message(c.match_confirmed, as: MatchChanged.self)
+        .map(Body.matchConfirmed)
+    case BADMINTON__V1__EVENT__BODY_MATCH_CANCELLED:
+      self.body = try CField.message(c.match_cancelled, as: MatchChanged.self)
+        .map(Body.matchCancelled)
     default:
       self.body = nil
     }
@@ -92,6 +112,18 @@ public struct Event: ProtobufMessage, Hashable {
     case .partnerAvailable(let partnerAvailable):
       c.body_case = BADMINTON__V1__EVENT__BODY_PARTNER_AVAILABLE
       c.partner_available = arena.pointer(to: partnerAvailable.cMessage(in: arena))
+    case .proposalReceived(let proposalReceived):
+      c.body_case = BADMINTON__V1__EVENT__BODY_PROPOSAL_RECEIVED
+      c.proposal_received = arena.pointer(to: proposalReceived.cMessage(in: arena))
+    case .proposalEnded(let proposalEnded):
+      c.body_case = BADMINTON__V1__EVENT__BODY_PROPOSAL_ENDED
+      c.proposal_ended = arena.pointer(to: proposalEnded.cMessage(in: arena))
+    case .matchConfirmed(let matchChanged):
+      c.body_case = BADMINTON__V1__EVENT__BODY_MATCH_CONFIRMED
+      c.match_confirmed = arena.pointer(to: matchChanged.cMessage(in: arena))
+    case .matchCancelled(let matchChanged):
+      c.body_case = BADMINTON__V1__EVENT__BODY_MATCH_CANCELLED
+      c.match_cancelled = arena.pointer(to: matchChanged.cMessage(in: arena))
     case nil:
       c.body_case = BADMINTON__V1__EVENT__BODY__NOT_SET
     }

@@ -82,6 +82,93 @@ public struct RelaxationKind: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
+/// Where a proposal to play stands (`badminton.v1.ProposalState`).
+public struct ProposalState: Hashable, Sendable, CustomStringConvertible {
+  /// The number on the wire.
+  public var rawValue: Int32
+
+  /// Wraps a number from the wire; numbers this build does not know are kept.
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  /// `PROPOSAL_STATE_UNSPECIFIED`.
+  public static let unspecified = ProposalState(rawValue: 0)
+  /// `PROPOSAL_PENDING`: waiting for the invited players' answers.
+  public static let pending = ProposalState(rawValue: 1)
+  /// `PROPOSAL_ACCEPTED`: everyone accepted, and the match is confirmed.
+  public static let accepted = ProposalState(rawValue: 2)
+  /// `PROPOSAL_DECLINED`: someone declined.
+  public static let declined = ProposalState(rawValue: 3)
+  /// `PROPOSAL_LAPSED`: the slot started, 24 hours passed, or a needed availability went away.
+  public static let lapsed = ProposalState(rawValue: 4)
+
+  /// The name the `.proto` gives the number.
+  public var description: String {
+    switch rawValue {
+    case 0: "PROPOSAL_STATE_UNSPECIFIED"
+    case 1: "PROPOSAL_PENDING"
+    case 2: "PROPOSAL_ACCEPTED"
+    case 3: "PROPOSAL_DECLINED"
+    case 4: "PROPOSAL_LAPSED"
+    default: "PROPOSAL_STATE_\(rawValue)"
+    }
+  }
+}
+
+/// How an invited player answered a proposal (`badminton.v1.InviteeAnswer`).
+public struct InviteeAnswer: Hashable, Sendable, CustomStringConvertible {
+  /// The number on the wire.
+  public var rawValue: Int32
+
+  /// Wraps a number from the wire; numbers this build does not know are kept.
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  /// `INVITEE_ANSWER_UNSPECIFIED`.
+  public static let unspecified = InviteeAnswer(rawValue: 0)
+  /// `ANSWER_PENDING`: not answered yet.
+  public static let pending = InviteeAnswer(rawValue: 1)
+  /// `ANSWER_ACCEPTED`.
+  public static let accepted = InviteeAnswer(rawValue: 2)
+  /// `ANSWER_DECLINED`.
+  public static let declined = InviteeAnswer(rawValue: 3)
+
+  /// The name the `.proto` gives the number.
+  public var description: String {
+    switch rawValue {
+    case 0: "INVITEE_ANSWER_UNSPECIFIED"
+    case 1: "ANSWER_PENDING"
+    case 2: "ANSWER_ACCEPTED"
+    case 3: "ANSWER_DECLINED"
+    default: "INVITEE_ANSWER_\(rawValue)"
+    }
+  }
+}
+
+/// Whether a match will be played (`badminton.v1.MatchState`).
+public struct MatchState: Hashable, Sendable, CustomStringConvertible {
+  /// The number on the wire.
+  public var rawValue: Int32
+
+  /// Wraps a number from the wire; numbers this build does not know are kept.
+  public init(rawValue: Int32) { self.rawValue = rawValue }
+
+  /// `MATCH_STATE_UNSPECIFIED`.
+  public static let unspecified = MatchState(rawValue: 0)
+  /// `CONFIRMED`: every player accepted.
+  public static let confirmed = MatchState(rawValue: 1)
+  /// `CANCELLED`: a player cancelled it.
+  public static let cancelled = MatchState(rawValue: 2)
+
+  /// The name the `.proto` gives the number.
+  public var description: String {
+    switch rawValue {
+    case 0: "MATCH_STATE_UNSPECIFIED"
+    case 1: "CONFIRMED"
+    case 2: "CANCELLED"
+    default: "MATCH_STATE_\(rawValue)"
+    }
+  }
+}
+
 /// A calendar date in an availability's time zone (`badminton.v1.LocalDate`).
 public struct LocalDate: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.LocalDate`.
@@ -971,6 +1058,620 @@ public struct PartnerAvailable: ProtobufMessage, Hashable {
     badminton__v1__partner_available__init(&c)
     c.availability_id = availabilityID
     c.candidate = arena.pointer(to: candidate.cMessage(in: arena))
+    return c
+  }
+}
+
+/// One player invited by a proposal, and their answer (`badminton.v1.ProposalInvitee`).
+public struct ProposalInvitee: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.ProposalInvitee`.
+  public typealias CMessage = Badminton__V1__ProposalInvitee
+  /// protoc-c's descriptor of `badminton.v1.ProposalInvitee`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.ProposalInvitee")
+
+  /// The invited player's ID.
+  public var userID: Int64
+  /// The invited player's availability the proposal would use.
+  public var availabilityID: Int64
+  /// Pending, accepted or declined.
+  public var answer: InviteeAnswer
+
+  /// The invitee with every field at its default.
+  public init() { self.init(userID: 0) }
+
+  /// An invitee with the given fields.
+  public init(userID: Int64 = 0, availabilityID: Int64 = 0, answer: InviteeAnswer = .unspecified) {
+    self.userID = userID
+    self.availabilityID = availabilityID
+    self.answer = answer
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.userID = c.user_id
+    self.availabilityID = c.availability_id
+    self.answer = InviteeAnswer(rawValue: CField.enumValue(c.answer))
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__proposal_invitee__init(&c)
+    c.user_id = userID
+    c.availability_id = availabilityID
+    c.answer = CField.cEnum(answer.rawValue, as: Badminton__V1__InviteeAnswer.self)
+    return c
+  }
+}
+
+/// An invitation to play, from one player to the partners they chose (`badminton.v1.Proposal`).
+public struct Proposal: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.Proposal`.
+  public typealias CMessage = Badminton__V1__Proposal
+  /// protoc-c's descriptor of `badminton.v1.Proposal`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.Proposal")
+
+  /// The proposal's ID.
+  public var id: Int64
+  /// The ID of the player who proposed.
+  public var proposerID: Int64
+  /// The proposer's availability the proposal would use.
+  public var proposerAvailabilityID: Int64
+  /// Singles or doubles.
+  public var mode: MatchMode
+  /// The time all of them can play; always encoded, and all zero when absent on the wire.
+  public var slot: TimeSlot
+  /// The invited players and their answers.
+  public var invitees: [ProposalInvitee]
+  /// Pending, accepted, declined or lapsed.
+  public var state: ProposalState
+  /// When it was proposed, in milliseconds since 1970-01-01 UTC.
+  public var createdAtUnixMs: Int64
+  /// The earlier of the slot's start and 24 hours after creation, in milliseconds since 1970.
+  public var expiresAtUnixMs: Int64
+  /// The match it became; set once the proposal is accepted.
+  public var matchID: Int64
+
+  /// The proposal with every field at its default.
+  public init() { self.init(id: 0) }
+
+  /// A proposal with the given fields.
+  public init(
+    id: Int64 = 0,
+    proposerID: Int64 = 0,
+    proposerAvailabilityID: Int64 = 0,
+    mode: MatchMode = .unspecified,
+    slot: TimeSlot = TimeSlot(),
+    invitees: [ProposalInvitee] = [],
+    state: ProposalState = .unspecified,
+    createdAtUnixMs: Int64 = 0,
+    expiresAtUnixMs: Int64 = 0,
+    matchID: Int64 = 0
+  ) {
+    self.id = id
+    self.proposerID = proposerID
+    self.proposerAvailabilityID = proposerAvailabilityID
+    self.mode = mode
+    self.slot = slot
+    self.invitees = invitees
+    self.state = state
+    self.createdAtUnixMs = createdAtUnixMs
+    self.expiresAtUnixMs = expiresAtUnixMs
+    self.matchID = matchID
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
+    self.id = c.id
+    self.proposerID = c.proposer_id
+    self.proposerAvailabilityID = c.proposer_availability_id
+    self.mode = MatchMode(rawValue: CField.enumValue(c.mode))
+    self.slot = try CField.message(c.slot, as: TimeSlot.self) ?? TimeSlot()
+    self.invitees = try CField.messages(c.n_invitees, c.invitees, as: ProposalInvitee.self)
+    self.state = ProposalState(rawValue: CField.enumValue(c.state))
+    self.createdAtUnixMs = c.created_at_unix_ms
+    self.expiresAtUnixMs = c.expires_at_unix_ms
+    self.matchID = c.match_id
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__proposal__init(&c)
+    c.id = id
+    c.proposer_id = proposerID
+    c.proposer_availability_id = proposerAvailabilityID
+    c.mode = CField.cEnum(mode.rawValue, as: Badminton__V1__MatchMode.self)
+    c.slot = arena.pointer(to: slot.cMessage(in: arena))
+    (c.n_invitees, c.invitees) = arena.messages(invitees)
+    c.state = CField.cEnum(state.rawValue, as: Badminton__V1__ProposalState.self)
+    c.created_at_unix_ms = createdAtUnixMs
+    c.expires_at_unix_ms = expiresAtUnixMs
+    c.match_id = matchID
+    return c
+  }
+}
+
+/// Invites the partners the caller chose to play (`badminton.v1.ProposeMatchRequest`).
+public struct ProposeMatchRequest: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.ProposeMatchRequest`.
+  public typealias CMessage = Badminton__V1__ProposeMatchRequest
+  /// protoc-c's descriptor of `badminton.v1.ProposeMatchRequest`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.ProposeMatchRequest")
+
+  /// One of the caller's active availability.
+  public var availabilityID: Int64
+  /// Availability from FindMatches: 1 for singles, 3 for doubles.
+  public var candidateAvailabilityIDs: [Int64]
+
+  /// The request with every field at its default.
+  public init() { self.init(availabilityID: 0) }
+
+  /// A request with the given fields.
+  public init(availabilityID: Int64 = 0, candidateAvailabilityIDs: [Int64] = []) {
+    self.availabilityID = availabilityID
+    self.candidateAvailabilityIDs = candidateAvailabilityIDs
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.availabilityID = c.availability_id
+    if let ids = c.candidate_availability_ids {
+      self.candidateAvailabilityIDs = Array(
+        UnsafeBufferPointer(start: ids, count: c.n_candidate_availability_ids))
+    } else {
+      self.candidateAvailabilityIDs = []
+    }
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__propose_match_request__init(&c)
+    c.availability_id = availabilityID
+    (c.n_candidate_availability_ids, c.candidate_availability_ids) = arena.scalars(
+      candidateAvailabilityIDs)
+    return c
+  }
+}
+
+/// Accepts or declines a proposal (`badminton.v1.RespondToProposalRequest`).
+public struct RespondToProposalRequest: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.RespondToProposalRequest`.
+  public typealias CMessage = Badminton__V1__RespondToProposalRequest
+  /// protoc-c's descriptor of `badminton.v1.RespondToProposalRequest`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.RespondToProposalRequest")
+
+  /// The proposal's ID.
+  public var proposalID: Int64
+  /// True accepts, false declines.
+  public var accept: Bool
+
+  /// The request with every field at its default.
+  public init() { self.init(proposalID: 0) }
+
+  /// A request with the given fields.
+  public init(proposalID: Int64 = 0, accept: Bool = false) {
+    self.proposalID = proposalID
+    self.accept = accept
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.proposalID = c.proposal_id
+    self.accept = c.accept != 0
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__respond_to_proposal_request__init(&c)
+    c.proposal_id = proposalID
+    c.accept = accept ? 1 : 0
+    return c
+  }
+}
+
+/// Asks for one proposal the caller is part of (`badminton.v1.GetProposalRequest`).
+public struct GetProposalRequest: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.GetProposalRequest`.
+  public typealias CMessage = Badminton__V1__GetProposalRequest
+  /// protoc-c's descriptor of `badminton.v1.GetProposalRequest`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.GetProposalRequest")
+
+  /// The proposal's ID.
+  public var proposalID: Int64
+
+  /// The request with every field at its default.
+  public init() { self.init(proposalID: 0) }
+
+  /// A request for `proposalID`.
+  public init(proposalID: Int64 = 0) { self.proposalID = proposalID }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.proposalID = c.proposal_id
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__get_proposal_request__init(&c)
+    c.proposal_id = proposalID
+    return c
+  }
+}
+
+/// One player of a match (`badminton.v1.MatchParticipant`).
+public struct MatchParticipant: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.MatchParticipant`.
+  public typealias CMessage = Badminton__V1__MatchParticipant
+  /// protoc-c's descriptor of `badminton.v1.MatchParticipant`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.MatchParticipant")
+
+  /// The player's ID.
+  public var userID: Int64
+  /// The player's nickname.
+  public var nickname: String
+  /// The level shown for the player.
+  public var displayLevel: Int32
+  /// 1 or 2; in singles each player is a team.
+  public var team: Int32
+  /// The player's availability the match uses.
+  public var availabilityID: Int64
+
+  /// The participant with every field at its default.
+  public init() { self.init(userID: 0) }
+
+  /// A participant with the given fields.
+  public init(
+    userID: Int64 = 0,
+    nickname: String = "",
+    displayLevel: Int32 = 0,
+    team: Int32 = 0,
+    availabilityID: Int64 = 0
+  ) {
+    self.userID = userID
+    self.nickname = nickname
+    self.displayLevel = displayLevel
+    self.team = team
+    self.availabilityID = availabilityID
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.userID = c.user_id
+    self.nickname = CField.string(c.nickname)
+    self.displayLevel = c.display_level
+    self.team = c.team
+    self.availabilityID = c.availability_id
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__match_participant__init(&c)
+    c.user_id = userID
+    c.nickname = arena.string(nickname)
+    c.display_level = displayLevel
+    c.team = team
+    c.availability_id = availabilityID
+    return c
+  }
+}
+
+/// A confirmed game (`badminton.v1.Match`).
+public struct Match: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.Match`.
+  public typealias CMessage = Badminton__V1__Match
+  /// protoc-c's descriptor of `badminton.v1.Match`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.Match")
+
+  /// The match's ID.
+  public var id: Int64
+  /// Singles or doubles.
+  public var mode: MatchMode
+  /// When it is played; always encoded, and all zero when absent on the wire.
+  public var slot: TimeSlot
+  /// The players and their teams.
+  public var participants: [MatchParticipant]
+  /// Confirmed or cancelled.
+  public var state: MatchState
+  /// The proposal it came from.
+  public var proposalID: Int64
+  /// When it was confirmed, in milliseconds since 1970-01-01 UTC.
+  public var confirmedAtUnixMs: Int64
+  /// The ID of the player who cancelled it; set when cancelled.
+  public var cancelledBy: Int64
+  /// When it was cancelled, in milliseconds since 1970-01-01 UTC; set when cancelled.
+  public var cancelledAtUnixMs: Int64
+
+  /// The match with every field at its default.
+  public init() { self.init(id: 0) }
+
+  /// A match with the given fields.
+  public init(
+    id: Int64 = 0,
+    mode: MatchMode = .unspecified,
+    slot: TimeSlot = TimeSlot(),
+    participants: [MatchParticipant] = [],
+    state: MatchState = .unspecified,
+    proposalID: Int64 = 0,
+    confirmedAtUnixMs: Int64 = 0,
+    cancelledBy: Int64 = 0,
+    cancelledAtUnixMs: Int64 = 0
+  ) {
+    self.id = id
+    self.mode = mode
+    self.slot = slot
+    self.participants = participants
+    self.state = state
+    self.proposalID = proposalID
+    self.confirmedAtUnixMs = confirmedAtUnixMs
+    self.cancelledBy = cancelledBy
+    self.cancelledAtUnixMs = cancelledAtUnixMs
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
+    self.id = c.id
+    self.mode = MatchMode(rawValue: CField.enumValue(c.mode))
+    self.slot = try CField.message(c.slot, as: TimeSlot.self) ?? TimeSlot()
+    self.participants = try CField.messages(
+      c.n_participants, c.participants, as: MatchParticipant.self)
+    self.state = MatchState(rawValue: CField.enumValue(c.state))
+    self.proposalID = c.proposal_id
+    self.confirmedAtUnixMs = c.confirmed_at_unix_ms
+    self.cancelledBy = c.cancelled_by
+    self.cancelledAtUnixMs = c.cancelled_at_unix_ms
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__match__init(&c)
+    c.id = id
+    c.mode = CField.cEnum(mode.rawValue, as: Badminton__V1__MatchMode.self)
+    c.slot = arena.pointer(to: slot.cMessage(in: arena))
+    (c.n_participants, c.participants) = arena.messages(participants)
+    c.state = CField.cEnum(state.rawValue, as: Badminton__V1__MatchState.self)
+    c.proposal_id = proposalID
+    c.confirmed_at_unix_ms = confirmedAtUnixMs
+    c.cancelled_by = cancelledBy
+    c.cancelled_at_unix_ms = cancelledAtUnixMs
+    return c
+  }
+}
+
+/// Asks for one match the caller is part of (`badminton.v1.GetMatchRequest`).
+public struct GetMatchRequest: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.GetMatchRequest`.
+  public typealias CMessage = Badminton__V1__GetMatchRequest
+  /// protoc-c's descriptor of `badminton.v1.GetMatchRequest`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.GetMatchRequest")
+
+  /// The match's ID.
+  public var matchID: Int64
+
+  /// The request with every field at its default.
+  public init() { self.init(matchID: 0) }
+
+  /// A request for `matchID`.
+  public init(matchID: Int64 = 0) { self.matchID = matchID }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.matchID = c.match_id
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__get_match_request__init(&c)
+    c.match_id = matchID
+    return c
+  }
+}
+
+/// Asks for the caller's upcoming or past matches (`badminton.v1.ListMyMatchesRequest`).
+public struct ListMyMatchesRequest: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.ListMyMatchesRequest`.
+  public typealias CMessage = Badminton__V1__ListMyMatchesRequest
+  /// protoc-c's descriptor of `badminton.v1.ListMyMatchesRequest`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.ListMyMatchesRequest")
+
+  /// False: confirmed matches not yet ended, soonest first. True: the others, latest first.
+  public var past: Bool
+
+  /// The request with every field at its default: the upcoming matches.
+  public init() { self.init(past: false) }
+
+  /// A request for the past matches when `past` is true, else the upcoming ones.
+  public init(past: Bool = false) { self.past = past }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.past = c.past != 0
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__list_my_matches_request__init(&c)
+    c.past = past ? 1 : 0
+    return c
+  }
+}
+
+/// The caller's upcoming or past matches (`badminton.v1.ListMyMatchesResponse`).
+public struct ListMyMatchesResponse: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.ListMyMatchesResponse`.
+  public typealias CMessage = Badminton__V1__ListMyMatchesResponse
+  /// protoc-c's descriptor of `badminton.v1.ListMyMatchesResponse`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.ListMyMatchesResponse")
+
+  /// The matches, in the order the request asked for.
+  public var matches: [Match]
+
+  /// The response with every field at its default.
+  public init() { self.init(matches: []) }
+
+  /// A response listing `matches`.
+  public init(matches: [Match] = []) { self.matches = matches }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
+    self.matches = try CField.messages(c.n_matches, c.matches, as: Match.self)
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__list_my_matches_response__init(&c)
+    (c.n_matches, c.matches) = arena.messages(matches)
+    return c
+  }
+}
+
+/// Cancels a match the caller is part of (`badminton.v1.CancelMatchRequest`).
+public struct CancelMatchRequest: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.CancelMatchRequest`.
+  public typealias CMessage = Badminton__V1__CancelMatchRequest
+  /// protoc-c's descriptor of `badminton.v1.CancelMatchRequest`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.CancelMatchRequest")
+
+  /// The match's ID.
+  public var matchID: Int64
+
+  /// The request with every field at its default.
+  public init() { self.init(matchID: 0) }
+
+  /// A request to cancel `matchID`.
+  public init(matchID: Int64 = 0) { self.matchID = matchID }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.matchID = c.match_id
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__cancel_match_request__init(&c)
+    c.match_id = matchID
+    return c
+  }
+}
+
+/// `badminton.v1.ProposalReceived`: a player invites the player to play.
+public struct ProposalReceived: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.ProposalReceived`.
+  public typealias CMessage = Badminton__V1__ProposalReceived
+  /// protoc-c's descriptor of `badminton.v1.ProposalReceived`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.ProposalReceived")
+
+  /// The proposal; always encoded, and all default when absent on the wire.
+  public var proposal: Proposal
+  /// The proposer's nickname.
+  public var proposerNickname: String
+  /// The level shown for the proposer.
+  public var proposerDisplayLevel: Int32
+  /// How peers rated the proposer; always encoded, and all zero when absent on the wire.
+  public var proposerReputation: ReputationSummary
+
+  /// The message with every field at its default.
+  public init() { self.init(proposal: Proposal()) }
+
+  /// A message with the given fields.
+  public init(
+    proposal: Proposal = Proposal(),
+    proposerNickname: String = "",
+    proposerDisplayLevel: Int32 = 0,
+    proposerReputation: ReputationSummary = ReputationSummary()
+  ) {
+    self.proposal = proposal
+    self.proposerNickname = proposerNickname
+    self.proposerDisplayLevel = proposerDisplayLevel
+    self.proposerReputation = proposerReputation
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
+    self.proposal = try CField.message(c.proposal, as: Proposal.self) ?? Proposal()
+    self.proposerNickname = CField.string(c.proposer_nickname)
+    self.proposerDisplayLevel = c.proposer_display_level
+    self.proposerReputation =
+      try CField.message(c.proposer_reputation, as: ReputationSummary.self) ?? ReputationSummary()
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__proposal_received__init(&c)
+    c.proposal = arena.pointer(to: proposal.cMessage(in: arena))
+    c.proposer_nickname = arena.string(proposerNickname)
+    c.proposer_display_level = proposerDisplayLevel
+    c.proposer_reputation = arena.pointer(to: proposerReputation.cMessage(in: arena))
+    return c
+  }
+}
+
+/// `badminton.v1.ProposalEnded`: a proposal the player is part of was declined or lapsed.
+public struct ProposalEnded: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.ProposalEnded`.
+  public typealias CMessage = Badminton__V1__ProposalEnded
+  /// protoc-c's descriptor of `badminton.v1.ProposalEnded`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.ProposalEnded")
+
+  /// The proposal; always encoded, and all default when absent on the wire.
+  public var proposal: Proposal
+
+  /// The message with every field at its default.
+  public init() { self.init(proposal: Proposal()) }
+
+  /// A message about `proposal`.
+  public init(proposal: Proposal = Proposal()) { self.proposal = proposal }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
+    self.proposal = try CField.message(c.proposal, as: Proposal.self) ?? Proposal()
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__proposal_ended__init(&c)
+    c.proposal = arena.pointer(to: proposal.cMessage(in: arena))
+    return c
+  }
+}
+
+/// `badminton.v1.MatchChanged`: a match the player is part of was confirmed, or cancelled.
+public struct MatchChanged: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.MatchChanged`.
+  public typealias CMessage = Badminton__V1__MatchChanged
+  /// protoc-c's descriptor of `badminton.v1.MatchChanged`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.MatchChanged")
+
+  /// The match; always encoded, and all default when absent on the wire.
+  public var match: Match
+
+  /// The message with every field at its default.
+  public init() { self.init(match: Match()) }
+
+  /// A message about `match`.
+  public init(match: Match = Match()) { self.match = match }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
+    self.match = try CField.message(c.match, as: Match.self) ?? Match()
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__match_changed__init(&c)
+    c.match = arena.pointer(to: match.cMessage(in: arena))
     return c
   }
 }

@@ -41,12 +41,44 @@ public enum Matching {
     service: serviceName, method: "FindMatches", kind: .unary, idempotent: true,
     requiresAuthentication: true)
 
+  /// `ProposeMatch`: invites the partners the caller chose to play at the time all can.
+  public static let proposeMatch = MethodDescriptor<ProposeMatchRequest, Proposal>(
+    service: serviceName, method: "ProposeMatch", kind: .unary, idempotent: false,
+    requiresAuthentication: true)
+
+  /// `RespondToProposal`: accepts or declines a proposal the caller is invited to.
+  public static let respondToProposal = MethodDescriptor<RespondToProposalRequest, Proposal>(
+    service: serviceName, method: "RespondToProposal", kind: .unary, idempotent: false,
+    requiresAuthentication: true)
+
+  /// `GetProposal`: one proposal the caller is part of.
+  public static let getProposal = MethodDescriptor<GetProposalRequest, Proposal>(
+    service: serviceName, method: "GetProposal", kind: .unary, idempotent: true,
+    requiresAuthentication: true)
+
+  /// `GetMatch`: one match the caller is part of.
+  public static let getMatch = MethodDescriptor<GetMatchRequest, Match>(
+    service: serviceName, method: "GetMatch", kind: .unary, idempotent: true,
+    requiresAuthentication: true)
+
+  /// `ListMyMatches`: the caller's upcoming matches, soonest first, or past ones, latest first.
+  public static let listMyMatches = MethodDescriptor<ListMyMatchesRequest, ListMyMatchesResponse>(
+    service: serviceName, method: "ListMyMatches", kind: .unary, idempotent: true,
+    requiresAuthentication: true)
+
+  /// `CancelMatch`: cancels a confirmed match the caller is part of.
+  public static let cancelMatch = MethodDescriptor<CancelMatchRequest, Match>(
+    service: serviceName, method: "CancelMatch", kind: .unary, idempotent: true,
+    requiresAuthentication: true)
+
   /// The service as its stubs expose it.
   public static let descriptor = ServiceDescriptor(
     name: serviceName,
     methods: [
       postAvailability.info, cancelAvailability.info, listMyAvailability.info,
-      saveRecurringSlots.info, getRecurringSlots.info, findMatches.info,
+      saveRecurringSlots.info, getRecurringSlots.info, findMatches.info, proposeMatch.info,
+      respondToProposal.info, getProposal.info, getMatch.info, listMyMatches.info,
+      cancelMatch.info,
     ])
 
   /// What a matching service implements.
@@ -69,6 +101,22 @@ public enum Matching {
     /// Answers `FindMatches`.
     func findMatches(_ request: FindMatchesRequest, context: ServerContext) async throws
       -> FindMatchesResponse
+    /// Answers `ProposeMatch`.
+    func proposeMatch(_ request: ProposeMatchRequest, context: ServerContext) async throws
+      -> Proposal
+    /// Answers `RespondToProposal`.
+    func respondToProposal(_ request: RespondToProposalRequest, context: ServerContext)
+      async throws -> Proposal
+    /// Answers `GetProposal`.
+    func getProposal(_ request: GetProposalRequest, context: ServerContext) async throws
+      -> Proposal
+    /// Answers `GetMatch`.
+    func getMatch(_ request: GetMatchRequest, context: ServerContext) async throws -> Match
+    /// Answers `ListMyMatches`.
+    func listMyMatches(_ request: ListMyMatchesRequest, context: ServerContext) async throws
+      -> ListMyMatchesResponse
+    /// Answers `CancelMatch`.
+    func cancelMatch(_ request: CancelMatchRequest, context: ServerContext) async throws -> Match
   }
 
   /// The typed client of the matching service.
@@ -121,6 +169,49 @@ public enum Matching {
     {
       try await client.unary(Matching.findMatches, request, options: options)
     }
+
+    /// Calls `ProposeMatch`.
+    public func proposeMatch(_ request: ProposeMatchRequest, options: CallOptions = CallOptions())
+      async throws -> Proposal
+    {
+      try await client.unary(Matching.proposeMatch, request, options: options)
+    }
+
+    /// Calls `RespondToProposal`.
+    public func respondToProposal(
+      _ request: RespondToProposalRequest, options: CallOptions = CallOptions()
+    ) async throws -> Proposal {
+      try await client.unary(Matching.respondToProposal, request, options: options)
+    }
+
+    /// Calls `GetProposal`.
+    public func getProposal(_ request: GetProposalRequest, options: CallOptions = CallOptions())
+      async throws -> Proposal
+    {
+      try await client.unary(Matching.getProposal, request, options: options)
+    }
+
+    /// Calls `GetMatch`.
+    public func getMatch(_ request: GetMatchRequest, options: CallOptions = CallOptions())
+      async throws -> Match
+    {
+      try await client.unary(Matching.getMatch, request, options: options)
+    }
+
+    /// Calls `ListMyMatches`.
+    public func listMyMatches(
+      _ request: ListMyMatchesRequest = ListMyMatchesRequest(),
+      options: CallOptions = CallOptions()
+    ) async throws -> ListMyMatchesResponse {
+      try await client.unary(Matching.listMyMatches, request, options: options)
+    }
+
+    /// Calls `CancelMatch`.
+    public func cancelMatch(_ request: CancelMatchRequest, options: CallOptions = CallOptions())
+      async throws -> Match
+    {
+      try await client.unary(Matching.cancelMatch, request, options: options)
+    }
   }
 }
 
@@ -144,6 +235,24 @@ extension Matching.ServiceProtocol {
     }
     registry.register(Matching.findMatches) { request, context in
       try await self.findMatches(request, context: context)
+    }
+    registry.register(Matching.proposeMatch) { request, context in
+      try await self.proposeMatch(request, context: context)
+    }
+    registry.register(Matching.respondToProposal) { request, context in
+      try await self.respondToProposal(request, context: context)
+    }
+    registry.register(Matching.getProposal) { request, context in
+      try await self.getProposal(request, context: context)
+    }
+    registry.register(Matching.getMatch) { request, context in
+      try await self.getMatch(request, context: context)
+    }
+    registry.register(Matching.listMyMatches) { request, context in
+      try await self.listMyMatches(request, context: context)
+    }
+    registry.register(Matching.cancelMatch) { request, context in
+      try await self.cancelMatch(request, context: context)
     }
   }
 }

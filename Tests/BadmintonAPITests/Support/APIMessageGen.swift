@@ -186,12 +186,59 @@ enum APIMessageGen {
     PartnerAvailable(availabilityID: int64(&rng), candidate: matchCandidate(&rng))
   }
 
+  static func proposalInvitee(_ rng: inout any SeededRandomNumberGenerator) -> ProposalInvitee {
+    ProposalInvitee(
+      userID: int64(&rng), availabilityID: int64(&rng),
+      answer: InviteeAnswer(rawValue: enumNumber(&rng, defined: 0...3)))
+  }
+
+  static func proposal(_ rng: inout any SeededRandomNumberGenerator) -> Proposal {
+    Proposal(
+      id: int64(&rng), proposerID: int64(&rng), proposerAvailabilityID: int64(&rng),
+      mode: matchMode(&rng), slot: timeSlot(&rng),
+      invitees: (0..<count(&rng)).map { _ in proposalInvitee(&rng) },
+      state: ProposalState(rawValue: enumNumber(&rng, defined: 0...4)),
+      createdAtUnixMs: int64(&rng), expiresAtUnixMs: int64(&rng), matchID: int64(&rng))
+  }
+
+  static func matchParticipant(_ rng: inout any SeededRandomNumberGenerator) -> MatchParticipant {
+    MatchParticipant(
+      userID: int64(&rng), nickname: string(&rng), displayLevel: int32(&rng), team: int32(&rng),
+      availabilityID: int64(&rng))
+  }
+
+  static func match(_ rng: inout any SeededRandomNumberGenerator) -> Match {
+    Match(
+      id: int64(&rng), mode: matchMode(&rng), slot: timeSlot(&rng),
+      participants: (0..<count(&rng)).map { _ in matchParticipant(&rng) },
+      state: MatchState(rawValue: enumNumber(&rng, defined: 0...2)), proposalID: int64(&rng),
+      confirmedAtUnixMs: int64(&rng), cancelledBy: int64(&rng), cancelledAtUnixMs: int64(&rng))
+  }
+
+  static func proposalReceived(_ rng: inout any SeededRandomNumberGenerator) -> ProposalReceived {
+    ProposalReceived(
+      proposal: proposal(&rng), proposerNickname: string(&rng),
+      proposerDisplayLevel: int32(&rng), proposerReputation: reputationSummary(&rng))
+  }
+
+  static func proposalEnded(_ rng: inout any SeededRandomNumberGenerator) -> ProposalEnded {
+    ProposalEnded(proposal: proposal(&rng))
+  }
+
+  static func matchChanged(_ rng: inout any SeededRandomNumberGenerator) -> MatchChanged {
+    MatchChanged(match: match(&rng))
+  }
+
   /// No body, or any of the bodies this build knows.
   static func eventBody(_ rng: inout any SeededRandomNumberGenerator) -> Event.Body? {
-    switch Int.random(in: 0..<3, using: &rng) {
+    switch Int.random(in: 0..<7, using: &rng) {
     case 0: nil
     case 1: .verificationReviewed(verification(&rng))
-    default: .partnerAvailable(partnerAvailable(&rng))
+    case 2: .partnerAvailable(partnerAvailable(&rng))
+    case 3: .proposalReceived(proposalReceived(&rng))
+    case 4: .proposalEnded(proposalEnded(&rng))
+    case 5: .matchConfirmed(matchChanged(&rng))
+    default: .matchCancelled(matchChanged(&rng))
     }
   }
 
@@ -317,4 +364,26 @@ enum APIMessageGen {
       suggestions: (0..<count(&rng)).map { _ in matchRelaxation(&rng) })
   }
   static let partnerAvailables = Generator { rng in partnerAvailable(&rng) }
+  static let proposalInvitees = Generator { rng in proposalInvitee(&rng) }
+  static let proposals = Generator { rng in proposal(&rng) }
+  static let proposeMatchRequests = Generator { rng in
+    ProposeMatchRequest(
+      availabilityID: int64(&rng),
+      candidateAvailabilityIDs: (0..<count(&rng)).map { _ in int64(&rng) })
+  }
+  static let respondToProposalRequests = Generator { rng in
+    RespondToProposalRequest(proposalID: int64(&rng), accept: bool(&rng))
+  }
+  static let getProposalRequests = Generator { rng in GetProposalRequest(proposalID: int64(&rng)) }
+  static let matchParticipants = Generator { rng in matchParticipant(&rng) }
+  static let matches = Generator { rng in match(&rng) }
+  static let getMatchRequests = Generator { rng in GetMatchRequest(matchID: int64(&rng)) }
+  static let listMyMatchesRequests = Generator { rng in ListMyMatchesRequest(past: bool(&rng)) }
+  static let listMyMatchesResponses = Generator { rng in
+    ListMyMatchesResponse(matches: (0..<count(&rng)).map { _ in match(&rng) })
+  }
+  static let cancelMatchRequests = Generator { rng in CancelMatchRequest(matchID: int64(&rng)) }
+  static let proposalReceiveds = Generator { rng in proposalReceived(&rng) }
+  static let proposalEndeds = Generator { rng in proposalEnded(&rng) }
+  static let matchChangeds = Generator { rng in matchChanged(&rng) }
 }

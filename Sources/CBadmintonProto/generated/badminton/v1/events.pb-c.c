@@ -136,7 +136,7 @@ const ProtobufCMessageDescriptor badminton__v1__subscribe_request__descriptor =
   (ProtobufCMessageInit) badminton__v1__subscribe_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[4] =
+static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[8] =
 {
   {
     "sequence",
@@ -186,10 +186,62 @@ static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[4]
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "proposal_received",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, proposal_received),
+    &badminton__v1__proposal_received__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "proposal_ended",
+    13,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, proposal_ended),
+    &badminton__v1__proposal_ended__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "match_confirmed",
+    14,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, match_confirmed),
+    &badminton__v1__match_changed__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "match_cancelled",
+    15,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, match_cancelled),
+    &badminton__v1__match_changed__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__event__field_indices_by_name[] = {
   1,   /* field[1] = created_at_unix_ms */
+  7,   /* field[7] = match_cancelled */
+  6,   /* field[6] = match_confirmed */
   3,   /* field[3] = partner_available */
+  5,   /* field[5] = proposal_ended */
+  4,   /* field[4] = proposal_received */
   0,   /* field[0] = sequence */
   2,   /* field[2] = verification_reviewed */
 };
@@ -197,7 +249,7 @@ static const ProtobufCIntRange badminton__v1__event__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 10, 2 },
-  { 0, 4 }
+  { 0, 8 }
 };
 const ProtobufCMessageDescriptor badminton__v1__event__descriptor =
 {
@@ -207,7 +259,7 @@ const ProtobufCMessageDescriptor badminton__v1__event__descriptor =
   "Badminton__V1__Event",
   "badminton.v1",
   sizeof(Badminton__V1__Event),
-  4,
+  8,
   badminton__v1__event__field_descriptors,
   badminton__v1__event__field_indices_by_name,
   2,  badminton__v1__event__number_ranges,

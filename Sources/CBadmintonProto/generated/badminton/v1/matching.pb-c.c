@@ -863,6 +863,636 @@ void   badminton__v1__partner_available__free_unpacked
   assert(message->base.descriptor == &badminton__v1__partner_available__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   badminton__v1__proposal_invitee__init
+                     (Badminton__V1__ProposalInvitee         *message)
+{
+  static const Badminton__V1__ProposalInvitee init_value = BADMINTON__V1__PROPOSAL_INVITEE__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__proposal_invitee__get_packed_size
+                     (const Badminton__V1__ProposalInvitee *message)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal_invitee__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__proposal_invitee__pack
+                     (const Badminton__V1__ProposalInvitee *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal_invitee__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__proposal_invitee__pack_to_buffer
+                     (const Badminton__V1__ProposalInvitee *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal_invitee__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__ProposalInvitee *
+       badminton__v1__proposal_invitee__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__ProposalInvitee *)
+     protobuf_c_message_unpack (&badminton__v1__proposal_invitee__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__proposal_invitee__free_unpacked
+                     (Badminton__V1__ProposalInvitee *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__proposal_invitee__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__proposal__init
+                     (Badminton__V1__Proposal         *message)
+{
+  static const Badminton__V1__Proposal init_value = BADMINTON__V1__PROPOSAL__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__proposal__get_packed_size
+                     (const Badminton__V1__Proposal *message)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__proposal__pack
+                     (const Badminton__V1__Proposal *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__proposal__pack_to_buffer
+                     (const Badminton__V1__Proposal *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__Proposal *
+       badminton__v1__proposal__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__Proposal *)
+     protobuf_c_message_unpack (&badminton__v1__proposal__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__proposal__free_unpacked
+                     (Badminton__V1__Proposal *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__proposal__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__propose_match_request__init
+                     (Badminton__V1__ProposeMatchRequest         *message)
+{
+  static const Badminton__V1__ProposeMatchRequest init_value = BADMINTON__V1__PROPOSE_MATCH_REQUEST__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__propose_match_request__get_packed_size
+                     (const Badminton__V1__ProposeMatchRequest *message)
+{
+  assert(message->base.descriptor == &badminton__v1__propose_match_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__propose_match_request__pack
+                     (const Badminton__V1__ProposeMatchRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__propose_match_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__propose_match_request__pack_to_buffer
+                     (const Badminton__V1__ProposeMatchRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__propose_match_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__ProposeMatchRequest *
+       badminton__v1__propose_match_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__ProposeMatchRequest *)
+     protobuf_c_message_unpack (&badminton__v1__propose_match_request__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__propose_match_request__free_unpacked
+                     (Badminton__V1__ProposeMatchRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__propose_match_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__respond_to_proposal_request__init
+                     (Badminton__V1__RespondToProposalRequest         *message)
+{
+  static const Badminton__V1__RespondToProposalRequest init_value = BADMINTON__V1__RESPOND_TO_PROPOSAL_REQUEST__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__respond_to_proposal_request__get_packed_size
+                     (const Badminton__V1__RespondToProposalRequest *message)
+{
+  assert(message->base.descriptor == &badminton__v1__respond_to_proposal_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__respond_to_proposal_request__pack
+                     (const Badminton__V1__RespondToProposalRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__respond_to_proposal_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__respond_to_proposal_request__pack_to_buffer
+                     (const Badminton__V1__RespondToProposalRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__respond_to_proposal_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__RespondToProposalRequest *
+       badminton__v1__respond_to_proposal_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__RespondToProposalRequest *)
+     protobuf_c_message_unpack (&badminton__v1__respond_to_proposal_request__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__respond_to_proposal_request__free_unpacked
+                     (Badminton__V1__RespondToProposalRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__respond_to_proposal_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__get_proposal_request__init
+                     (Badminton__V1__GetProposalRequest         *message)
+{
+  static const Badminton__V1__GetProposalRequest init_value = BADMINTON__V1__GET_PROPOSAL_REQUEST__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__get_proposal_request__get_packed_size
+                     (const Badminton__V1__GetProposalRequest *message)
+{
+  assert(message->base.descriptor == &badminton__v1__get_proposal_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__get_proposal_request__pack
+                     (const Badminton__V1__GetProposalRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__get_proposal_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__get_proposal_request__pack_to_buffer
+                     (const Badminton__V1__GetProposalRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__get_proposal_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__GetProposalRequest *
+       badminton__v1__get_proposal_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__GetProposalRequest *)
+     protobuf_c_message_unpack (&badminton__v1__get_proposal_request__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__get_proposal_request__free_unpacked
+                     (Badminton__V1__GetProposalRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__get_proposal_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__match_participant__init
+                     (Badminton__V1__MatchParticipant         *message)
+{
+  static const Badminton__V1__MatchParticipant init_value = BADMINTON__V1__MATCH_PARTICIPANT__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__match_participant__get_packed_size
+                     (const Badminton__V1__MatchParticipant *message)
+{
+  assert(message->base.descriptor == &badminton__v1__match_participant__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__match_participant__pack
+                     (const Badminton__V1__MatchParticipant *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__match_participant__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__match_participant__pack_to_buffer
+                     (const Badminton__V1__MatchParticipant *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__match_participant__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__MatchParticipant *
+       badminton__v1__match_participant__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__MatchParticipant *)
+     protobuf_c_message_unpack (&badminton__v1__match_participant__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__match_participant__free_unpacked
+                     (Badminton__V1__MatchParticipant *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__match_participant__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__match__init
+                     (Badminton__V1__Match         *message)
+{
+  static const Badminton__V1__Match init_value = BADMINTON__V1__MATCH__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__match__get_packed_size
+                     (const Badminton__V1__Match *message)
+{
+  assert(message->base.descriptor == &badminton__v1__match__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__match__pack
+                     (const Badminton__V1__Match *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__match__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__match__pack_to_buffer
+                     (const Badminton__V1__Match *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__match__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__Match *
+       badminton__v1__match__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__Match *)
+     protobuf_c_message_unpack (&badminton__v1__match__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__match__free_unpacked
+                     (Badminton__V1__Match *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__match__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__get_match_request__init
+                     (Badminton__V1__GetMatchRequest         *message)
+{
+  static const Badminton__V1__GetMatchRequest init_value = BADMINTON__V1__GET_MATCH_REQUEST__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__get_match_request__get_packed_size
+                     (const Badminton__V1__GetMatchRequest *message)
+{
+  assert(message->base.descriptor == &badminton__v1__get_match_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__get_match_request__pack
+                     (const Badminton__V1__GetMatchRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__get_match_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__get_match_request__pack_to_buffer
+                     (const Badminton__V1__GetMatchRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__get_match_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__GetMatchRequest *
+       badminton__v1__get_match_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__GetMatchRequest *)
+     protobuf_c_message_unpack (&badminton__v1__get_match_request__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__get_match_request__free_unpacked
+                     (Badminton__V1__GetMatchRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__get_match_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__list_my_matches_request__init
+                     (Badminton__V1__ListMyMatchesRequest         *message)
+{
+  static const Badminton__V1__ListMyMatchesRequest init_value = BADMINTON__V1__LIST_MY_MATCHES_REQUEST__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__list_my_matches_request__get_packed_size
+                     (const Badminton__V1__ListMyMatchesRequest *message)
+{
+  assert(message->base.descriptor == &badminton__v1__list_my_matches_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__list_my_matches_request__pack
+                     (const Badminton__V1__ListMyMatchesRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__list_my_matches_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__list_my_matches_request__pack_to_buffer
+                     (const Badminton__V1__ListMyMatchesRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__list_my_matches_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__ListMyMatchesRequest *
+       badminton__v1__list_my_matches_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__ListMyMatchesRequest *)
+     protobuf_c_message_unpack (&badminton__v1__list_my_matches_request__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__list_my_matches_request__free_unpacked
+                     (Badminton__V1__ListMyMatchesRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__list_my_matches_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__list_my_matches_response__init
+                     (Badminton__V1__ListMyMatchesResponse         *message)
+{
+  static const Badminton__V1__ListMyMatchesResponse init_value = BADMINTON__V1__LIST_MY_MATCHES_RESPONSE__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__list_my_matches_response__get_packed_size
+                     (const Badminton__V1__ListMyMatchesResponse *message)
+{
+  assert(message->base.descriptor == &badminton__v1__list_my_matches_response__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__list_my_matches_response__pack
+                     (const Badminton__V1__ListMyMatchesResponse *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__list_my_matches_response__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__list_my_matches_response__pack_to_buffer
+                     (const Badminton__V1__ListMyMatchesResponse *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__list_my_matches_response__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__ListMyMatchesResponse *
+       badminton__v1__list_my_matches_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__ListMyMatchesResponse *)
+     protobuf_c_message_unpack (&badminton__v1__list_my_matches_response__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__list_my_matches_response__free_unpacked
+                     (Badminton__V1__ListMyMatchesResponse *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__list_my_matches_response__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__cancel_match_request__init
+                     (Badminton__V1__CancelMatchRequest         *message)
+{
+  static const Badminton__V1__CancelMatchRequest init_value = BADMINTON__V1__CANCEL_MATCH_REQUEST__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__cancel_match_request__get_packed_size
+                     (const Badminton__V1__CancelMatchRequest *message)
+{
+  assert(message->base.descriptor == &badminton__v1__cancel_match_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__cancel_match_request__pack
+                     (const Badminton__V1__CancelMatchRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__cancel_match_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__cancel_match_request__pack_to_buffer
+                     (const Badminton__V1__CancelMatchRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__cancel_match_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__CancelMatchRequest *
+       badminton__v1__cancel_match_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__CancelMatchRequest *)
+     protobuf_c_message_unpack (&badminton__v1__cancel_match_request__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__cancel_match_request__free_unpacked
+                     (Badminton__V1__CancelMatchRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__cancel_match_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__proposal_received__init
+                     (Badminton__V1__ProposalReceived         *message)
+{
+  static const Badminton__V1__ProposalReceived init_value = BADMINTON__V1__PROPOSAL_RECEIVED__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__proposal_received__get_packed_size
+                     (const Badminton__V1__ProposalReceived *message)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal_received__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__proposal_received__pack
+                     (const Badminton__V1__ProposalReceived *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal_received__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__proposal_received__pack_to_buffer
+                     (const Badminton__V1__ProposalReceived *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal_received__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__ProposalReceived *
+       badminton__v1__proposal_received__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__ProposalReceived *)
+     protobuf_c_message_unpack (&badminton__v1__proposal_received__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__proposal_received__free_unpacked
+                     (Badminton__V1__ProposalReceived *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__proposal_received__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__proposal_ended__init
+                     (Badminton__V1__ProposalEnded         *message)
+{
+  static const Badminton__V1__ProposalEnded init_value = BADMINTON__V1__PROPOSAL_ENDED__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__proposal_ended__get_packed_size
+                     (const Badminton__V1__ProposalEnded *message)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal_ended__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__proposal_ended__pack
+                     (const Badminton__V1__ProposalEnded *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal_ended__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__proposal_ended__pack_to_buffer
+                     (const Badminton__V1__ProposalEnded *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__proposal_ended__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__ProposalEnded *
+       badminton__v1__proposal_ended__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__ProposalEnded *)
+     protobuf_c_message_unpack (&badminton__v1__proposal_ended__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__proposal_ended__free_unpacked
+                     (Badminton__V1__ProposalEnded *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__proposal_ended__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__match_changed__init
+                     (Badminton__V1__MatchChanged         *message)
+{
+  static const Badminton__V1__MatchChanged init_value = BADMINTON__V1__MATCH_CHANGED__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__match_changed__get_packed_size
+                     (const Badminton__V1__MatchChanged *message)
+{
+  assert(message->base.descriptor == &badminton__v1__match_changed__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__match_changed__pack
+                     (const Badminton__V1__MatchChanged *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__match_changed__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__match_changed__pack_to_buffer
+                     (const Badminton__V1__MatchChanged *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__match_changed__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__MatchChanged *
+       badminton__v1__match_changed__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__MatchChanged *)
+     protobuf_c_message_unpack (&badminton__v1__match_changed__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__match_changed__free_unpacked
+                     (Badminton__V1__MatchChanged *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__match_changed__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor badminton__v1__local_date__field_descriptors[3] =
 {
   {
@@ -2201,6 +2831,902 @@ const ProtobufCMessageDescriptor badminton__v1__partner_available__descriptor =
   (ProtobufCMessageInit) badminton__v1__partner_available__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor badminton__v1__proposal_invitee__field_descriptors[3] =
+{
+  {
+    "user_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ProposalInvitee, user_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "availability_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ProposalInvitee, availability_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "answer",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ProposalInvitee, answer),
+    &badminton__v1__invitee_answer__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__proposal_invitee__field_indices_by_name[] = {
+  2,   /* field[2] = answer */
+  1,   /* field[1] = availability_id */
+  0,   /* field[0] = user_id */
+};
+static const ProtobufCIntRange badminton__v1__proposal_invitee__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor badminton__v1__proposal_invitee__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.ProposalInvitee",
+  "ProposalInvitee",
+  "Badminton__V1__ProposalInvitee",
+  "badminton.v1",
+  sizeof(Badminton__V1__ProposalInvitee),
+  3,
+  badminton__v1__proposal_invitee__field_descriptors,
+  badminton__v1__proposal_invitee__field_indices_by_name,
+  1,  badminton__v1__proposal_invitee__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__proposal_invitee__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__proposal__field_descriptors[10] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Proposal, id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "proposer_id",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Proposal, proposer_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "proposer_availability_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Proposal, proposer_availability_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mode",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Proposal, mode),
+    &badminton__v1__match_mode__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "slot",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Proposal, slot),
+    &badminton__v1__time_slot__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "invitees",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Proposal, n_invitees),
+    offsetof(Badminton__V1__Proposal, invitees),
+    &badminton__v1__proposal_invitee__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Proposal, state),
+    &badminton__v1__proposal_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "created_at_unix_ms",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Proposal, created_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_at_unix_ms",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Proposal, expires_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "match_id",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Proposal, match_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__proposal__field_indices_by_name[] = {
+  7,   /* field[7] = created_at_unix_ms */
+  8,   /* field[8] = expires_at_unix_ms */
+  0,   /* field[0] = id */
+  5,   /* field[5] = invitees */
+  9,   /* field[9] = match_id */
+  3,   /* field[3] = mode */
+  2,   /* field[2] = proposer_availability_id */
+  1,   /* field[1] = proposer_id */
+  4,   /* field[4] = slot */
+  6,   /* field[6] = state */
+};
+static const ProtobufCIntRange badminton__v1__proposal__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 10 }
+};
+const ProtobufCMessageDescriptor badminton__v1__proposal__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.Proposal",
+  "Proposal",
+  "Badminton__V1__Proposal",
+  "badminton.v1",
+  sizeof(Badminton__V1__Proposal),
+  10,
+  badminton__v1__proposal__field_descriptors,
+  badminton__v1__proposal__field_indices_by_name,
+  1,  badminton__v1__proposal__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__proposal__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__propose_match_request__field_descriptors[2] =
+{
+  {
+    "availability_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ProposeMatchRequest, availability_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "candidate_availability_ids",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(Badminton__V1__ProposeMatchRequest, n_candidate_availability_ids),
+    offsetof(Badminton__V1__ProposeMatchRequest, candidate_availability_ids),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__propose_match_request__field_indices_by_name[] = {
+  0,   /* field[0] = availability_id */
+  1,   /* field[1] = candidate_availability_ids */
+};
+static const ProtobufCIntRange badminton__v1__propose_match_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor badminton__v1__propose_match_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.ProposeMatchRequest",
+  "ProposeMatchRequest",
+  "Badminton__V1__ProposeMatchRequest",
+  "badminton.v1",
+  sizeof(Badminton__V1__ProposeMatchRequest),
+  2,
+  badminton__v1__propose_match_request__field_descriptors,
+  badminton__v1__propose_match_request__field_indices_by_name,
+  1,  badminton__v1__propose_match_request__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__propose_match_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__respond_to_proposal_request__field_descriptors[2] =
+{
+  {
+    "proposal_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__RespondToProposalRequest, proposal_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "accept",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__RespondToProposalRequest, accept),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__respond_to_proposal_request__field_indices_by_name[] = {
+  1,   /* field[1] = accept */
+  0,   /* field[0] = proposal_id */
+};
+static const ProtobufCIntRange badminton__v1__respond_to_proposal_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor badminton__v1__respond_to_proposal_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.RespondToProposalRequest",
+  "RespondToProposalRequest",
+  "Badminton__V1__RespondToProposalRequest",
+  "badminton.v1",
+  sizeof(Badminton__V1__RespondToProposalRequest),
+  2,
+  badminton__v1__respond_to_proposal_request__field_descriptors,
+  badminton__v1__respond_to_proposal_request__field_indices_by_name,
+  1,  badminton__v1__respond_to_proposal_request__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__respond_to_proposal_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__get_proposal_request__field_descriptors[1] =
+{
+  {
+    "proposal_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__GetProposalRequest, proposal_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__get_proposal_request__field_indices_by_name[] = {
+  0,   /* field[0] = proposal_id */
+};
+static const ProtobufCIntRange badminton__v1__get_proposal_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor badminton__v1__get_proposal_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.GetProposalRequest",
+  "GetProposalRequest",
+  "Badminton__V1__GetProposalRequest",
+  "badminton.v1",
+  sizeof(Badminton__V1__GetProposalRequest),
+  1,
+  badminton__v1__get_proposal_request__field_descriptors,
+  badminton__v1__get_proposal_request__field_indices_by_name,
+  1,  badminton__v1__get_proposal_request__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__get_proposal_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__match_participant__field_descriptors[5] =
+{
+  {
+    "user_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__MatchParticipant, user_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "nickname",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__MatchParticipant, nickname),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_level",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__MatchParticipant, display_level),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "team",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__MatchParticipant, team),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "availability_id",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__MatchParticipant, availability_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__match_participant__field_indices_by_name[] = {
+  4,   /* field[4] = availability_id */
+  2,   /* field[2] = display_level */
+  1,   /* field[1] = nickname */
+  3,   /* field[3] = team */
+  0,   /* field[0] = user_id */
+};
+static const ProtobufCIntRange badminton__v1__match_participant__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor badminton__v1__match_participant__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.MatchParticipant",
+  "MatchParticipant",
+  "Badminton__V1__MatchParticipant",
+  "badminton.v1",
+  sizeof(Badminton__V1__MatchParticipant),
+  5,
+  badminton__v1__match_participant__field_descriptors,
+  badminton__v1__match_participant__field_indices_by_name,
+  1,  badminton__v1__match_participant__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__match_participant__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__match__field_descriptors[9] =
+{
+  {
+    "id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "mode",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, mode),
+    &badminton__v1__match_mode__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "slot",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, slot),
+    &badminton__v1__time_slot__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "participants",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Match, n_participants),
+    offsetof(Badminton__V1__Match, participants),
+    &badminton__v1__match_participant__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "state",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, state),
+    &badminton__v1__match_state__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "proposal_id",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, proposal_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confirmed_at_unix_ms",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, confirmed_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cancelled_by",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, cancelled_by),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "cancelled_at_unix_ms",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, cancelled_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__match__field_indices_by_name[] = {
+  8,   /* field[8] = cancelled_at_unix_ms */
+  7,   /* field[7] = cancelled_by */
+  6,   /* field[6] = confirmed_at_unix_ms */
+  0,   /* field[0] = id */
+  1,   /* field[1] = mode */
+  3,   /* field[3] = participants */
+  5,   /* field[5] = proposal_id */
+  2,   /* field[2] = slot */
+  4,   /* field[4] = state */
+};
+static const ProtobufCIntRange badminton__v1__match__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 9 }
+};
+const ProtobufCMessageDescriptor badminton__v1__match__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.Match",
+  "Match",
+  "Badminton__V1__Match",
+  "badminton.v1",
+  sizeof(Badminton__V1__Match),
+  9,
+  badminton__v1__match__field_descriptors,
+  badminton__v1__match__field_indices_by_name,
+  1,  badminton__v1__match__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__match__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__get_match_request__field_descriptors[1] =
+{
+  {
+    "match_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__GetMatchRequest, match_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__get_match_request__field_indices_by_name[] = {
+  0,   /* field[0] = match_id */
+};
+static const ProtobufCIntRange badminton__v1__get_match_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor badminton__v1__get_match_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.GetMatchRequest",
+  "GetMatchRequest",
+  "Badminton__V1__GetMatchRequest",
+  "badminton.v1",
+  sizeof(Badminton__V1__GetMatchRequest),
+  1,
+  badminton__v1__get_match_request__field_descriptors,
+  badminton__v1__get_match_request__field_indices_by_name,
+  1,  badminton__v1__get_match_request__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__get_match_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__list_my_matches_request__field_descriptors[1] =
+{
+  {
+    "past",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListMyMatchesRequest, past),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__list_my_matches_request__field_indices_by_name[] = {
+  0,   /* field[0] = past */
+};
+static const ProtobufCIntRange badminton__v1__list_my_matches_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor badminton__v1__list_my_matches_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.ListMyMatchesRequest",
+  "ListMyMatchesRequest",
+  "Badminton__V1__ListMyMatchesRequest",
+  "badminton.v1",
+  sizeof(Badminton__V1__ListMyMatchesRequest),
+  1,
+  badminton__v1__list_my_matches_request__field_descriptors,
+  badminton__v1__list_my_matches_request__field_indices_by_name,
+  1,  badminton__v1__list_my_matches_request__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__list_my_matches_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__list_my_matches_response__field_descriptors[1] =
+{
+  {
+    "matches",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__ListMyMatchesResponse, n_matches),
+    offsetof(Badminton__V1__ListMyMatchesResponse, matches),
+    &badminton__v1__match__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__list_my_matches_response__field_indices_by_name[] = {
+  0,   /* field[0] = matches */
+};
+static const ProtobufCIntRange badminton__v1__list_my_matches_response__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor badminton__v1__list_my_matches_response__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.ListMyMatchesResponse",
+  "ListMyMatchesResponse",
+  "Badminton__V1__ListMyMatchesResponse",
+  "badminton.v1",
+  sizeof(Badminton__V1__ListMyMatchesResponse),
+  1,
+  badminton__v1__list_my_matches_response__field_descriptors,
+  badminton__v1__list_my_matches_response__field_indices_by_name,
+  1,  badminton__v1__list_my_matches_response__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__list_my_matches_response__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__cancel_match_request__field_descriptors[1] =
+{
+  {
+    "match_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__CancelMatchRequest, match_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__cancel_match_request__field_indices_by_name[] = {
+  0,   /* field[0] = match_id */
+};
+static const ProtobufCIntRange badminton__v1__cancel_match_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor badminton__v1__cancel_match_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.CancelMatchRequest",
+  "CancelMatchRequest",
+  "Badminton__V1__CancelMatchRequest",
+  "badminton.v1",
+  sizeof(Badminton__V1__CancelMatchRequest),
+  1,
+  badminton__v1__cancel_match_request__field_descriptors,
+  badminton__v1__cancel_match_request__field_indices_by_name,
+  1,  badminton__v1__cancel_match_request__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__cancel_match_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__proposal_received__field_descriptors[4] =
+{
+  {
+    "proposal",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ProposalReceived, proposal),
+    &badminton__v1__proposal__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "proposer_nickname",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ProposalReceived, proposer_nickname),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "proposer_display_level",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ProposalReceived, proposer_display_level),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "proposer_reputation",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ProposalReceived, proposer_reputation),
+    &badminton__v1__reputation_summary__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__proposal_received__field_indices_by_name[] = {
+  0,   /* field[0] = proposal */
+  2,   /* field[2] = proposer_display_level */
+  1,   /* field[1] = proposer_nickname */
+  3,   /* field[3] = proposer_reputation */
+};
+static const ProtobufCIntRange badminton__v1__proposal_received__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor badminton__v1__proposal_received__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.ProposalReceived",
+  "ProposalReceived",
+  "Badminton__V1__ProposalReceived",
+  "badminton.v1",
+  sizeof(Badminton__V1__ProposalReceived),
+  4,
+  badminton__v1__proposal_received__field_descriptors,
+  badminton__v1__proposal_received__field_indices_by_name,
+  1,  badminton__v1__proposal_received__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__proposal_received__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__proposal_ended__field_descriptors[1] =
+{
+  {
+    "proposal",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ProposalEnded, proposal),
+    &badminton__v1__proposal__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__proposal_ended__field_indices_by_name[] = {
+  0,   /* field[0] = proposal */
+};
+static const ProtobufCIntRange badminton__v1__proposal_ended__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor badminton__v1__proposal_ended__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.ProposalEnded",
+  "ProposalEnded",
+  "Badminton__V1__ProposalEnded",
+  "badminton.v1",
+  sizeof(Badminton__V1__ProposalEnded),
+  1,
+  badminton__v1__proposal_ended__field_descriptors,
+  badminton__v1__proposal_ended__field_indices_by_name,
+  1,  badminton__v1__proposal_ended__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__proposal_ended__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__match_changed__field_descriptors[1] =
+{
+  {
+    "match",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__MatchChanged, match),
+    &badminton__v1__match__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__match_changed__field_indices_by_name[] = {
+  0,   /* field[0] = match */
+};
+static const ProtobufCIntRange badminton__v1__match_changed__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor badminton__v1__match_changed__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.MatchChanged",
+  "MatchChanged",
+  "Badminton__V1__MatchChanged",
+  "badminton.v1",
+  sizeof(Badminton__V1__MatchChanged),
+  1,
+  badminton__v1__match_changed__field_descriptors,
+  badminton__v1__match_changed__field_indices_by_name,
+  1,  badminton__v1__match_changed__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__match_changed__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue badminton__v1__match_mode__enum_values_by_number[3] =
 {
   { "MATCH_MODE_UNSPECIFIED", "BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED", 0 },
@@ -2293,7 +3819,103 @@ const ProtobufCEnumDescriptor badminton__v1__relaxation_kind__descriptor =
   badminton__v1__relaxation_kind__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor badminton__v1__matching__method_descriptors[6] =
+static const ProtobufCEnumValue badminton__v1__proposal_state__enum_values_by_number[5] =
+{
+  { "PROPOSAL_STATE_UNSPECIFIED", "BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_STATE_UNSPECIFIED", 0 },
+  { "PROPOSAL_PENDING", "BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_PENDING", 1 },
+  { "PROPOSAL_ACCEPTED", "BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_ACCEPTED", 2 },
+  { "PROPOSAL_DECLINED", "BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_DECLINED", 3 },
+  { "PROPOSAL_LAPSED", "BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_LAPSED", 4 },
+};
+static const ProtobufCIntRange badminton__v1__proposal_state__value_ranges[] = {
+{0, 0},{0, 5}
+};
+static const ProtobufCEnumValueIndex badminton__v1__proposal_state__enum_values_by_name[5] =
+{
+  { "PROPOSAL_ACCEPTED", 2 },
+  { "PROPOSAL_DECLINED", 3 },
+  { "PROPOSAL_LAPSED", 4 },
+  { "PROPOSAL_PENDING", 1 },
+  { "PROPOSAL_STATE_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor badminton__v1__proposal_state__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "badminton.v1.ProposalState",
+  "ProposalState",
+  "Badminton__V1__ProposalState",
+  "badminton.v1",
+  5,
+  badminton__v1__proposal_state__enum_values_by_number,
+  5,
+  badminton__v1__proposal_state__enum_values_by_name,
+  1,
+  badminton__v1__proposal_state__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue badminton__v1__invitee_answer__enum_values_by_number[4] =
+{
+  { "INVITEE_ANSWER_UNSPECIFIED", "BADMINTON__V1__INVITEE_ANSWER__INVITEE_ANSWER_UNSPECIFIED", 0 },
+  { "ANSWER_PENDING", "BADMINTON__V1__INVITEE_ANSWER__ANSWER_PENDING", 1 },
+  { "ANSWER_ACCEPTED", "BADMINTON__V1__INVITEE_ANSWER__ANSWER_ACCEPTED", 2 },
+  { "ANSWER_DECLINED", "BADMINTON__V1__INVITEE_ANSWER__ANSWER_DECLINED", 3 },
+};
+static const ProtobufCIntRange badminton__v1__invitee_answer__value_ranges[] = {
+{0, 0},{0, 4}
+};
+static const ProtobufCEnumValueIndex badminton__v1__invitee_answer__enum_values_by_name[4] =
+{
+  { "ANSWER_ACCEPTED", 2 },
+  { "ANSWER_DECLINED", 3 },
+  { "ANSWER_PENDING", 1 },
+  { "INVITEE_ANSWER_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor badminton__v1__invitee_answer__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "badminton.v1.InviteeAnswer",
+  "InviteeAnswer",
+  "Badminton__V1__InviteeAnswer",
+  "badminton.v1",
+  4,
+  badminton__v1__invitee_answer__enum_values_by_number,
+  4,
+  badminton__v1__invitee_answer__enum_values_by_name,
+  1,
+  badminton__v1__invitee_answer__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue badminton__v1__match_state__enum_values_by_number[3] =
+{
+  { "MATCH_STATE_UNSPECIFIED", "BADMINTON__V1__MATCH_STATE__MATCH_STATE_UNSPECIFIED", 0 },
+  { "CONFIRMED", "BADMINTON__V1__MATCH_STATE__CONFIRMED", 1 },
+  { "CANCELLED", "BADMINTON__V1__MATCH_STATE__CANCELLED", 2 },
+};
+static const ProtobufCIntRange badminton__v1__match_state__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex badminton__v1__match_state__enum_values_by_name[3] =
+{
+  { "CANCELLED", 2 },
+  { "CONFIRMED", 1 },
+  { "MATCH_STATE_UNSPECIFIED", 0 },
+};
+const ProtobufCEnumDescriptor badminton__v1__match_state__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "badminton.v1.MatchState",
+  "MatchState",
+  "Badminton__V1__MatchState",
+  "badminton.v1",
+  3,
+  badminton__v1__match_state__enum_values_by_number,
+  3,
+  badminton__v1__match_state__enum_values_by_name,
+  1,
+  badminton__v1__match_state__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCMethodDescriptor badminton__v1__matching__method_descriptors[12] =
 {
   { "PostAvailability", &badminton__v1__post_availability_request__descriptor, &badminton__v1__availability__descriptor },
   { "CancelAvailability", &badminton__v1__cancel_availability_request__descriptor, &badminton__v1__cancel_availability_response__descriptor },
@@ -2301,13 +3923,25 @@ static const ProtobufCMethodDescriptor badminton__v1__matching__method_descripto
   { "SaveRecurringSlots", &badminton__v1__save_recurring_slots_request__descriptor, &badminton__v1__recurring_slots__descriptor },
   { "GetRecurringSlots", &badminton__v1__get_recurring_slots_request__descriptor, &badminton__v1__recurring_slots__descriptor },
   { "FindMatches", &badminton__v1__find_matches_request__descriptor, &badminton__v1__find_matches_response__descriptor },
+  { "ProposeMatch", &badminton__v1__propose_match_request__descriptor, &badminton__v1__proposal__descriptor },
+  { "RespondToProposal", &badminton__v1__respond_to_proposal_request__descriptor, &badminton__v1__proposal__descriptor },
+  { "GetProposal", &badminton__v1__get_proposal_request__descriptor, &badminton__v1__proposal__descriptor },
+  { "GetMatch", &badminton__v1__get_match_request__descriptor, &badminton__v1__match__descriptor },
+  { "ListMyMatches", &badminton__v1__list_my_matches_request__descriptor, &badminton__v1__list_my_matches_response__descriptor },
+  { "CancelMatch", &badminton__v1__cancel_match_request__descriptor, &badminton__v1__match__descriptor },
 };
 const unsigned badminton__v1__matching__method_indices_by_name[] = {
   1,        /* CancelAvailability */
+  11,        /* CancelMatch */
   5,        /* FindMatches */
+  9,        /* GetMatch */
+  8,        /* GetProposal */
   4,        /* GetRecurringSlots */
   2,        /* ListMyAvailability */
+  10,        /* ListMyMatches */
   0,        /* PostAvailability */
+  6,        /* ProposeMatch */
+  7,        /* RespondToProposal */
   3         /* SaveRecurringSlots */
 };
 const ProtobufCServiceDescriptor badminton__v1__matching__descriptor =
@@ -2317,7 +3951,7 @@ const ProtobufCServiceDescriptor badminton__v1__matching__descriptor =
   "Matching",
   "Badminton__V1__Matching",
   "badminton.v1",
-  6,
+  12,
   badminton__v1__matching__method_descriptors,
   badminton__v1__matching__method_indices_by_name
 };
@@ -2368,6 +4002,54 @@ void badminton__v1__matching__find_matches(ProtobufCService *service,
 {
   assert(service->descriptor == &badminton__v1__matching__descriptor);
   service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void badminton__v1__matching__propose_match(ProtobufCService *service,
+                                            const Badminton__V1__ProposeMatchRequest *input,
+                                            Badminton__V1__Proposal_Closure closure,
+                                            void *closure_data)
+{
+  assert(service->descriptor == &badminton__v1__matching__descriptor);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void badminton__v1__matching__respond_to_proposal(ProtobufCService *service,
+                                                  const Badminton__V1__RespondToProposalRequest *input,
+                                                  Badminton__V1__Proposal_Closure closure,
+                                                  void *closure_data)
+{
+  assert(service->descriptor == &badminton__v1__matching__descriptor);
+  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void badminton__v1__matching__get_proposal(ProtobufCService *service,
+                                           const Badminton__V1__GetProposalRequest *input,
+                                           Badminton__V1__Proposal_Closure closure,
+                                           void *closure_data)
+{
+  assert(service->descriptor == &badminton__v1__matching__descriptor);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void badminton__v1__matching__get_match(ProtobufCService *service,
+                                        const Badminton__V1__GetMatchRequest *input,
+                                        Badminton__V1__Match_Closure closure,
+                                        void *closure_data)
+{
+  assert(service->descriptor == &badminton__v1__matching__descriptor);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void badminton__v1__matching__list_my_matches(ProtobufCService *service,
+                                              const Badminton__V1__ListMyMatchesRequest *input,
+                                              Badminton__V1__ListMyMatchesResponse_Closure closure,
+                                              void *closure_data)
+{
+  assert(service->descriptor == &badminton__v1__matching__descriptor);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void badminton__v1__matching__cancel_match(ProtobufCService *service,
+                                           const Badminton__V1__CancelMatchRequest *input,
+                                           Badminton__V1__Match_Closure closure,
+                                           void *closure_data)
+{
+  assert(service->descriptor == &badminton__v1__matching__descriptor);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__v1__matching__init (Badminton__V1__Matching_Service *service,
                                     Badminton__V1__Matching_ServiceDestroy destroy)

@@ -44,7 +44,11 @@ struct  Badminton__V1__SubscribeRequest
 typedef enum {
   BADMINTON__V1__EVENT__BODY__NOT_SET = 0,
   BADMINTON__V1__EVENT__BODY_VERIFICATION_REVIEWED = 10,
-  BADMINTON__V1__EVENT__BODY_PARTNER_AVAILABLE = 11
+  BADMINTON__V1__EVENT__BODY_PARTNER_AVAILABLE = 11,
+  BADMINTON__V1__EVENT__BODY_PROPOSAL_RECEIVED = 12,
+  BADMINTON__V1__EVENT__BODY_PROPOSAL_ENDED = 13,
+  BADMINTON__V1__EVENT__BODY_MATCH_CONFIRMED = 14,
+  BADMINTON__V1__EVENT__BODY_MATCH_CANCELLED = 15
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__EVENT__BODY__CASE)
 } Badminton__V1__Event__BodyCase;
 
@@ -66,6 +70,22 @@ struct  Badminton__V1__Event
      * Someone posted availability that fits one of the player's own (a standing search).
      */
     Badminton__V1__PartnerAvailable *partner_available;
+    /*
+     * A player invites this one to play.
+     */
+    Badminton__V1__ProposalReceived *proposal_received;
+    /*
+     * A proposal this player is part of was declined or lapsed.
+     */
+    Badminton__V1__ProposalEnded *proposal_ended;
+    /*
+     * A match this player is part of was confirmed.
+     */
+    Badminton__V1__MatchChanged *match_confirmed;
+    /*
+     * A match this player is part of was cancelled by another participant.
+     */
+    Badminton__V1__MatchChanged *match_cancelled;
   };
 };
 #define BADMINTON__V1__EVENT__INIT \

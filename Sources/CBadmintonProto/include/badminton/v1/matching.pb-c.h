@@ -36,6 +36,20 @@ typedef struct Badminton__V1__MatchCandidate Badminton__V1__MatchCandidate;
 typedef struct Badminton__V1__MatchRelaxation Badminton__V1__MatchRelaxation;
 typedef struct Badminton__V1__FindMatchesResponse Badminton__V1__FindMatchesResponse;
 typedef struct Badminton__V1__PartnerAvailable Badminton__V1__PartnerAvailable;
+typedef struct Badminton__V1__ProposalInvitee Badminton__V1__ProposalInvitee;
+typedef struct Badminton__V1__Proposal Badminton__V1__Proposal;
+typedef struct Badminton__V1__ProposeMatchRequest Badminton__V1__ProposeMatchRequest;
+typedef struct Badminton__V1__RespondToProposalRequest Badminton__V1__RespondToProposalRequest;
+typedef struct Badminton__V1__GetProposalRequest Badminton__V1__GetProposalRequest;
+typedef struct Badminton__V1__MatchParticipant Badminton__V1__MatchParticipant;
+typedef struct Badminton__V1__Match Badminton__V1__Match;
+typedef struct Badminton__V1__GetMatchRequest Badminton__V1__GetMatchRequest;
+typedef struct Badminton__V1__ListMyMatchesRequest Badminton__V1__ListMyMatchesRequest;
+typedef struct Badminton__V1__ListMyMatchesResponse Badminton__V1__ListMyMatchesResponse;
+typedef struct Badminton__V1__CancelMatchRequest Badminton__V1__CancelMatchRequest;
+typedef struct Badminton__V1__ProposalReceived Badminton__V1__ProposalReceived;
+typedef struct Badminton__V1__ProposalEnded Badminton__V1__ProposalEnded;
+typedef struct Badminton__V1__MatchChanged Badminton__V1__MatchChanged;
 
 
 /* --- enums --- */
@@ -77,6 +91,39 @@ typedef enum _Badminton__V1__RelaxationKind {
   BADMINTON__V1__RELAXATION_KIND__WIDEN_RADIUS = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__RELAXATION_KIND)
 } Badminton__V1__RelaxationKind;
+typedef enum _Badminton__V1__ProposalState {
+  BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_STATE_UNSPECIFIED = 0,
+  /*
+   * Waiting for the invited players' answers.
+   */
+  BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_PENDING = 1,
+  /*
+   * Everyone accepted: the match is confirmed.
+   */
+  BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_ACCEPTED = 2,
+  /*
+   * Someone declined.
+   */
+  BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_DECLINED = 3,
+  /*
+   * The slot started, 24 hours passed, or an availability it needed was used or cancelled.
+   */
+  BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_LAPSED = 4
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__PROPOSAL_STATE)
+} Badminton__V1__ProposalState;
+typedef enum _Badminton__V1__InviteeAnswer {
+  BADMINTON__V1__INVITEE_ANSWER__INVITEE_ANSWER_UNSPECIFIED = 0,
+  BADMINTON__V1__INVITEE_ANSWER__ANSWER_PENDING = 1,
+  BADMINTON__V1__INVITEE_ANSWER__ANSWER_ACCEPTED = 2,
+  BADMINTON__V1__INVITEE_ANSWER__ANSWER_DECLINED = 3
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__INVITEE_ANSWER)
+} Badminton__V1__InviteeAnswer;
+typedef enum _Badminton__V1__MatchState {
+  BADMINTON__V1__MATCH_STATE__MATCH_STATE_UNSPECIFIED = 0,
+  BADMINTON__V1__MATCH_STATE__CONFIRMED = 1,
+  BADMINTON__V1__MATCH_STATE__CANCELLED = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__MATCH_STATE)
+} Badminton__V1__MatchState;
 
 /* --- messages --- */
 
@@ -430,6 +477,217 @@ struct  Badminton__V1__PartnerAvailable
 #define BADMINTON__V1__PARTNER_AVAILABLE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__partner_available__descriptor) \
     , 0, NULL }
+
+
+struct  Badminton__V1__ProposalInvitee
+{
+  ProtobufCMessage base;
+  int64_t user_id;
+  int64_t availability_id;
+  Badminton__V1__InviteeAnswer answer;
+};
+#define BADMINTON__V1__PROPOSAL_INVITEE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__proposal_invitee__descriptor) \
+    , 0, 0, BADMINTON__V1__INVITEE_ANSWER__INVITEE_ANSWER_UNSPECIFIED }
+
+
+/*
+ * An invitation to play, from one player to the partners they chose.
+ */
+struct  Badminton__V1__Proposal
+{
+  ProtobufCMessage base;
+  int64_t id;
+  int64_t proposer_id;
+  int64_t proposer_availability_id;
+  Badminton__V1__MatchMode mode;
+  /*
+   * The time all of them can play.
+   */
+  Badminton__V1__TimeSlot *slot;
+  size_t n_invitees;
+  Badminton__V1__ProposalInvitee **invitees;
+  Badminton__V1__ProposalState state;
+  int64_t created_at_unix_ms;
+  /*
+   * The earlier of the slot's start and 24 hours after creation.
+   */
+  int64_t expires_at_unix_ms;
+  /*
+   * Set once the proposal is accepted.
+   */
+  int64_t match_id;
+};
+#define BADMINTON__V1__PROPOSAL__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__proposal__descriptor) \
+    , 0, 0, 0, BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED, NULL, 0,NULL, BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_STATE_UNSPECIFIED, 0, 0, 0 }
+
+
+struct  Badminton__V1__ProposeMatchRequest
+{
+  ProtobufCMessage base;
+  /*
+   * One of the caller's active availability.
+   */
+  int64_t availability_id;
+  /*
+   * Availability from FindMatches: 1 for singles, 3 for doubles.
+   */
+  size_t n_candidate_availability_ids;
+  int64_t *candidate_availability_ids;
+};
+#define BADMINTON__V1__PROPOSE_MATCH_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__propose_match_request__descriptor) \
+    , 0, 0,NULL }
+
+
+struct  Badminton__V1__RespondToProposalRequest
+{
+  ProtobufCMessage base;
+  int64_t proposal_id;
+  protobuf_c_boolean accept;
+};
+#define BADMINTON__V1__RESPOND_TO_PROPOSAL_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__respond_to_proposal_request__descriptor) \
+    , 0, 0 }
+
+
+struct  Badminton__V1__GetProposalRequest
+{
+  ProtobufCMessage base;
+  int64_t proposal_id;
+};
+#define BADMINTON__V1__GET_PROPOSAL_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__get_proposal_request__descriptor) \
+    , 0 }
+
+
+struct  Badminton__V1__MatchParticipant
+{
+  ProtobufCMessage base;
+  int64_t user_id;
+  char *nickname;
+  int32_t display_level;
+  /*
+   * 1 or 2; in singles each player is a team.
+   */
+  int32_t team;
+  int64_t availability_id;
+};
+#define BADMINTON__V1__MATCH_PARTICIPANT__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__match_participant__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, 0, 0, 0 }
+
+
+/*
+ * A confirmed game.
+ */
+struct  Badminton__V1__Match
+{
+  ProtobufCMessage base;
+  int64_t id;
+  Badminton__V1__MatchMode mode;
+  Badminton__V1__TimeSlot *slot;
+  size_t n_participants;
+  Badminton__V1__MatchParticipant **participants;
+  Badminton__V1__MatchState state;
+  int64_t proposal_id;
+  int64_t confirmed_at_unix_ms;
+  /*
+   * Set when cancelled.
+   */
+  int64_t cancelled_by;
+  int64_t cancelled_at_unix_ms;
+};
+#define BADMINTON__V1__MATCH__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__match__descriptor) \
+    , 0, BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED, NULL, 0,NULL, BADMINTON__V1__MATCH_STATE__MATCH_STATE_UNSPECIFIED, 0, 0, 0, 0 }
+
+
+struct  Badminton__V1__GetMatchRequest
+{
+  ProtobufCMessage base;
+  int64_t match_id;
+};
+#define BADMINTON__V1__GET_MATCH_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__get_match_request__descriptor) \
+    , 0 }
+
+
+struct  Badminton__V1__ListMyMatchesRequest
+{
+  ProtobufCMessage base;
+  /*
+   * False: confirmed matches not yet ended, soonest first. True: the others, latest first.
+   */
+  protobuf_c_boolean past;
+};
+#define BADMINTON__V1__LIST_MY_MATCHES_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_my_matches_request__descriptor) \
+    , 0 }
+
+
+struct  Badminton__V1__ListMyMatchesResponse
+{
+  ProtobufCMessage base;
+  size_t n_matches;
+  Badminton__V1__Match **matches;
+};
+#define BADMINTON__V1__LIST_MY_MATCHES_RESPONSE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_my_matches_response__descriptor) \
+    , 0,NULL }
+
+
+struct  Badminton__V1__CancelMatchRequest
+{
+  ProtobufCMessage base;
+  int64_t match_id;
+};
+#define BADMINTON__V1__CANCEL_MATCH_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__cancel_match_request__descriptor) \
+    , 0 }
+
+
+/*
+ * Event body: a player invites you to play.
+ */
+struct  Badminton__V1__ProposalReceived
+{
+  ProtobufCMessage base;
+  Badminton__V1__Proposal *proposal;
+  char *proposer_nickname;
+  int32_t proposer_display_level;
+  Badminton__V1__ReputationSummary *proposer_reputation;
+};
+#define BADMINTON__V1__PROPOSAL_RECEIVED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__proposal_received__descriptor) \
+    , NULL, (char *)protobuf_c_empty_string, 0, NULL }
+
+
+/*
+ * Event body: a proposal you are part of was declined or lapsed.
+ */
+struct  Badminton__V1__ProposalEnded
+{
+  ProtobufCMessage base;
+  Badminton__V1__Proposal *proposal;
+};
+#define BADMINTON__V1__PROPOSAL_ENDED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__proposal_ended__descriptor) \
+    , NULL }
+
+
+/*
+ * Event body: a match you are part of was confirmed, or cancelled.
+ */
+struct  Badminton__V1__MatchChanged
+{
+  ProtobufCMessage base;
+  Badminton__V1__Match *match;
+};
+#define BADMINTON__V1__MATCH_CHANGED__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__match_changed__descriptor) \
+    , NULL }
 
 
 /* Badminton__V1__LocalDate methods */
@@ -793,6 +1051,272 @@ Badminton__V1__PartnerAvailable *
 void   badminton__v1__partner_available__free_unpacked
                      (Badminton__V1__PartnerAvailable *message,
                       ProtobufCAllocator *allocator);
+/* Badminton__V1__ProposalInvitee methods */
+void   badminton__v1__proposal_invitee__init
+                     (Badminton__V1__ProposalInvitee         *message);
+size_t badminton__v1__proposal_invitee__get_packed_size
+                     (const Badminton__V1__ProposalInvitee   *message);
+size_t badminton__v1__proposal_invitee__pack
+                     (const Badminton__V1__ProposalInvitee   *message,
+                      uint8_t             *out);
+size_t badminton__v1__proposal_invitee__pack_to_buffer
+                     (const Badminton__V1__ProposalInvitee   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__ProposalInvitee *
+       badminton__v1__proposal_invitee__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__proposal_invitee__free_unpacked
+                     (Badminton__V1__ProposalInvitee *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__Proposal methods */
+void   badminton__v1__proposal__init
+                     (Badminton__V1__Proposal         *message);
+size_t badminton__v1__proposal__get_packed_size
+                     (const Badminton__V1__Proposal   *message);
+size_t badminton__v1__proposal__pack
+                     (const Badminton__V1__Proposal   *message,
+                      uint8_t             *out);
+size_t badminton__v1__proposal__pack_to_buffer
+                     (const Badminton__V1__Proposal   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__Proposal *
+       badminton__v1__proposal__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__proposal__free_unpacked
+                     (Badminton__V1__Proposal *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__ProposeMatchRequest methods */
+void   badminton__v1__propose_match_request__init
+                     (Badminton__V1__ProposeMatchRequest         *message);
+size_t badminton__v1__propose_match_request__get_packed_size
+                     (const Badminton__V1__ProposeMatchRequest   *message);
+size_t badminton__v1__propose_match_request__pack
+                     (const Badminton__V1__ProposeMatchRequest   *message,
+                      uint8_t             *out);
+size_t badminton__v1__propose_match_request__pack_to_buffer
+                     (const Badminton__V1__ProposeMatchRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__ProposeMatchRequest *
+       badminton__v1__propose_match_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__propose_match_request__free_unpacked
+                     (Badminton__V1__ProposeMatchRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__RespondToProposalRequest methods */
+void   badminton__v1__respond_to_proposal_request__init
+                     (Badminton__V1__RespondToProposalRequest         *message);
+size_t badminton__v1__respond_to_proposal_request__get_packed_size
+                     (const Badminton__V1__RespondToProposalRequest   *message);
+size_t badminton__v1__respond_to_proposal_request__pack
+                     (const Badminton__V1__RespondToProposalRequest   *message,
+                      uint8_t             *out);
+size_t badminton__v1__respond_to_proposal_request__pack_to_buffer
+                     (const Badminton__V1__RespondToProposalRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__RespondToProposalRequest *
+       badminton__v1__respond_to_proposal_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__respond_to_proposal_request__free_unpacked
+                     (Badminton__V1__RespondToProposalRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__GetProposalRequest methods */
+void   badminton__v1__get_proposal_request__init
+                     (Badminton__V1__GetProposalRequest         *message);
+size_t badminton__v1__get_proposal_request__get_packed_size
+                     (const Badminton__V1__GetProposalRequest   *message);
+size_t badminton__v1__get_proposal_request__pack
+                     (const Badminton__V1__GetProposalRequest   *message,
+                      uint8_t             *out);
+size_t badminton__v1__get_proposal_request__pack_to_buffer
+                     (const Badminton__V1__GetProposalRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__GetProposalRequest *
+       badminton__v1__get_proposal_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__get_proposal_request__free_unpacked
+                     (Badminton__V1__GetProposalRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__MatchParticipant methods */
+void   badminton__v1__match_participant__init
+                     (Badminton__V1__MatchParticipant         *message);
+size_t badminton__v1__match_participant__get_packed_size
+                     (const Badminton__V1__MatchParticipant   *message);
+size_t badminton__v1__match_participant__pack
+                     (const Badminton__V1__MatchParticipant   *message,
+                      uint8_t             *out);
+size_t badminton__v1__match_participant__pack_to_buffer
+                     (const Badminton__V1__MatchParticipant   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__MatchParticipant *
+       badminton__v1__match_participant__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__match_participant__free_unpacked
+                     (Badminton__V1__MatchParticipant *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__Match methods */
+void   badminton__v1__match__init
+                     (Badminton__V1__Match         *message);
+size_t badminton__v1__match__get_packed_size
+                     (const Badminton__V1__Match   *message);
+size_t badminton__v1__match__pack
+                     (const Badminton__V1__Match   *message,
+                      uint8_t             *out);
+size_t badminton__v1__match__pack_to_buffer
+                     (const Badminton__V1__Match   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__Match *
+       badminton__v1__match__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__match__free_unpacked
+                     (Badminton__V1__Match *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__GetMatchRequest methods */
+void   badminton__v1__get_match_request__init
+                     (Badminton__V1__GetMatchRequest         *message);
+size_t badminton__v1__get_match_request__get_packed_size
+                     (const Badminton__V1__GetMatchRequest   *message);
+size_t badminton__v1__get_match_request__pack
+                     (const Badminton__V1__GetMatchRequest   *message,
+                      uint8_t             *out);
+size_t badminton__v1__get_match_request__pack_to_buffer
+                     (const Badminton__V1__GetMatchRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__GetMatchRequest *
+       badminton__v1__get_match_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__get_match_request__free_unpacked
+                     (Badminton__V1__GetMatchRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__ListMyMatchesRequest methods */
+void   badminton__v1__list_my_matches_request__init
+                     (Badminton__V1__ListMyMatchesRequest         *message);
+size_t badminton__v1__list_my_matches_request__get_packed_size
+                     (const Badminton__V1__ListMyMatchesRequest   *message);
+size_t badminton__v1__list_my_matches_request__pack
+                     (const Badminton__V1__ListMyMatchesRequest   *message,
+                      uint8_t             *out);
+size_t badminton__v1__list_my_matches_request__pack_to_buffer
+                     (const Badminton__V1__ListMyMatchesRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__ListMyMatchesRequest *
+       badminton__v1__list_my_matches_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__list_my_matches_request__free_unpacked
+                     (Badminton__V1__ListMyMatchesRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__ListMyMatchesResponse methods */
+void   badminton__v1__list_my_matches_response__init
+                     (Badminton__V1__ListMyMatchesResponse         *message);
+size_t badminton__v1__list_my_matches_response__get_packed_size
+                     (const Badminton__V1__ListMyMatchesResponse   *message);
+size_t badminton__v1__list_my_matches_response__pack
+                     (const Badminton__V1__ListMyMatchesResponse   *message,
+                      uint8_t             *out);
+size_t badminton__v1__list_my_matches_response__pack_to_buffer
+                     (const Badminton__V1__ListMyMatchesResponse   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__ListMyMatchesResponse *
+       badminton__v1__list_my_matches_response__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__list_my_matches_response__free_unpacked
+                     (Badminton__V1__ListMyMatchesResponse *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__CancelMatchRequest methods */
+void   badminton__v1__cancel_match_request__init
+                     (Badminton__V1__CancelMatchRequest         *message);
+size_t badminton__v1__cancel_match_request__get_packed_size
+                     (const Badminton__V1__CancelMatchRequest   *message);
+size_t badminton__v1__cancel_match_request__pack
+                     (const Badminton__V1__CancelMatchRequest   *message,
+                      uint8_t             *out);
+size_t badminton__v1__cancel_match_request__pack_to_buffer
+                     (const Badminton__V1__CancelMatchRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__CancelMatchRequest *
+       badminton__v1__cancel_match_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__cancel_match_request__free_unpacked
+                     (Badminton__V1__CancelMatchRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__ProposalReceived methods */
+void   badminton__v1__proposal_received__init
+                     (Badminton__V1__ProposalReceived         *message);
+size_t badminton__v1__proposal_received__get_packed_size
+                     (const Badminton__V1__ProposalReceived   *message);
+size_t badminton__v1__proposal_received__pack
+                     (const Badminton__V1__ProposalReceived   *message,
+                      uint8_t             *out);
+size_t badminton__v1__proposal_received__pack_to_buffer
+                     (const Badminton__V1__ProposalReceived   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__ProposalReceived *
+       badminton__v1__proposal_received__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__proposal_received__free_unpacked
+                     (Badminton__V1__ProposalReceived *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__ProposalEnded methods */
+void   badminton__v1__proposal_ended__init
+                     (Badminton__V1__ProposalEnded         *message);
+size_t badminton__v1__proposal_ended__get_packed_size
+                     (const Badminton__V1__ProposalEnded   *message);
+size_t badminton__v1__proposal_ended__pack
+                     (const Badminton__V1__ProposalEnded   *message,
+                      uint8_t             *out);
+size_t badminton__v1__proposal_ended__pack_to_buffer
+                     (const Badminton__V1__ProposalEnded   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__ProposalEnded *
+       badminton__v1__proposal_ended__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__proposal_ended__free_unpacked
+                     (Badminton__V1__ProposalEnded *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__MatchChanged methods */
+void   badminton__v1__match_changed__init
+                     (Badminton__V1__MatchChanged         *message);
+size_t badminton__v1__match_changed__get_packed_size
+                     (const Badminton__V1__MatchChanged   *message);
+size_t badminton__v1__match_changed__pack
+                     (const Badminton__V1__MatchChanged   *message,
+                      uint8_t             *out);
+size_t badminton__v1__match_changed__pack_to_buffer
+                     (const Badminton__V1__MatchChanged   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__MatchChanged *
+       badminton__v1__match_changed__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__match_changed__free_unpacked
+                     (Badminton__V1__MatchChanged *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Badminton__V1__LocalDate_Closure)
@@ -852,6 +1376,48 @@ typedef void (*Badminton__V1__FindMatchesResponse_Closure)
 typedef void (*Badminton__V1__PartnerAvailable_Closure)
                  (const Badminton__V1__PartnerAvailable *message,
                   void *closure_data);
+typedef void (*Badminton__V1__ProposalInvitee_Closure)
+                 (const Badminton__V1__ProposalInvitee *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__Proposal_Closure)
+                 (const Badminton__V1__Proposal *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__ProposeMatchRequest_Closure)
+                 (const Badminton__V1__ProposeMatchRequest *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__RespondToProposalRequest_Closure)
+                 (const Badminton__V1__RespondToProposalRequest *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__GetProposalRequest_Closure)
+                 (const Badminton__V1__GetProposalRequest *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__MatchParticipant_Closure)
+                 (const Badminton__V1__MatchParticipant *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__Match_Closure)
+                 (const Badminton__V1__Match *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__GetMatchRequest_Closure)
+                 (const Badminton__V1__GetMatchRequest *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__ListMyMatchesRequest_Closure)
+                 (const Badminton__V1__ListMyMatchesRequest *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__ListMyMatchesResponse_Closure)
+                 (const Badminton__V1__ListMyMatchesResponse *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__CancelMatchRequest_Closure)
+                 (const Badminton__V1__CancelMatchRequest *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__ProposalReceived_Closure)
+                 (const Badminton__V1__ProposalReceived *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__ProposalEnded_Closure)
+                 (const Badminton__V1__ProposalEnded *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__MatchChanged_Closure)
+                 (const Badminton__V1__MatchChanged *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -883,6 +1449,30 @@ struct Badminton__V1__Matching_Service
                        const Badminton__V1__FindMatchesRequest *input,
                        Badminton__V1__FindMatchesResponse_Closure closure,
                        void *closure_data);
+  void (*propose_match)(Badminton__V1__Matching_Service *service,
+                        const Badminton__V1__ProposeMatchRequest *input,
+                        Badminton__V1__Proposal_Closure closure,
+                        void *closure_data);
+  void (*respond_to_proposal)(Badminton__V1__Matching_Service *service,
+                              const Badminton__V1__RespondToProposalRequest *input,
+                              Badminton__V1__Proposal_Closure closure,
+                              void *closure_data);
+  void (*get_proposal)(Badminton__V1__Matching_Service *service,
+                       const Badminton__V1__GetProposalRequest *input,
+                       Badminton__V1__Proposal_Closure closure,
+                       void *closure_data);
+  void (*get_match)(Badminton__V1__Matching_Service *service,
+                    const Badminton__V1__GetMatchRequest *input,
+                    Badminton__V1__Match_Closure closure,
+                    void *closure_data);
+  void (*list_my_matches)(Badminton__V1__Matching_Service *service,
+                          const Badminton__V1__ListMyMatchesRequest *input,
+                          Badminton__V1__ListMyMatchesResponse_Closure closure,
+                          void *closure_data);
+  void (*cancel_match)(Badminton__V1__Matching_Service *service,
+                       const Badminton__V1__CancelMatchRequest *input,
+                       Badminton__V1__Match_Closure closure,
+                       void *closure_data);
 };
 typedef void (*Badminton__V1__Matching_ServiceDestroy)(Badminton__V1__Matching_Service *);
 void badminton__v1__matching__init (Badminton__V1__Matching_Service *service,
@@ -896,7 +1486,13 @@ void badminton__v1__matching__init (Badminton__V1__Matching_Service *service,
       function_prefix__ ## list_my_availability,\
       function_prefix__ ## save_recurring_slots,\
       function_prefix__ ## get_recurring_slots,\
-      function_prefix__ ## find_matches  }
+      function_prefix__ ## find_matches,\
+      function_prefix__ ## propose_match,\
+      function_prefix__ ## respond_to_proposal,\
+      function_prefix__ ## get_proposal,\
+      function_prefix__ ## get_match,\
+      function_prefix__ ## list_my_matches,\
+      function_prefix__ ## cancel_match  }
 void badminton__v1__matching__post_availability(ProtobufCService *service,
                                                 const Badminton__V1__PostAvailabilityRequest *input,
                                                 Badminton__V1__Availability_Closure closure,
@@ -921,12 +1517,39 @@ void badminton__v1__matching__find_matches(ProtobufCService *service,
                                            const Badminton__V1__FindMatchesRequest *input,
                                            Badminton__V1__FindMatchesResponse_Closure closure,
                                            void *closure_data);
+void badminton__v1__matching__propose_match(ProtobufCService *service,
+                                            const Badminton__V1__ProposeMatchRequest *input,
+                                            Badminton__V1__Proposal_Closure closure,
+                                            void *closure_data);
+void badminton__v1__matching__respond_to_proposal(ProtobufCService *service,
+                                                  const Badminton__V1__RespondToProposalRequest *input,
+                                                  Badminton__V1__Proposal_Closure closure,
+                                                  void *closure_data);
+void badminton__v1__matching__get_proposal(ProtobufCService *service,
+                                           const Badminton__V1__GetProposalRequest *input,
+                                           Badminton__V1__Proposal_Closure closure,
+                                           void *closure_data);
+void badminton__v1__matching__get_match(ProtobufCService *service,
+                                        const Badminton__V1__GetMatchRequest *input,
+                                        Badminton__V1__Match_Closure closure,
+                                        void *closure_data);
+void badminton__v1__matching__list_my_matches(ProtobufCService *service,
+                                              const Badminton__V1__ListMyMatchesRequest *input,
+                                              Badminton__V1__ListMyMatchesResponse_Closure closure,
+                                              void *closure_data);
+void badminton__v1__matching__cancel_match(ProtobufCService *service,
+                                           const Badminton__V1__CancelMatchRequest *input,
+                                           Badminton__V1__Match_Closure closure,
+                                           void *closure_data);
 
 /* --- descriptors --- */
 
 extern const ProtobufCEnumDescriptor    badminton__v1__match_mode__descriptor;
 extern const ProtobufCEnumDescriptor    badminton__v1__availability_source__descriptor;
 extern const ProtobufCEnumDescriptor    badminton__v1__relaxation_kind__descriptor;
+extern const ProtobufCEnumDescriptor    badminton__v1__proposal_state__descriptor;
+extern const ProtobufCEnumDescriptor    badminton__v1__invitee_answer__descriptor;
+extern const ProtobufCEnumDescriptor    badminton__v1__match_state__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__local_date__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__geo_point__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__time_slot__descriptor;
@@ -946,6 +1569,20 @@ extern const ProtobufCMessageDescriptor badminton__v1__match_candidate__descript
 extern const ProtobufCMessageDescriptor badminton__v1__match_relaxation__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__find_matches_response__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__partner_available__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__proposal_invitee__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__proposal__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__propose_match_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__respond_to_proposal_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__get_proposal_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__match_participant__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__match__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__get_match_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__list_my_matches_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__list_my_matches_response__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__cancel_match_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__proposal_received__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__proposal_ended__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__match_changed__descriptor;
 extern const ProtobufCServiceDescriptor badminton__v1__matching__descriptor;
 
 PROTOBUF_C__END_DECLS
