@@ -12,11 +12,11 @@ public struct MatchingService: Matching.ServiceProtocol {
   /// Radius when the request gives none, in miles.
   public static let defaultRadiusMiles = 10.0
 
-  private let store: any ServerStore
-  private let board: MatchBoard
-  private let blocks: any BlockRelations
-  private let clock: any WallClock
-  private let events: EventPublisher
+  let store: any ServerStore
+  let board: MatchBoard
+  let blocks: any BlockRelations
+  let clock: any WallClock
+  let events: EventPublisher
   /// Recurring saves and the hourly additions run one at a time.
   private let recurringGate = SerialGate()
 
@@ -125,13 +125,15 @@ public struct MatchingService: Matching.ServiceProtocol {
     return Self.message(saved)
   }
 
-  /// Adds the recurring days that became due, drops ended availability from the index, and
-  /// deletes availability that ended more than `retention` ago. Runs at start and every hour.
+  /// Adds the recurring days that became due, drops ended availability from the index, ends
+  /// the proposals that expired, and deletes availability that ended more than `retention` ago.
+  /// Runs at start and every hour.
   @discardableResult
   public func sweep(retention: Duration = .seconds(30 * 24 * 3600)) async throws
     -> (added: Int, deleted: Int)
   {
     board.removeExpired(nowUnixMs: clock.nowUnixMs())
+    try await lapseExpiredProposals()
     let added = try await addDueRecurringDays()
     let cutoff = clock.nowUnixMs() - retention.components.seconds * 1000
     return (added, try await store.deleteAvailability(endedBefore: cutoff))
@@ -197,6 +199,7 @@ public struct MatchingService: Matching.ServiceProtocol {
     guard !records.isEmpty else { return }
     board.removeExpired(nowUnixMs: clock.nowUnixMs())
     let excluded = try await blocks.playersBlocked(eitherWayWith: poster.id)
+    var notices: [(body: Event.Body, playerID: Int64)] = []
     for record in records {
       guard let posted = board.request(record.id) else { continue }
       for fit in board.allFits(for: posted, excluding: excluded) {
@@ -207,9 +210,11 @@ public struct MatchingService: Matching.ServiceProtocol {
           postedAtUnixMs: record.details.postedAtUnixMs)
         let event = PartnerAvailable(
           availabilityID: fit.requestID, candidate: Self.message(candidate, player: poster))
-        try await events.publish(.partnerAvailable(event), to: [fit.playerID])
+        notices.append((.partnerAvailable(event), fit.playerID))
       }
     }
+    // One transaction for all of them: one post can fit many standing searches.
+    try await events.publish(notices)
   }
 
   /// The candidates' messages, with each player's public profile.
@@ -224,7 +229,7 @@ public struct MatchingService: Matching.ServiceProtocol {
 
   // MARK: Rules
 
-  private static let availabilityNotFound = DomainError(
+  static let availabilityNotFound = DomainError(
     .notFound, "AVAILABILITY_NOT_FOUND", en: "You have no such active availability.",
     zhCN: "没有该可约时间。")
 

@@ -148,7 +148,7 @@ public protocol MatchingStore: Sendable {
 }
 
 /// What became of a proposal.
-public enum ProposalState: Int, Hashable, Sendable {
+public enum StoredProposalState: Int, Hashable, Sendable {
   /// Waiting for answers.
   case pending = 1
   /// Everyone accepted; the match is confirmed.
@@ -160,7 +160,7 @@ public enum ProposalState: Int, Hashable, Sendable {
 }
 
 /// An invited player's answer.
-public enum InviteeAnswer: Int, Hashable, Sendable {
+public enum StoredInviteeAnswer: Int, Hashable, Sendable {
   /// Not answered yet.
   case pending = 1
   /// Accepted.
@@ -173,10 +173,10 @@ public enum InviteeAnswer: Int, Hashable, Sendable {
 public struct ProposalInviteeRecord: Hashable, Sendable {
   public var playerID: Int64
   public var availabilityID: Int64
-  public var answer: InviteeAnswer
+  public var answer: StoredInviteeAnswer
 
   /// An invitee with the given fields.
-  public init(playerID: Int64, availabilityID: Int64, answer: InviteeAnswer = .pending) {
+  public init(playerID: Int64, availabilityID: Int64, answer: StoredInviteeAnswer = .pending) {
     self.playerID = playerID
     self.availabilityID = availabilityID
     self.answer = answer
@@ -212,11 +212,11 @@ public struct NewProposal: Hashable, Sendable {
 public struct ProposalRecord: Hashable, Sendable {
   public var id: Int64
   public var details: NewProposal
-  public var state: ProposalState
+  public var state: StoredProposalState
   public var matchID: Int64?
 
   /// A record with the given parts.
-  public init(id: Int64, details: NewProposal, state: ProposalState, matchID: Int64?) {
+  public init(id: Int64, details: NewProposal, state: StoredProposalState, matchID: Int64?) {
     self.id = id
     self.details = details
     self.state = state
@@ -228,7 +228,7 @@ public struct ProposalRecord: Hashable, Sendable {
 }
 
 /// What became of a match.
-public enum MatchState: Int, Hashable, Sendable {
+public enum StoredMatchState: Int, Hashable, Sendable {
   /// Confirmed by everyone.
   case confirmed = 1
   /// Cancelled by a participant.
@@ -256,7 +256,7 @@ public struct MatchRecord: Hashable, Sendable {
   public var mode: MatchMode
   public var slot: TimeSlot
   public var participants: [MatchParticipantRecord]
-  public var state: MatchState
+  public var state: StoredMatchState
   public var proposalID: Int64
   public var confirmedAtUnixMs: Int64
   public var cancelledBy: Int64?
@@ -265,7 +265,7 @@ public struct MatchRecord: Hashable, Sendable {
   /// A record with the given fields.
   public init(
     id: Int64, mode: MatchMode, slot: TimeSlot, participants: [MatchParticipantRecord],
-    state: MatchState, proposalID: Int64, confirmedAtUnixMs: Int64, cancelledBy: Int64? = nil,
+    state: StoredMatchState, proposalID: Int64, confirmedAtUnixMs: Int64, cancelledBy: Int64? = nil,
     cancelledAtUnixMs: Int64? = nil
   ) {
     self.id = id
@@ -315,8 +315,8 @@ public struct MatchCancellation: Hashable, Sendable {
 /// after the write is committed.
 public protocol ProposalStore: Sendable {
   /// Stores a pending proposal. Every availability it names must still be active, end after
-  /// `now` and belong to the player named with it, or it fails with `AVAILABILITY_NOT_FOUND`,
-  /// checked in the same transaction.
+  /// `now` and belong to the player named with it, checked in the same transaction: the
+  /// proposer's fails with `AVAILABILITY_NOT_FOUND`, an invitee's with `CANDIDATE_UNAVAILABLE`.
   func createProposal(_ new: NewProposal, now: Int64) async throws -> ProposalRecord
   /// The proposal with `id`.
   func proposal(id: Int64) async throws -> ProposalRecord?

@@ -7,7 +7,7 @@ extension SQLitePlayerStore: ProposalStore {
       let named =
         [(new.proposerID, new.proposerAvailabilityID)]
         + new.invitees.map { ($0.playerID, $0.availabilityID) }
-      for (playerID, availabilityID) in named {
+      for (index, (playerID, availabilityID)) in named.enumerated() {
         guard
           try Row.fetchOne(
             db,
@@ -15,7 +15,7 @@ extension SQLitePlayerStore: ProposalStore {
               SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ? AND end_ms > ?
               """,
             arguments: [availabilityID, playerID, AvailabilityState.active.rawValue, now]) != nil
-        else { throw Self.availabilityNotFound }
+        else { throw index == 0 ? Self.availabilityNotFound : Self.candidateUnavailable }
       }
       try db.execute(
         sql: """
@@ -24,7 +24,7 @@ extension SQLitePlayerStore: ProposalStore {
           """,
         arguments: [
           new.proposerID, new.proposerAvailabilityID, new.mode.rawValue, new.slot.startUnixMs,
-          new.slot.endUnixMs, ProposalState.pending.rawValue, new.createdAtUnixMs,
+          new.slot.endUnixMs, StoredProposalState.pending.rawValue, new.createdAtUnixMs,
           new.expiresAtUnixMs,
         ])
       let id = db.lastInsertedRowID
@@ -59,7 +59,7 @@ extension SQLitePlayerStore: ProposalStore {
       guard proposal.details.invitees[position].answer == .pending else {
         throw Self.proposalAlreadyAnswered
       }
-      let answer: InviteeAnswer = accept ? .accepted : .declined
+      let answer: StoredInviteeAnswer = accept ? .accepted : .declined
       try db.execute(
         sql: "UPDATE proposal_invitee SET answer = ? WHERE proposal_id = ? AND player_id = ?",
         arguments: [answer.rawValue, id, playerID])
@@ -91,7 +91,9 @@ extension SQLitePlayerStore: ProposalStore {
               WHERE game_participant.player_id = ? AND game.state = ?
                 AND game.start_ms < ? AND game.end_ms > ?
               """,
-            arguments: [player, MatchState.confirmed.rawValue, slot.endUnixMs, slot.startUnixMs])
+            arguments: [
+              player, StoredMatchState.confirmed.rawValue, slot.endUnixMs, slot.startUnixMs,
+            ])
           != nil
         if !usable || busy {
           try Self.setState(db, proposal: id, .lapsed)
@@ -106,7 +108,7 @@ extension SQLitePlayerStore: ProposalStore {
           """,
         arguments: [
           proposal.details.mode.rawValue, slot.startUnixMs, slot.endUnixMs,
-          MatchState.confirmed.rawValue, id, now,
+          StoredMatchState.confirmed.rawValue, id, now,
         ])
       let matchID = db.lastInsertedRowID
       for (position, (player, availability)) in seats.enumerated() {
@@ -122,7 +124,7 @@ extension SQLitePlayerStore: ProposalStore {
       }
       try db.execute(
         sql: "UPDATE proposal SET state = ?, match_id = ? WHERE id = ?",
-        arguments: [ProposalState.accepted.rawValue, matchID, id])
+        arguments: [StoredProposalState.accepted.rawValue, matchID, id])
       proposal.state = .accepted
       proposal.matchID = matchID
       return ProposalAnswerOutcome(proposal: proposal, match: try Self.fetchMatch(db, id: matchID))
@@ -133,7 +135,7 @@ extension SQLitePlayerStore: ProposalStore {
     try await writer.write { db in
       let ids = try Int64.fetchAll(
         db, sql: "SELECT id FROM proposal WHERE state = ? AND expires_at_ms <= ? ORDER BY id",
-        arguments: [ProposalState.pending.rawValue, now])
+        arguments: [StoredProposalState.pending.rawValue, now])
       for id in ids { try Self.setState(db, proposal: id, .lapsed) }
       return try ids.compactMap { try Self.fetchProposal(db, id: $0) }
     }
@@ -158,7 +160,7 @@ extension SQLitePlayerStore: ProposalStore {
           WHERE game_participant.player_id = ? AND game.state = ? AND game.end_ms > ?
           ORDER BY game.start_ms, game.id
           """,
-        arguments: [playerID, MatchState.confirmed.rawValue, now])
+        arguments: [playerID, StoredMatchState.confirmed.rawValue, now])
       return try ids.compactMap { try Self.fetchMatch(db, id: $0) }
     }
   }
@@ -174,7 +176,7 @@ extension SQLitePlayerStore: ProposalStore {
       guard match.slot.startUnixMs > now else { throw Self.matchAlreadyStarted }
       try db.execute(
         sql: "UPDATE game SET state = ?, cancelled_by = ?, cancelled_at_ms = ? WHERE id = ?",
-        arguments: [MatchState.cancelled.rawValue, playerID, now, id])
+        arguments: [StoredMatchState.cancelled.rawValue, playerID, now, id])
       match.state = .cancelled
       match.cancelledBy = playerID
       match.cancelledAtUnixMs = now
@@ -202,12 +204,17 @@ extension SQLitePlayerStore: ProposalStore {
     try await writer.read { db in
       try Int64.fetchAll(
         db, sql: "SELECT id FROM game WHERE state = ? AND end_ms > ? ORDER BY id",
-        arguments: [MatchState.confirmed.rawValue, now]
+        arguments: [StoredMatchState.confirmed.rawValue, now]
       ).compactMap { try Self.fetchMatch(db, id: $0) }
     }
   }
 
   // MARK: Rows
+
+  static let candidateUnavailable = DomainError(
+    .failedPrecondition, "CANDIDATE_UNAVAILABLE",
+    en: "A chosen availability is gone or no longer fits yours; search again.",
+    zhCN: "所选球友的时间已不可用或不再匹配，请重新搜索。")
 
   static let proposalNotFound = DomainError(
     .notFound, "PROPOSAL_NOT_FOUND", en: "There is no such proposal for you.",
@@ -232,7 +239,9 @@ extension SQLitePlayerStore: ProposalStore {
     .failedPrecondition, "MATCH_ALREADY_STARTED",
     en: "The match has started and can no longer be cancelled.", zhCN: "比赛已开始，无法取消。")
 
-  private static func setState(_ db: Database, proposal id: Int64, _ state: ProposalState) throws {
+  private static func setState(_ db: Database, proposal id: Int64, _ state: StoredProposalState)
+    throws
+  {
     try db.execute(
       sql: "UPDATE proposal SET state = ? WHERE id = ?", arguments: [state.rawValue, id])
   }
@@ -247,7 +256,7 @@ extension SQLitePlayerStore: ProposalStore {
     ).map { invitee in
       ProposalInviteeRecord(
         playerID: invitee["player_id"], availabilityID: invitee["availability_id"],
-        answer: InviteeAnswer(rawValue: invitee["answer"]) ?? .pending)
+        answer: StoredInviteeAnswer(rawValue: invitee["answer"]) ?? .pending)
     }
     return ProposalRecord(
       id: id,
@@ -257,7 +266,7 @@ extension SQLitePlayerStore: ProposalStore {
         slot: TimeSlot(startUnixMs: row["start_ms"], endUnixMs: row["end_ms"]),
         invitees: invitees, createdAtUnixMs: row["created_at_ms"],
         expiresAtUnixMs: row["expires_at_ms"]),
-      state: ProposalState(rawValue: row["state"]) ?? .lapsed, matchID: row["match_id"])
+      state: StoredProposalState(rawValue: row["state"]) ?? .lapsed, matchID: row["match_id"])
   }
 
   private static func fetchMatch(_ db: Database, id: Int64) throws -> MatchRecord? {
@@ -274,7 +283,7 @@ extension SQLitePlayerStore: ProposalStore {
     return MatchRecord(
       id: id, mode: MatchMode(rawValue: row["mode"]) ?? .singles,
       slot: TimeSlot(startUnixMs: row["start_ms"], endUnixMs: row["end_ms"]),
-      participants: participants, state: MatchState(rawValue: row["state"]) ?? .cancelled,
+      participants: participants, state: StoredMatchState(rawValue: row["state"]) ?? .cancelled,
       proposalID: row["proposal_id"], confirmedAtUnixMs: row["confirmed_at_ms"],
       cancelledBy: row["cancelled_by"], cancelledAtUnixMs: row["cancelled_at_ms"])
   }
