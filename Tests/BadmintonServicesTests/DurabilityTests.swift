@@ -69,8 +69,27 @@ struct DurabilityTests {
       .init(latitude: 31.23, longitude: 121.47), options: options)
     let neighbour = try await client.accounts.login(
       LoginRequest(phone: registered[1].phone, password: "password 1"))
+    let theirs = CallOptions(bearerToken: neighbour.token)
     _ = try await client.players.updateLocation(
-      .init(latitude: 31.24, longitude: 121.48), options: CallOptions(bearerToken: neighbour.token))
+      .init(latitude: 31.24, longitude: 121.48), options: theirs)
+    // Tomorrow in UTC, on the server's real clock.
+    var utc = Calendar(identifier: .gregorian)
+    utc.timeZone = TimeZone(identifier: "UTC")!
+    let day = utc.dateComponents([.year, .month, .day], from: Date().addingTimeInterval(86_400))
+    func slot(_ start: Int32, _ end: Int32) -> PostAvailabilityRequest {
+      PostAvailabilityRequest(
+        mode: .singles,
+        date: .init(year: Int32(day.year!), month: Int32(day.month!), day: Int32(day.day!)),
+        startMinute: start, endMinute: end, timeZone: "UTC")
+    }
+    let mine = try await client.matching.postAvailability(slot(600, 720), options: options)
+    let partner = try await client.matching.postAvailability(slot(600, 720), options: theirs)
+    let proposal = try await client.matching.proposeMatch(
+      .init(availabilityID: mine.id, candidateAvailabilityIDs: [partner.id]), options: options)
+    let accepted = try await client.matching.respondToProposal(
+      .init(proposalID: proposal.id, accept: true), options: theirs)
+    let later = try await client.matching.postAvailability(slot(840, 960), options: options)
+    let laterPartner = try await client.matching.postAvailability(slot(840, 960), options: theirs)
     // The last write is acknowledged; the process dies right after.
     first.kill()
     await client.close()
@@ -91,6 +110,16 @@ struct DurabilityTests {
     // The nearby index was rebuilt from the store.
     let nearby = try await again.players.nearbyPlayers(options: options)
     #expect(nearby.players.map(\.userID) == [registered[1].id])
+    // The match, the availability it used up and the match index all came back.
+    #expect(
+      try await again.matching.listMyMatches(options: options).matches.map(\.id)
+        == [accepted.matchID])
+    #expect(
+      try await again.matching.listMyAvailability(options: options).availability.map(\.id)
+        == [later.id])
+    let found = try await again.matching.findMatches(
+      .init(availabilityID: later.id), options: options)
+    #expect(found.candidates.map(\.availabilityID) == [laterPartner.id])
     await again.close()
   }
 }
