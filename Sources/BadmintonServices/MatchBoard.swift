@@ -116,6 +116,9 @@ public final class MatchBoard: Sendable {
   /// Availability in the index.
   public var count: Int { state.withLock { $0.index.count } }
 
+  /// Whether availability `id` is on the board.
+  public func contains(_ id: Int64) -> Bool { state.withLock { $0.index.request(id) != nil } }
+
   /// A page of the availability that fits `query`, leaving out the times either player is booked.
   func search(
     for query: MatchRequest, excluding excluded: Set<Int64>, limit: Int, after cursor: MatchCursor?
@@ -178,5 +181,22 @@ actor SerialGate {
       }
     }
     return try await body()
+  }
+}
+
+/// The players a transaction's events went to, recorded while the events are written, so that
+/// their subscribers can be woken once it has committed.
+final class Recipients: Sendable {
+  private let players = Mutex<Set<Int64>>([])
+
+  /// Records the players of `events` and passes the events on.
+  func record(_ events: OutgoingEvents) -> OutgoingEvents {
+    players.withLock { $0.formUnion(events.map(\.playerID)) }
+    return events
+  }
+
+  /// Wakes the subscribers of every recorded player.
+  func wake(_ publisher: EventPublisher) {
+    for player in players.withLock({ $0 }) { publisher.announce(to: player) }
   }
 }

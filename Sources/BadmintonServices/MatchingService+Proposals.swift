@@ -14,10 +14,10 @@ extension MatchingService {
   {
     let caller = try context.requirePrincipal()
     let now = clock.nowUnixMs()
-    board.removeExpired(nowUnixMs: now)
-    guard let mine = board.request(request.availabilityID), mine.playerID == caller.userID else {
-      throw Self.availabilityNotFound
-    }
+    guard var mine = board.request(request.availabilityID), mine.playerID == caller.userID,
+      mine.slot.endUnixMs > now
+    else { throw Self.availabilityNotFound }
+    mine.slot.startUnixMs = max(mine.slot.startUnixMs, now)
     let ids = request.candidateAvailabilityIDs
     let needed = mine.mode == .singles ? 1 : 3
     guard ids.count == needed, Set(ids).count == ids.count else {
@@ -26,45 +26,59 @@ extension MatchingService {
         en: "Choose exactly 1 partner for singles, or 3 for doubles.",
         zhCN: "单打须选择 1 位球友，双打须选择 3 位。")
     }
-    let blocked = try await blocks.playersBlocked(eitherWayWith: caller.userID)
-    var slot = mine.slot
-    var invitees: [ProposalInviteeRecord] = []
+    // Every two of the players must fit each other, not only the proposer: in doubles all four
+    // play together.
+    var seats = [mine]
+    var blocked = [caller.userID: try await blocks.playersBlocked(eitherWayWith: caller.userID)]
     for id in ids {
-      guard let other = board.request(id), !blocked.contains(other.playerID),
-        !invitees.contains(where: { $0.playerID == other.playerID }),
-        let fit = MatchRules.candidate(other, for: mine),
-        !board.isBooked(other.playerID, during: fit.overlap),
-        !board.isBooked(caller.userID, during: fit.overlap)
+      guard let other = board.request(id), !seats.contains(where: { $0.playerID == other.playerID })
       else { throw Self.candidateUnavailable }
-      slot = BadmintonDomain.TimeSlot(
-        startUnixMs: max(slot.startUnixMs, other.slot.startUnixMs),
-        endUnixMs: min(slot.endUnixMs, other.slot.endUnixMs))
-      invitees.append(ProposalInviteeRecord(playerID: other.playerID, availabilityID: id))
+      blocked[other.playerID] = try await blocks.playersBlocked(eitherWayWith: other.playerID)
+      for seat in seats {
+        guard blocked[seat.playerID]?.contains(other.playerID) != true,
+          let fit = MatchRules.candidate(other, for: seat),
+          !board.isBooked(other.playerID, during: fit.overlap),
+          !board.isBooked(seat.playerID, during: fit.overlap)
+        else { throw Self.candidateUnavailable }
+      }
+      seats.append(other)
     }
-    // Everyone's common time, and of it only what has not started.
-    slot.startUnixMs = max(slot.startUnixMs, now)
+    // Everyone's common time; `mine` already starts no earlier than now.
+    var slot = mine.slot
+    for seat in seats {
+      slot.startUnixMs = max(slot.startUnixMs, seat.slot.startUnixMs)
+      slot.endUnixMs = min(slot.endUnixMs, seat.slot.endUnixMs)
+    }
+    let invitees = seats.dropFirst().map {
+      ProposalInviteeRecord(playerID: $0.playerID, availabilityID: $0.id)
+    }
     guard slot.durationMs >= BadmintonDomain.TimeSlot.minimumOverlapMs else {
       throw DomainError(
         .failedPrecondition, "PROPOSAL_NO_COMMON_TIME",
         en: "The chosen players do not share 30 minutes that have not started yet.",
         zhCN: "所选球友没有共同的 30 分钟空闲时间。")
     }
-    let proposal = try await store.createProposal(
-      NewProposal(
-        proposerID: caller.userID, proposerAvailabilityID: mine.id, mode: mine.mode, slot: slot,
-        invitees: invitees, createdAtUnixMs: now,
-        expiresAtUnixMs: min(slot.startUnixMs, now + Self.proposalLifetimeMs)),
-      now: now)
-    let message = Self.message(proposal, now: now)
-    if let proposer = try await store.player(id: caller.userID) {
-      let display = proposer.displayLevel
-      let received = ProposalReceived(
-        proposal: message, proposerNickname: proposer.nickname,
-        proposerDisplayLevel: Int32(display.level),
-        proposerReputation: PlayersService.summary(proposer.reputation))
-      try await events.publish(.proposalReceived(received), to: invitees.map(\.playerID))
+    guard let proposer = try await store.player(id: caller.userID) else {
+      throw Self.availabilityNotFound
     }
-    return message
+    let recipients = Recipients()
+    let new = NewProposal(
+      proposerID: caller.userID, proposerAvailabilityID: mine.id, mode: mine.mode, slot: slot,
+      invitees: invitees, createdAtUnixMs: now,
+      expiresAtUnixMs: min(slot.startUnixMs, now + Self.proposalLifetimeMs))
+    let proposal = try await writeGate.run {
+      try await store.createProposal(new, now: now) { proposal in
+        let display = proposer.displayLevel
+        let received = ProposalReceived(
+          proposal: Self.message(proposal, now: now), proposerNickname: proposer.nickname,
+          proposerDisplayLevel: Int32(display.level),
+          proposerReputation: PlayersService.summary(proposer.reputation))
+        let payload = Event(body: .proposalReceived(received)).serializedBytes()
+        return recipients.record(proposal.details.invitees.map { ($0.playerID, payload) })
+      }
+    }
+    recipients.wake(events)
+    return Self.message(proposal, now: now)
   }
 
   public func respondToProposal(_ request: RespondToProposalRequest, context: ServerContext)
@@ -81,20 +95,33 @@ extension MatchingService {
         en: "You made this proposal; the invited players answer it.",
         zhCN: "这是您发起的邀请，由受邀球友回复。")
     }
-    let teams = try await teams(for: proposal)
-    let outcome = try await store.answerProposal(
-      id: proposal.id, playerID: caller.userID, accept: request.accept, teams: teams, now: now)
-    let message = Self.message(outcome.proposal, now: now)
-    let others = outcome.proposal.playerIDs.filter { $0 != caller.userID }
-    if let match = outcome.match {
-      board.remove(match.participants.map(\.availabilityID))
-      board.book(match.id, players: match.playerIDs, during: match.slot)
-      let changed = MatchChanged(match: try await self.message(match))
-      try await events.publish(.matchConfirmed(changed), to: match.playerIDs)
-    } else if outcome.proposal.state != .pending {
-      try await events.publish(.proposalEnded(ProposalEnded(proposal: message)), to: others)
+    let players = try await store.players(ids: proposal.playerIDs)
+    let teams = Self.teams(for: proposal, players: players)
+    let recipients = Recipients()
+    let answering = caller.userID
+    let outcome = try await writeGate.run {
+      let outcome = try await store.answerProposal(
+        id: proposal.id, playerID: answering, accept: request.accept, teams: teams, now: now
+      ) { outcome in
+        if let match = outcome.match {
+          let changed = MatchChanged(match: Self.message(match, players: players))
+          let payload = Event(body: .matchConfirmed(changed)).serializedBytes()
+          return recipients.record(match.playerIDs.map { ($0, payload) })
+        }
+        guard outcome.proposal.state != .pending else { return [] }
+        let ended = ProposalEnded(proposal: Self.message(outcome.proposal, now: now))
+        let payload = Event(body: .proposalEnded(ended)).serializedBytes()
+        return recipients.record(
+          outcome.proposal.playerIDs.filter { $0 != answering }.map { ($0, payload) })
+      }
+      if let match = outcome.match {
+        board.remove(match.participants.map(\.availabilityID))
+        board.book(match.id, players: match.playerIDs, during: match.slot)
+      }
+      return outcome
     }
-    return message
+    recipients.wake(events)
+    return Self.message(outcome.proposal, now: now)
   }
 
   public func getProposal(_ request: GetProposalRequest, context: ServerContext) async throws
@@ -129,35 +156,48 @@ extension MatchingService {
   public func cancelMatch(_ request: CancelMatchRequest, context: ServerContext) async throws
     -> Match
   {
-    let caller = try context.requirePrincipal()
-    let cancellation = try await store.cancelMatch(
-      id: request.matchID, playerID: caller.userID, now: clock.nowUnixMs())
-    let match = cancellation.match
-    board.unbook(match.id, players: match.playerIDs)
-    if !cancellation.restored.isEmpty {
-      let players = try await store.players(ids: cancellation.restored.map(\.playerID))
+    let caller = try context.requirePrincipal().userID
+    guard let existing = try await store.match(id: request.matchID),
+      existing.playerIDs.contains(caller)
+    else { throw Self.matchNotFound }
+    let players = try await store.players(ids: existing.playerIDs)
+    let recipients = Recipients()
+    let cancellation = try await writeGate.run {
+      let cancellation = try await store.cancelMatch(
+        id: request.matchID, playerID: caller, now: clock.nowUnixMs()
+      ) { cancellation in
+        let changed = MatchChanged(match: Self.message(cancellation.match, players: players))
+        let payload = Event(body: .matchCancelled(changed)).serializedBytes()
+        return recipients.record(
+          cancellation.match.playerIDs.filter { $0 != caller }.map { ($0, payload) })
+      }
+      board.unbook(cancellation.match.id, players: cancellation.match.playerIDs)
       for record in cancellation.restored {
         guard let player = players[record.playerID] else { continue }
         board.insert(record, displayLevel: player.displayLevel.level)
       }
+      return cancellation
     }
-    let message = try await message(match)
-    try await events.publish(
-      .matchCancelled(MatchChanged(match: message)),
-      to: match.playerIDs.filter { $0 != caller.userID })
-    return message
+    recipients.wake(events)
+    return Self.message(cancellation.match, players: players)
   }
 
   /// Ends the proposals that expired and tells their players; returns how many.
   @discardableResult
   func lapseExpiredProposals() async throws -> Int {
     let now = clock.nowUnixMs()
-    let lapsed = try await store.lapseProposals(now: now)
-    for proposal in lapsed {
-      try await events.publish(
-        .proposalEnded(ProposalEnded(proposal: Self.message(proposal, now: now))),
-        to: proposal.playerIDs)
+    let recipients = Recipients()
+    let lapsed = try await writeGate.run {
+      try await store.lapseProposals(now: now) { lapsed in
+        recipients.record(
+          lapsed.flatMap { proposal in
+            let ended = ProposalEnded(proposal: Self.message(proposal, now: now))
+            let payload = Event(body: .proposalEnded(ended)).serializedBytes()
+            return proposal.playerIDs.map { ($0, payload) }
+          })
+      }
     }
+    recipients.wake(events)
     return lapsed.count
   }
 
@@ -177,12 +217,13 @@ extension MatchingService {
 
   /// The teams the match would have: in doubles the most even split by display level, in
   /// singles one player each.
-  private func teams(for proposal: ProposalRecord) async throws -> [Int64: Int] {
+  private static func teams(for proposal: ProposalRecord, players: [Int64: PlayerRecord])
+    -> [Int64: Int]
+  {
     let ids = proposal.playerIDs
     guard ids.count == 4 else {
       return Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0 + 1) })
     }
-    let players = try await store.players(ids: ids)
     let split = DoublesTeams.balanced(
       ids.map { (playerID: $0, level: players[$0]?.displayLevel.level ?? 1) })
     var teams: [Int64: Int] = [:]
@@ -219,9 +260,12 @@ extension MatchingService {
   }
 
   func message(_ match: MatchRecord) async throws -> Match {
-    let players = try await store.players(ids: match.playerIDs)
-    return Match(
-      id: match.id, mode: Self.message(match.mode), slot: Self.message(match.slot),
+    Self.message(match, players: try await store.players(ids: match.playerIDs))
+  }
+
+  static func message(_ match: MatchRecord, players: [Int64: PlayerRecord]) -> Match {
+    Match(
+      id: match.id, mode: message(match.mode), slot: message(match.slot),
       participants: match.participants.map { participant in
         let player = players[participant.playerID]
         return MatchParticipant(

@@ -17,8 +17,9 @@ public struct MatchingService: Matching.ServiceProtocol {
   let blocks: any BlockRelations
   let clock: any WallClock
   let events: EventPublisher
-  /// Recurring saves and the hourly additions run one at a time.
-  private let recurringGate = SerialGate()
+  /// Writes and the board updates that follow them run one at a time, so the board sees the
+  /// changes in the order the database committed them.
+  let writeGate = SerialGate()
 
   /// The service over `store`, searching on `board`.
   public init(
@@ -49,15 +50,25 @@ public struct MatchingService: Matching.ServiceProtocol {
     let settings = try await searchSettings(
       caller.userID, location: request.location, radiusMiles: request.radiusMiles,
       skillTolerance: request.skillTolerance)
-    let record = try await store.createAvailability(
-      NewAvailability(
-        playerID: caller.userID, mode: mode, date: date, startMinute: Int(request.startMinute),
-        endMinute: Int(request.endMinute), timeZone: request.timeZone, slot: slot,
-        location: settings.location, radiusMiles: settings.radiusMiles,
-        skillTolerance: settings.skillTolerance, postedAtUnixMs: now, source: .posted),
-      activeLimit: Self.activePostLimit, now: now)
-    board.insert(record, displayLevel: settings.displayLevel)
-    try await announce([record], of: settings.player)
+    let excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
+    let recipients = Recipients()
+    let record = try await writeGate.run {
+      let record = try await store.createAvailability(
+        NewAvailability(
+          playerID: caller.userID, mode: mode, date: date, startMinute: Int(request.startMinute),
+          endMinute: Int(request.endMinute), timeZone: request.timeZone, slot: slot,
+          location: settings.location, radiusMiles: settings.radiusMiles,
+          skillTolerance: settings.skillTolerance, postedAtUnixMs: now, source: .posted),
+        activeLimit: Self.activePostLimit, now: now
+      ) { [board] record in
+        recipients.record(
+          Self.partnerNotices(
+            [record], poster: settings.player, board: board, excluding: excluded, now: now))
+      }
+      board.insert(record, displayLevel: settings.displayLevel)
+      return record
+    }
+    recipients.wake(events)
     return Self.message(record)
   }
 
@@ -65,9 +76,11 @@ public struct MatchingService: Matching.ServiceProtocol {
     async throws -> CancelAvailabilityResponse
   {
     let caller = try context.requirePrincipal()
-    let cancelled = try await store.cancelAvailability(
-      id: request.availabilityID, playerID: caller.userID)
-    board.remove([cancelled.id])
+    try await writeGate.run {
+      let cancelled = try await store.cancelAvailability(
+        id: request.availabilityID, playerID: caller.userID)
+      board.remove([cancelled.id])
+    }
     return CancelAvailabilityResponse()
   }
 
@@ -103,15 +116,21 @@ public struct MatchingService: Matching.ServiceProtocol {
       playerID: caller.userID, slots: slots, timeZone: request.timeZone,
       location: settings.location, radiusMiles: settings.radiusMiles,
       skillTolerance: settings.skillTolerance)
-    let change = try await recurringGate.run {
+    let excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
+    let recipients = Recipients()
+    try await writeGate.run {
       let now = clock.nowUnixMs()
       let change = try await store.saveRecurring(
-        saved, occurrences: try Self.occurrences(of: saved, nowUnixMs: now))
+        saved, occurrences: try Self.occurrences(of: saved, nowUnixMs: now)
+      ) { [board] added in
+        recipients.record(
+          Self.partnerNotices(
+            added, poster: settings.player, board: board, excluding: excluded, now: now))
+      }
       board.remove(change.removed)
       for record in change.added { board.insert(record, displayLevel: settings.displayLevel) }
-      return change
     }
-    try await announce(change.added, of: settings.player)
+    recipients.wake(events)
     return Self.message(saved)
   }
 
@@ -144,24 +163,25 @@ public struct MatchingService: Matching.ServiceProtocol {
   func addDueRecurringDays() async throws -> Int {
     var added = 0
     for playerID in try await store.allRecurringSettings().map(\.playerID) {
-      let (records, player) = try await recurringGate.run {
-        () -> ([AvailabilityRecord], PlayerRecord?) in
+      guard let player = try await store.player(id: playerID) else { continue }
+      let excluded = try await blocks.playersBlocked(eitherWayWith: playerID)
+      let recipients = Recipients()
+      added += try await writeGate.run {
         // Read again inside the gate: a save may have replaced the settings meanwhile.
         guard let settings = try await store.recurringSettings(playerID: playerID) else {
-          return ([], nil)
+          return 0
         }
-        let occurrences = try Self.occurrences(of: settings, nowUnixMs: clock.nowUnixMs())
-        guard !occurrences.isEmpty else { return ([], nil) }
-        let records = try await store.addRecurringOccurrences(occurrences)
-        guard !records.isEmpty, let player = try await store.player(id: playerID) else {
-          return ([], nil)
+        let now = clock.nowUnixMs()
+        let occurrences = try Self.occurrences(of: settings, nowUnixMs: now)
+        guard !occurrences.isEmpty else { return 0 }
+        let records = try await store.addRecurringOccurrences(occurrences) { [board] added in
+          recipients.record(
+            Self.partnerNotices(added, poster: player, board: board, excluding: excluded, now: now))
         }
         for record in records { board.insert(record, displayLevel: player.displayLevel.level) }
-        return (records, player)
+        return records.count
       }
-      guard let player else { continue }
-      try await announce(records, of: player)
-      added += records.count
+      recipients.wake(events)
     }
     return added
   }
@@ -179,10 +199,13 @@ public struct MatchingService: Matching.ServiceProtocol {
         zhCN: "每页数量须为 1 到 100。")
     }
     let cursor = try request.pageToken.isEmpty ? nil : MatchCursor(token: request.pageToken)
-    board.removeExpired(nowUnixMs: clock.nowUnixMs())
-    guard let query = board.request(request.availabilityID), query.playerID == caller.userID,
-      query.slot.endUnixMs > clock.nowUnixMs()
+    let now = clock.nowUnixMs()
+    guard var query = board.request(request.availabilityID), query.playerID == caller.userID,
+      query.slot.endUnixMs > now
     else { throw Self.availabilityNotFound }
+    // Only time still ahead counts: an overlap that has partly passed is measured from now, and
+    // availability that has ended overlaps nothing.
+    query.slot.startUnixMs = max(query.slot.startUnixMs, now)
     let excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
     let page = board.search(for: query, excluding: excluded, limit: pageSize, after: cursor)
     var response = FindMatchesResponse(
@@ -194,14 +217,17 @@ public struct MatchingService: Matching.ServiceProtocol {
     return response
   }
 
-  /// Tells every player whose availability one of `records` fits: a standing search.
-  private func announce(_ records: [AvailabilityRecord], of poster: PlayerRecord) async throws {
-    guard !records.isEmpty else { return }
-    board.removeExpired(nowUnixMs: clock.nowUnixMs())
-    let excluded = try await blocks.playersBlocked(eitherWayWith: poster.id)
-    var notices: [(body: Event.Body, playerID: Int64)] = []
+  /// The events telling every player whose availability one of `records` fits: a standing
+  /// search. Runs inside the transaction that stores `records`.
+  static func partnerNotices(
+    _ records: [AvailabilityRecord], poster: PlayerRecord, board: MatchBoard,
+    excluding excluded: Set<Int64>, now: Int64
+  ) -> OutgoingEvents {
+    var notices: OutgoingEvents = []
     for record in records {
-      guard let posted = board.request(record.id) else { continue }
+      var posted = MatchBoard.request(record, displayLevel: poster.displayLevel.level)
+      posted.slot.startUnixMs = max(posted.slot.startUnixMs, now)
+      guard posted.slot.durationMs > 0 else { continue }
       for fit in board.allFits(for: posted, excluding: excluded) {
         // Seen from the other side: the poster is the candidate for the other's availability.
         let candidate = BadmintonDomain.MatchCandidate(
@@ -209,12 +235,11 @@ public struct MatchingService: Matching.ServiceProtocol {
           skillDifference: fit.skillDifference, overlap: fit.overlap,
           postedAtUnixMs: record.details.postedAtUnixMs)
         let event = PartnerAvailable(
-          availabilityID: fit.requestID, candidate: Self.message(candidate, player: poster))
-        notices.append((.partnerAvailable(event), fit.playerID))
+          availabilityID: fit.requestID, candidate: message(candidate, player: poster))
+        notices.append((fit.playerID, Event(body: .partnerAvailable(event)).serializedBytes()))
       }
     }
-    // One transaction for all of them: one post can fit many standing searches.
-    try await events.publish(notices)
+    return notices
   }
 
   /// The candidates' messages, with each player's public profile.

@@ -115,13 +115,20 @@ public struct RecurringChange: Hashable, Sendable {
   }
 }
 
+/// Events a write puts in players' inboxes in its own transaction: each player and the encoded
+/// event.
+public typealias OutgoingEvents = [(playerID: Int64, payload: [UInt8])]
+
 /// Availability and recurring slots, behind an interface of our own. Every method that writes
 /// returns only after the write is committed.
 public protocol MatchingStore: Sendable {
   /// Stores posted availability. A player who already has `activeLimit` active posted
   /// availability ending after `now` gets `AVAILABILITY_LIMIT`, checked in the same transaction.
-  func createAvailability(_ new: NewAvailability, activeLimit: Int, now: Int64) async throws
-    -> AvailabilityRecord
+  /// The events `notify` makes of the stored availability are written in the same transaction.
+  func createAvailability(
+    _ new: NewAvailability, activeLimit: Int, now: Int64,
+    notify: @escaping @Sendable (AvailabilityRecord) -> OutgoingEvents
+  ) async throws -> AvailabilityRecord
   /// The availability with `id`, in any state.
   func availability(id: Int64) async throws -> AvailabilityRecord?
   /// The player's active availability ending after `now`, earliest start first.
@@ -132,17 +139,23 @@ public protocol MatchingStore: Sendable {
   /// not active, gives `AVAILABILITY_NOT_FOUND`.
   func cancelAvailability(id: Int64, playerID: Int64) async throws -> AvailabilityRecord
 
-  /// Replaces the player's recurring settings, removes their active recurring days and adds
-  /// `occurrences`, all in one transaction.
-  func saveRecurring(_ settings: RecurringSettings, occurrences: [NewAvailability]) async throws
-    -> RecurringChange
+  /// Replaces the player's recurring settings, removes their recurring days not used by a match
+  /// and adds `occurrences`, with the events `notify` makes of the days added, all in one
+  /// transaction.
+  func saveRecurring(
+    _ settings: RecurringSettings, occurrences: [NewAvailability],
+    notify: @escaping @Sendable ([AvailabilityRecord]) -> OutgoingEvents
+  ) async throws -> RecurringChange
   /// The player's recurring settings, if they saved any.
   func recurringSettings(playerID: Int64) async throws -> RecurringSettings?
   /// Every player's recurring settings.
   func allRecurringSettings() async throws -> [RecurringSettings]
-  /// Adds the recurring days not stored before (cancelled ones included); returns those added.
-  func addRecurringOccurrences(_ occurrences: [NewAvailability]) async throws
-    -> [AvailabilityRecord]
+  /// Adds the recurring days not stored before (cancelled ones included), with the events
+  /// `notify` makes of them, in one transaction; returns those added.
+  func addRecurringOccurrences(
+    _ occurrences: [NewAvailability],
+    notify: @escaping @Sendable ([AvailabilityRecord]) -> OutgoingEvents
+  ) async throws -> [AvailabilityRecord]
   /// Removes availability that ended before `unixMs`; returns how many.
   func deleteAvailability(endedBefore unixMs: Int64) async throws -> Int
 }
@@ -317,7 +330,10 @@ public protocol ProposalStore: Sendable {
   /// Stores a pending proposal. Every availability it names must still be active, end after
   /// `now` and belong to the player named with it, checked in the same transaction: the
   /// proposer's fails with `AVAILABILITY_NOT_FOUND`, an invitee's with `CANDIDATE_UNAVAILABLE`.
-  func createProposal(_ new: NewProposal, now: Int64) async throws -> ProposalRecord
+  /// The events `notify` makes of the proposal are written in the same transaction.
+  func createProposal(
+    _ new: NewProposal, now: Int64, notify: @escaping @Sendable (ProposalRecord) -> OutgoingEvents
+  ) async throws -> ProposalRecord
   /// The proposal with `id`.
   func proposal(id: Int64) async throws -> ProposalRecord?
   /// Records `playerID`'s answer. A decline ends the proposal; the last acceptance confirms the
@@ -326,11 +342,16 @@ public protocol ProposalStore: Sendable {
   /// that time: then the proposal lapses. All in one transaction. A proposal that is not
   /// pending, or has expired by `now`, gives `PROPOSAL_NOT_PENDING`; a player who is not invited
   /// gives `PROPOSAL_NOT_FOUND`.
+  /// The events `notify` makes of the outcome are written in the same transaction.
   func answerProposal(
-    id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64
+    id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64,
+    notify: @escaping @Sendable (ProposalAnswerOutcome) -> OutgoingEvents
   ) async throws -> ProposalAnswerOutcome
-  /// Marks the pending proposals that expired by `now` as lapsed; returns them.
-  func lapseProposals(now: Int64) async throws -> [ProposalRecord]
+  /// Marks the pending proposals that expired by `now` as lapsed, with the events `notify` makes
+  /// of them, in one transaction; returns them.
+  func lapseProposals(
+    now: Int64, notify: @escaping @Sendable ([ProposalRecord]) -> OutgoingEvents
+  ) async throws -> [ProposalRecord]
   /// The match with `id`.
   func match(id: Int64) async throws -> MatchRecord?
   /// The player's confirmed matches ending after `now`, soonest first (`past` false), or the
@@ -339,7 +360,11 @@ public protocol ProposalStore: Sendable {
   /// Cancels a confirmed match before its start; the other participants' availability becomes
   /// active again when it has not ended. Not a participant: `MATCH_NOT_FOUND`; not confirmed:
   /// `MATCH_NOT_CONFIRMED`; started: `MATCH_ALREADY_STARTED`. One transaction.
-  func cancelMatch(id: Int64, playerID: Int64, now: Int64) async throws -> MatchCancellation
+  /// The events `notify` makes of the cancellation are written in the same transaction.
+  func cancelMatch(
+    id: Int64, playerID: Int64, now: Int64,
+    notify: @escaping @Sendable (MatchCancellation) -> OutgoingEvents
+  ) async throws -> MatchCancellation
   /// Every confirmed match ending after `now`, to rebuild who is busy when.
   func confirmedMatches(endingAfter now: Int64) async throws -> [MatchRecord]
 }

@@ -2,9 +2,10 @@ public import BadmintonDomain
 import GRDB
 
 extension SQLitePlayerStore: MatchingStore {
-  public func createAvailability(_ new: NewAvailability, activeLimit: Int, now: Int64) async throws
-    -> AvailabilityRecord
-  {
+  public func createAvailability(
+    _ new: NewAvailability, activeLimit: Int, now: Int64,
+    notify: @escaping @Sendable (AvailabilityRecord) -> OutgoingEvents
+  ) async throws -> AvailabilityRecord {
     try await writer.write { db in
       let active = try Int.fetchOne(
         db,
@@ -16,7 +17,9 @@ extension SQLitePlayerStore: MatchingStore {
           new.playerID, AvailabilitySource.posted.rawValue, AvailabilityState.active.rawValue, now,
         ])!
       guard active < activeLimit else { throw Self.availabilityLimit(activeLimit) }
-      return try Self.insert(db, new)!
+      let record = try Self.insert(db, new)!
+      try Self.append(db, notify(record), atUnixMs: now)
+      return record
     }
   }
 
@@ -66,9 +69,10 @@ extension SQLitePlayerStore: MatchingStore {
     }
   }
 
-  public func saveRecurring(_ settings: RecurringSettings, occurrences: [NewAvailability])
-    async throws -> RecurringChange
-  {
+  public func saveRecurring(
+    _ settings: RecurringSettings, occurrences: [NewAvailability],
+    notify: @escaping @Sendable ([AvailabilityRecord]) -> OutgoingEvents
+  ) async throws -> RecurringChange {
     try await writer.write { db in
       guard
         try Row.fetchOne(
@@ -103,14 +107,19 @@ extension SQLitePlayerStore: MatchingStore {
           settings.playerID, AvailabilitySource.recurring.rawValue,
           AvailabilityState.active.rawValue,
         ])
-      // Cancelled days go too: saving again makes them matchable again.
+      // Cancelled days go too, so saving again makes them matchable again; days used by a match
+      // stay, and keep their day from being added again.
       try db.execute(
-        sql: "DELETE FROM availability WHERE player_id = ? AND source = ?",
-        arguments: [settings.playerID, AvailabilitySource.recurring.rawValue])
+        sql: "DELETE FROM availability WHERE player_id = ? AND source = ? AND state != ?",
+        arguments: [
+          settings.playerID, AvailabilitySource.recurring.rawValue,
+          AvailabilityState.matched.rawValue,
+        ])
       var added: [AvailabilityRecord] = []
       for occurrence in occurrences {
         if let record = try Self.insert(db, occurrence) { added.append(record) }
       }
+      try Self.append(db, notify(added), atUnixMs: occurrences.first?.postedAtUnixMs ?? 0)
       return RecurringChange(removed: removed, added: added)
     }
   }
@@ -130,11 +139,14 @@ extension SQLitePlayerStore: MatchingStore {
     }
   }
 
-  public func addRecurringOccurrences(_ occurrences: [NewAvailability]) async throws
-    -> [AvailabilityRecord]
-  {
+  public func addRecurringOccurrences(
+    _ occurrences: [NewAvailability],
+    notify: @escaping @Sendable ([AvailabilityRecord]) -> OutgoingEvents
+  ) async throws -> [AvailabilityRecord] {
     try await writer.write { db in
-      try occurrences.compactMap { try Self.insert(db, $0) }
+      let added = try occurrences.compactMap { try Self.insert(db, $0) }
+      try Self.append(db, notify(added), atUnixMs: occurrences.first?.postedAtUnixMs ?? 0)
+      return added
     }
   }
 

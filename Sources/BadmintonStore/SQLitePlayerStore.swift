@@ -441,6 +441,13 @@ public final class SQLitePlayerStore: PlayerStore {
     }
   }
 
+  /// Appends `events` inside the caller's transaction.
+  static func append(_ db: Database, _ events: OutgoingEvents, atUnixMs: Int64) throws {
+    for event in events {
+      _ = try appendEvent(db, playerID: event.playerID, payload: event.payload, atUnixMs: atUnixMs)
+    }
+  }
+
   /// Appends an event inside the caller's transaction: the player's counter gives its sequence.
   private static func appendEvent(
     _ db: Database, playerID: Int64, payload: [UInt8], atUnixMs: Int64

@@ -2,7 +2,9 @@ public import BadmintonDomain
 import GRDB
 
 extension SQLitePlayerStore: ProposalStore {
-  public func createProposal(_ new: NewProposal, now: Int64) async throws -> ProposalRecord {
+  public func createProposal(
+    _ new: NewProposal, now: Int64, notify: @escaping @Sendable (ProposalRecord) -> OutgoingEvents
+  ) async throws -> ProposalRecord {
     try await writer.write { db in
       let named =
         [(new.proposerID, new.proposerAvailabilityID)]
@@ -38,7 +40,9 @@ extension SQLitePlayerStore: ProposalStore {
             id, position, invitee.playerID, invitee.availabilityID, invitee.answer.rawValue,
           ])
       }
-      return try Self.fetchProposal(db, id: id)!
+      let proposal = try Self.fetchProposal(db, id: id)!
+      try Self.append(db, notify(proposal), atUnixMs: now)
+      return proposal
     }
   }
 
@@ -47,97 +51,111 @@ extension SQLitePlayerStore: ProposalStore {
   }
 
   public func answerProposal(
-    id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64
+    id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64,
+    notify: @escaping @Sendable (ProposalAnswerOutcome) -> OutgoingEvents
   ) async throws -> ProposalAnswerOutcome {
     try await writer.write { db in
-      guard var proposal = try Self.fetchProposal(db, id: id),
-        let position = proposal.details.invitees.firstIndex(where: { $0.playerID == playerID })
-      else { throw Self.proposalNotFound }
-      guard proposal.state == .pending, proposal.details.expiresAtUnixMs > now else {
-        throw Self.proposalNotPending
-      }
-      guard proposal.details.invitees[position].answer == .pending else {
-        throw Self.proposalAlreadyAnswered
-      }
-      let answer: StoredInviteeAnswer = accept ? .accepted : .declined
-      try db.execute(
-        sql: "UPDATE proposal_invitee SET answer = ? WHERE proposal_id = ? AND player_id = ?",
-        arguments: [answer.rawValue, id, playerID])
-      proposal.details.invitees[position].answer = answer
-      guard accept else {
-        try Self.setState(db, proposal: id, .declined)
-        proposal.state = .declined
-        return ProposalAnswerOutcome(proposal: proposal, match: nil)
-      }
-      guard proposal.details.invitees.allSatisfy({ $0.answer == .accepted }) else {
-        return ProposalAnswerOutcome(proposal: proposal, match: nil)
-      }
-      // The last acceptance: everything the match needs must still hold.
-      let seats =
-        [(proposal.details.proposerID, proposal.details.proposerAvailabilityID)]
-        + proposal.details.invitees.map { ($0.playerID, $0.availabilityID) }
-      let slot = proposal.details.slot
-      for (player, availability) in seats {
-        let usable =
-          try Row.fetchOne(
-            db,
-            sql: "SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ?",
-            arguments: [availability, player, AvailabilityState.active.rawValue]) != nil
-        let busy =
-          try Row.fetchOne(
-            db,
-            sql: """
-              SELECT 1 FROM game JOIN game_participant ON game_participant.game_id = game.id
-              WHERE game_participant.player_id = ? AND game.state = ?
-                AND game.start_ms < ? AND game.end_ms > ?
-              """,
-            arguments: [
-              player, StoredMatchState.confirmed.rawValue, slot.endUnixMs, slot.startUnixMs,
-            ])
-          != nil
-        if !usable || busy {
-          try Self.setState(db, proposal: id, .lapsed)
-          proposal.state = .lapsed
-          return ProposalAnswerOutcome(proposal: proposal, match: nil)
-        }
-      }
-      try db.execute(
-        sql: """
-          INSERT INTO game (mode, start_ms, end_ms, state, proposal_id, confirmed_at_ms)
-          VALUES (?, ?, ?, ?, ?, ?)
-          """,
-        arguments: [
-          proposal.details.mode.rawValue, slot.startUnixMs, slot.endUnixMs,
-          StoredMatchState.confirmed.rawValue, id, now,
-        ])
-      let matchID = db.lastInsertedRowID
-      for (position, (player, availability)) in seats.enumerated() {
-        try db.execute(
-          sql: """
-            INSERT INTO game_participant (game_id, position, player_id, availability_id, team)
-            VALUES (?, ?, ?, ?, ?)
-            """,
-          arguments: [matchID, position, player, availability, teams[player] ?? (position + 1)])
-        try db.execute(
-          sql: "UPDATE availability SET state = ? WHERE id = ?",
-          arguments: [AvailabilityState.matched.rawValue, availability])
-      }
-      try db.execute(
-        sql: "UPDATE proposal SET state = ?, match_id = ? WHERE id = ?",
-        arguments: [StoredProposalState.accepted.rawValue, matchID, id])
-      proposal.state = .accepted
-      proposal.matchID = matchID
-      return ProposalAnswerOutcome(proposal: proposal, match: try Self.fetchMatch(db, id: matchID))
+      let outcome = try Self.answer(
+        db, id: id, playerID: playerID, accept: accept, teams: teams, now: now)
+      try Self.append(db, notify(outcome), atUnixMs: now)
+      return outcome
     }
   }
 
-  public func lapseProposals(now: Int64) async throws -> [ProposalRecord] {
+  private static func answer(
+    _ db: Database, id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64
+  ) throws -> ProposalAnswerOutcome {
+    guard var proposal = try Self.fetchProposal(db, id: id),
+      let position = proposal.details.invitees.firstIndex(where: { $0.playerID == playerID })
+    else { throw Self.proposalNotFound }
+    guard proposal.state == .pending, proposal.details.expiresAtUnixMs > now else {
+      throw Self.proposalNotPending
+    }
+    guard proposal.details.invitees[position].answer == .pending else {
+      throw Self.proposalAlreadyAnswered
+    }
+    let answer: StoredInviteeAnswer = accept ? .accepted : .declined
+    try db.execute(
+      sql: "UPDATE proposal_invitee SET answer = ? WHERE proposal_id = ? AND player_id = ?",
+      arguments: [answer.rawValue, id, playerID])
+    proposal.details.invitees[position].answer = answer
+    guard accept else {
+      try Self.setState(db, proposal: id, .declined)
+      proposal.state = .declined
+      return ProposalAnswerOutcome(proposal: proposal, match: nil)
+    }
+    guard proposal.details.invitees.allSatisfy({ $0.answer == .accepted }) else {
+      return ProposalAnswerOutcome(proposal: proposal, match: nil)
+    }
+    // The last acceptance: everything the match needs must still hold.
+    let seats =
+      [(proposal.details.proposerID, proposal.details.proposerAvailabilityID)]
+      + proposal.details.invitees.map { ($0.playerID, $0.availabilityID) }
+    let slot = proposal.details.slot
+    for (player, availability) in seats {
+      let usable =
+        try Row.fetchOne(
+          db,
+          sql: "SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ?",
+          arguments: [availability, player, AvailabilityState.active.rawValue]) != nil
+      let busy =
+        try Row.fetchOne(
+          db,
+          sql: """
+            SELECT 1 FROM game JOIN game_participant ON game_participant.game_id = game.id
+            WHERE game_participant.player_id = ? AND game.state = ?
+              AND game.start_ms < ? AND game.end_ms > ?
+            """,
+          arguments: [
+            player, StoredMatchState.confirmed.rawValue, slot.endUnixMs, slot.startUnixMs,
+          ])
+        != nil
+      if !usable || busy {
+        try Self.setState(db, proposal: id, .lapsed)
+        proposal.state = .lapsed
+        return ProposalAnswerOutcome(proposal: proposal, match: nil)
+      }
+    }
+    try db.execute(
+      sql: """
+        INSERT INTO game (mode, start_ms, end_ms, state, proposal_id, confirmed_at_ms)
+        VALUES (?, ?, ?, ?, ?, ?)
+        """,
+      arguments: [
+        proposal.details.mode.rawValue, slot.startUnixMs, slot.endUnixMs,
+        StoredMatchState.confirmed.rawValue, id, now,
+      ])
+    let matchID = db.lastInsertedRowID
+    for (position, (player, availability)) in seats.enumerated() {
+      try db.execute(
+        sql: """
+          INSERT INTO game_participant (game_id, position, player_id, availability_id, team)
+          VALUES (?, ?, ?, ?, ?)
+          """,
+        arguments: [matchID, position, player, availability, teams[player] ?? (position + 1)])
+      try db.execute(
+        sql: "UPDATE availability SET state = ? WHERE id = ?",
+        arguments: [AvailabilityState.matched.rawValue, availability])
+    }
+    try db.execute(
+      sql: "UPDATE proposal SET state = ?, match_id = ? WHERE id = ?",
+      arguments: [StoredProposalState.accepted.rawValue, matchID, id])
+    proposal.state = .accepted
+    proposal.matchID = matchID
+    return ProposalAnswerOutcome(proposal: proposal, match: try Self.fetchMatch(db, id: matchID))
+  }
+
+  public func lapseProposals(
+    now: Int64, notify: @escaping @Sendable ([ProposalRecord]) -> OutgoingEvents
+  ) async throws -> [ProposalRecord] {
     try await writer.write { db in
       let ids = try Int64.fetchAll(
         db, sql: "SELECT id FROM proposal WHERE state = ? AND expires_at_ms <= ? ORDER BY id",
         arguments: [StoredProposalState.pending.rawValue, now])
       for id in ids { try Self.setState(db, proposal: id, .lapsed) }
-      return try ids.compactMap { try Self.fetchProposal(db, id: $0) }
+      let lapsed = try ids.compactMap { try Self.fetchProposal(db, id: $0) }
+      try Self.append(db, notify(lapsed), atUnixMs: now)
+      return lapsed
     }
   }
 
@@ -165,9 +183,10 @@ extension SQLitePlayerStore: ProposalStore {
     }
   }
 
-  public func cancelMatch(id: Int64, playerID: Int64, now: Int64) async throws
-    -> MatchCancellation
-  {
+  public func cancelMatch(
+    id: Int64, playerID: Int64, now: Int64,
+    notify: @escaping @Sendable (MatchCancellation) -> OutgoingEvents
+  ) async throws -> MatchCancellation {
     try await writer.write { db in
       guard var match = try Self.fetchMatch(db, id: id), match.playerIDs.contains(playerID) else {
         throw Self.matchNotFound
@@ -196,7 +215,9 @@ extension SQLitePlayerStore: ProposalStore {
           restored.append(Self.availability(from: row))
         }
       }
-      return MatchCancellation(match: match, restored: restored)
+      let cancellation = MatchCancellation(match: match, restored: restored)
+      try Self.append(db, notify(cancellation), atUnixMs: now)
+      return cancellation
     }
   }
 

@@ -291,4 +291,70 @@ struct ProposalTests {
       #expect(twice?.reason == "MATCH_NOT_CONFIRMED")
     }
   }
+
+  @Test("in doubles every two players must fit each other, not only the proposer")
+  func doubles_pairwiseFit() async throws {
+    try await withPlayerWorld { world in
+      let matching = world.client.matching
+      let proposer = try await world.player(level: 5)
+      let mine = try await matching.postAvailability(
+        MatchingTests.request(mode: .doubles, radius: 50, tolerance: 8),
+        options: proposer.options)
+      var chosen: [Int64] = []
+      // 20 miles north, 20 miles south (40 apart, beyond their 25-mile radius), and near.
+      for miles in [20.0, -20.0, 1.0] {
+        let player = try await world.player(level: 5)
+        chosen.append(
+          try await matching.postAvailability(
+            MatchingTests.request(
+              mode: .doubles, at: MatchingTests.north(miles), radius: 25, tolerance: 8),
+            options: player.options
+          ).id)
+      }
+      let refused = await rpcError {
+        _ = try await matching.proposeMatch(
+          .init(availabilityID: mine.id, candidateAvailabilityIDs: chosen),
+          options: proposer.options)
+      }
+      #expect(refused?.reason == "CANDIDATE_UNAVAILABLE")
+    }
+  }
+
+  @Test("time already past does not count: a partly passed overlap is measured from now")
+  func overlap_fromNow() async throws {
+    try await withPlayerWorld { world in
+      let matching = world.client.matching
+      // Today 16:00-18:00 in Shanghai: it is 16:00 now.
+      let seats = try await ([5, 5] as [Int32]).asyncMap { level in
+        let player = try await world.player(level: level)
+        let availability = try await matching.postAvailability(
+          MatchingTests.request(date: MatchingTests.today, from: 960, to: 1080, tolerance: 8),
+          options: player.options)
+        return (player, availability)
+      }
+      let found = try await matching.findMatches(
+        .init(availabilityID: seats[0].1.id), options: seats[0].0.options)
+      #expect(found.candidates.map(\.availabilityID) == [seats[1].1.id])
+      // 100 minutes later only 20 minutes are left: too little to play.
+      world.clock.advance(by: 100 * 60_000)
+      let later = try await matching.findMatches(
+        .init(availabilityID: seats[0].1.id), options: seats[0].0.options)
+      #expect(later.candidates.isEmpty)
+      let tooLate = await rpcError {
+        _ = try await matching.proposeMatch(
+          .init(availabilityID: seats[0].1.id, candidateAvailabilityIDs: [seats[1].1.id]),
+          options: seats[0].0.options)
+      }
+      #expect(tooLate?.reason == "CANDIDATE_UNAVAILABLE")
+    }
+  }
+}
+
+extension Array {
+  /// The elements transformed one after another.
+  func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+    var result: [T] = []
+    for element in self { result.append(try await transform(element)) }
+    return result
+  }
 }

@@ -4,6 +4,18 @@ import Testing
 
 @Suite("Matching store: proposals and matches")
 struct ProposalStoreTests {
+  /// The reason of the `DomainError` that `body` threw, or nil.
+  private func reason(_ body: () async throws -> Void) async -> String? {
+    do {
+      try await body()
+      return nil
+    } catch let error as DomainError {
+      return error.reason
+    } catch {
+      return "\(error)"
+    }
+  }
+
   /// Four players, each with one active availability from 10:00 to 12:00 on the first day.
   private static func seatedPlayers(_ store: SQLitePlayerStore, count: Int = 4) async throws
     -> [(player: Int64, availability: Int64)]
@@ -45,14 +57,16 @@ struct ProposalStoreTests {
       #expect(outcome.match == nil && outcome.proposal.state == .pending)
     }
     // The proposer is not an invitee and cannot answer; nor can a player answer twice.
-    await #expect(throws: DomainError.self) {
-      _ = try await store.answerProposal(
-        id: proposal.id, playerID: seats[0].player, accept: true, teams: teams, now: 2)
-    }
-    await #expect(throws: DomainError.self) {
-      _ = try await store.answerProposal(
-        id: proposal.id, playerID: seats[1].player, accept: true, teams: teams, now: 2)
-    }
+    #expect(
+      await reason {
+        _ = try await store.answerProposal(
+          id: proposal.id, playerID: seats[0].player, accept: true, teams: teams, now: 2)
+      } == "PROPOSAL_NOT_FOUND")
+    #expect(
+      await reason {
+        _ = try await store.answerProposal(
+          id: proposal.id, playerID: seats[1].player, accept: true, teams: teams, now: 2)
+      } == "PROPOSAL_ALREADY_ANSWERED")
     let last = try await store.answerProposal(
       id: proposal.id, playerID: seats[3].player, accept: true, teams: teams, now: 3)
     let match = try #require(last.match)
@@ -66,6 +80,20 @@ struct ProposalStoreTests {
     }
     #expect(try await store.confirmedMatches(endingAfter: 0) == [match])
     #expect(try await store.match(id: match.id) == match)
+
+    // A player booked by that match cannot be booked again for an overlapping time, even from
+    // another availability: the last acceptance then lets the proposal lapse.
+    let second = try await store.createAvailability(
+      MatchingStoreTests.availability(seats[0].player, startHour: 11), activeLimit: 10, now: 0)
+    let other = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613900000099"))
+    let otherSlot = try await store.createAvailability(
+      MatchingStoreTests.availability(other.id, startHour: 11), activeLimit: 10, now: 0)
+    let overlapping = try await store.createProposal(
+      Self.proposal([(seats[0].player, second.id), (other.id, otherSlot.id)]), now: 4)
+    let refused = try await store.answerProposal(
+      id: overlapping.id, playerID: other.id, accept: true, teams: [:], now: 5)
+    #expect(refused.match == nil && refused.proposal.state == .lapsed)
+    #expect(try await store.availability(id: otherSlot.id)?.state == .active)
   }
 
   @Test("a decline ends the proposal for everyone; a used availability makes a proposal lapse")
@@ -76,10 +104,11 @@ struct ProposalStoreTests {
     let declined = try await store.answerProposal(
       id: first.id, playerID: seats[1].player, accept: false, teams: [:], now: 2)
     #expect(declined.proposal.state == .declined)
-    await #expect(throws: DomainError.self) {
-      _ = try await store.answerProposal(
-        id: first.id, playerID: seats[1].player, accept: true, teams: [:], now: 2)
-    }
+    #expect(
+      await reason {
+        _ = try await store.answerProposal(
+          id: first.id, playerID: seats[1].player, accept: true, teams: [:], now: 2)
+      } == "PROPOSAL_NOT_PENDING")
 
     // Two proposals for the same availability: the first accepted uses it up.
     let a = try await store.createProposal(Self.proposal([seats[0], seats[1]]), now: 3)
@@ -93,9 +122,10 @@ struct ProposalStoreTests {
     #expect(late.match == nil && late.proposal.state == .lapsed)
     #expect(try await store.availability(id: seats[2].availability)?.state == .active)
     // A proposal naming an availability that is no longer active cannot be made.
-    await #expect(throws: DomainError.self) {
-      _ = try await store.createProposal(Self.proposal([seats[0], seats[2]]), now: 6)
-    }
+    #expect(
+      await reason {
+        _ = try await store.createProposal(Self.proposal([seats[0], seats[2]]), now: 6)
+      } == "AVAILABILITY_NOT_FOUND")
   }
 
   @Test("pending proposals lapse when they expire; cancelling a match frees the others' time")
@@ -105,10 +135,11 @@ struct ProposalStoreTests {
     let expiring = try await store.createProposal(Self.proposal(seats, expiresAt: 50), now: 1)
     #expect(try await store.lapseProposals(now: 49).isEmpty)
     #expect(try await store.lapseProposals(now: 50).map(\.id) == [expiring.id])
-    await #expect(throws: DomainError.self) {
-      _ = try await store.answerProposal(
-        id: expiring.id, playerID: seats[1].player, accept: true, teams: [:], now: 51)
-    }
+    #expect(
+      await reason {
+        _ = try await store.answerProposal(
+          id: expiring.id, playerID: seats[1].player, accept: true, teams: [:], now: 51)
+      } == "PROPOSAL_NOT_PENDING")
 
     let proposal = try await store.createProposal(Self.proposal(seats), now: 60)
     let match = try #require(
@@ -116,12 +147,14 @@ struct ProposalStoreTests {
         id: proposal.id, playerID: seats[1].player, accept: true, teams: [:], now: 61
       ).match)
     let start = match.slot.startUnixMs
-    await #expect(throws: DomainError.self) {
-      _ = try await store.cancelMatch(id: match.id, playerID: 999, now: 62)
-    }
-    await #expect(throws: DomainError.self) {
-      _ = try await store.cancelMatch(id: match.id, playerID: seats[0].player, now: start)
-    }
+    #expect(
+      await reason {
+        _ = try await store.cancelMatch(id: match.id, playerID: 999, now: 62)
+      } == "MATCH_NOT_FOUND")
+    #expect(
+      await reason {
+        _ = try await store.cancelMatch(id: match.id, playerID: seats[0].player, now: start)
+      } == "MATCH_ALREADY_STARTED")
     let cancelled = try await store.cancelMatch(id: match.id, playerID: seats[0].player, now: 62)
     #expect(cancelled.match.state == .cancelled && cancelled.match.cancelledBy == seats[0].player)
     #expect(cancelled.restored.map(\.id) == [seats[1].availability])
@@ -129,8 +162,60 @@ struct ProposalStoreTests {
     #expect(try await store.availability(id: seats[1].availability)?.state == .active)
     #expect(try await store.matches(playerID: seats[1].player, past: false, now: 0).isEmpty)
     #expect(try await store.matches(playerID: seats[1].player, past: true, now: 0).count == 1)
-    await #expect(throws: DomainError.self) {
-      _ = try await store.cancelMatch(id: match.id, playerID: seats[1].player, now: 63)
+    #expect(
+      await reason {
+        _ = try await store.cancelMatch(id: match.id, playerID: seats[1].player, now: 63)
+      } == "MATCH_NOT_CONFIRMED")
+  }
+
+  @Test("an answer's events are written with it, and a refused answer writes none")
+  func answerEvents_inTransaction() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let seats = try await Self.seatedPlayers(store, count: 2)
+    let proposal = try await store.createProposal(Self.proposal(seats), now: 1)
+    let notify: @Sendable (ProposalAnswerOutcome) -> OutgoingEvents = { outcome in
+      outcome.proposal.playerIDs.map { ($0, Array("\(outcome.proposal.state)".utf8)) }
     }
+    _ = try await store.answerProposal(
+      id: proposal.id, playerID: seats[1].player, accept: false, teams: [:], now: 2,
+      notify: notify)
+    #expect(
+      try await store.events(playerID: seats[0].player, after: 0, limit: 10).map(\.payload)
+        == [Array("declined".utf8)])
+    #expect(
+      await reason {
+        _ = try await store.answerProposal(
+          id: proposal.id, playerID: seats[1].player, accept: true, teams: [:], now: 3,
+          notify: notify)
+      } == "PROPOSAL_NOT_PENDING")
+    #expect(try await store.events(playerID: seats[0].player, after: 0, limit: 10).count == 1)
+  }
+
+  @Test("saving recurring slots again keeps a recurring day a match used, and does not re-add it")
+  func recurringSave_keepsMatchedDay() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let seats = try await Self.seatedPlayers(store, count: 1)
+    let player = seats[0].player
+    let settings = RecurringSettings(
+      playerID: player,
+      slots: [
+        RecurringSlot(weekday: 7, startMinute: 600, endMinute: 720, mode: .singles, isActive: true)
+      ], timeZone: "Asia/Shanghai", location: MatchingStoreTests.shanghai, radiusMiles: 10,
+      skillTolerance: 2)
+    let day = MatchingStoreTests.availability(player, startHour: 30, source: .recurring)
+    let saved = try await store.saveRecurring(settings, occurrences: [day])
+    let recurringDay = try #require(saved.added.first)
+    let partner = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613900000098"))
+    let theirs = try await store.createAvailability(
+      MatchingStoreTests.availability(partner.id, startHour: 30), activeLimit: 10, now: 0)
+    let proposal = try await store.createProposal(
+      Self.proposal([(player, recurringDay.id), (partner.id, theirs.id)]), now: 1)
+    let match = try await store.answerProposal(
+      id: proposal.id, playerID: partner.id, accept: true, teams: [:], now: 2
+    ).match
+    #expect(match != nil)
+    let again = try await store.saveRecurring(settings, occurrences: [day])
+    #expect(again.added.isEmpty && again.removed.isEmpty)
+    #expect(try await store.availability(id: recurringDay.id)?.state == .matched)
   }
 }

@@ -59,3 +59,46 @@ extension PlayerStore {
     ) { Array("\($0.state)".utf8) }.verification
   }
 }
+
+/// The matching writes without events, for tests that look only at the writes themselves.
+extension MatchingStore {
+  func createAvailability(_ new: NewAvailability, activeLimit: Int, now: Int64) async throws
+    -> AvailabilityRecord
+  {
+    try await createAvailability(new, activeLimit: activeLimit, now: now) { _ in [] }
+  }
+
+  func saveRecurring(_ settings: RecurringSettings, occurrences: [NewAvailability]) async throws
+    -> RecurringChange
+  {
+    try await saveRecurring(settings, occurrences: occurrences) { _ in [] }
+  }
+
+  func addRecurringOccurrences(_ occurrences: [NewAvailability]) async throws
+    -> [AvailabilityRecord]
+  {
+    try await addRecurringOccurrences(occurrences) { _ in [] }
+  }
+}
+
+extension ProposalStore {
+  func createProposal(_ new: NewProposal, now: Int64) async throws -> ProposalRecord {
+    try await createProposal(new, now: now) { _ in [] }
+  }
+
+  func answerProposal(
+    id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64
+  ) async throws -> ProposalAnswerOutcome {
+    try await answerProposal(id: id, playerID: playerID, accept: accept, teams: teams, now: now) {
+      _ in []
+    }
+  }
+
+  func lapseProposals(now: Int64) async throws -> [ProposalRecord] {
+    try await lapseProposals(now: now) { _ in [] }
+  }
+
+  func cancelMatch(id: Int64, playerID: Int64, now: Int64) async throws -> MatchCancellation {
+    try await cancelMatch(id: id, playerID: playerID, now: now) { _ in [] }
+  }
+}
