@@ -292,6 +292,41 @@ struct ProposalTests {
     }
   }
 
+  @Test("a proposal for a slot days ahead waits 24 hours for answers, then lapses")
+  func proposal_lapsesAfter24Hours() async throws {
+    try await withPlayerWorld { world in
+      let matching = world.client.matching
+      let later = LocalDate(year: 2027, month: 1, day: 25)
+      var seats: [Seat] = []
+      for _ in 0..<2 {
+        let player = try await world.player()
+        seats.append(
+          (
+            player,
+            try await matching.postAvailability(
+              MatchingTests.request(date: later), options: player.options)
+          ))
+      }
+      let proposal = try await matching.proposeMatch(
+        .init(
+          availabilityID: seats[0].availability.id,
+          candidateAvailabilityIDs: [seats[1].availability.id]),
+        options: seats[0].player.options)
+      #expect(proposal.expiresAtUnixMs == world.clock.nowUnixMs() + 24 * 3_600_000)
+      world.clock.advance(by: 24 * 3_600_000 - 1)
+      #expect(
+        try await matching.getProposal(
+          .init(proposalID: proposal.id), options: seats[1].player.options
+        ).state == .pending)
+      world.clock.advance(by: 1)
+      let late = await rpcError {
+        _ = try await matching.respondToProposal(
+          .init(proposalID: proposal.id, accept: true), options: seats[1].player.options)
+      }
+      #expect(late?.reason == "PROPOSAL_NOT_PENDING")
+    }
+  }
+
   @Test("in doubles every two players must fit each other, not only the proposer")
   func doubles_pairwiseFit() async throws {
     try await withPlayerWorld { world in
