@@ -52,11 +52,14 @@ extension MatchingService {
     let invitees = seats.dropFirst().map {
       ProposalInviteeRecord(playerID: $0.playerID, availabilityID: $0.id)
     }
-    guard slot.durationMs >= BadmintonDomain.TimeSlot.minimumOverlapMs else {
+    // A proposal waits for answers until its time starts, so time already under way cannot be
+    // proposed.
+    guard slot.startUnixMs > now, slot.durationMs >= BadmintonDomain.TimeSlot.minimumOverlapMs
+    else {
       throw DomainError(
         .failedPrecondition, "PROPOSAL_NO_COMMON_TIME",
-        en: "The chosen players do not share 30 minutes that have not started yet.",
-        zhCN: "所选球友没有共同的 30 分钟空闲时间。")
+        en: "The chosen players do not share 30 minutes that start later than now.",
+        zhCN: "所选球友没有尚未开始的共同 30 分钟空闲时间。")
     }
     guard let proposer = try await store.player(id: caller.userID) else {
       throw Self.availabilityNotFound

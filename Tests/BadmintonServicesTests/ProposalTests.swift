@@ -370,6 +370,13 @@ struct ProposalTests {
       let found = try await matching.findMatches(
         .init(availabilityID: seats[0].1.id), options: seats[0].0.options)
       #expect(found.candidates.map(\.availabilityID) == [seats[1].1.id])
+      // Their common time starts now: it can be found, but no longer proposed.
+      let underWay = await rpcError {
+        _ = try await matching.proposeMatch(
+          .init(availabilityID: seats[0].1.id, candidateAvailabilityIDs: [seats[1].1.id]),
+          options: seats[0].0.options)
+      }
+      #expect(underWay?.reason == "PROPOSAL_NO_COMMON_TIME")
       // 100 minutes later only 20 minutes are left: too little to play.
       world.clock.advance(by: 100 * 60_000)
       let later = try await matching.findMatches(
