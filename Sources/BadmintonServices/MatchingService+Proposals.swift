@@ -16,7 +16,7 @@ extension MatchingService {
     let now = clock.nowUnixMs()
     guard var mine = board.request(request.availabilityID), mine.playerID == caller.userID,
       mine.slot.endUnixMs > now
-    else { throw Self.availabilityNotFound }
+    else { throw MatchingErrors.availabilityNotFound }
     mine.slot.startUnixMs = max(mine.slot.startUnixMs, now)
     let ids = request.candidateAvailabilityIDs
     let needed = mine.mode == .singles ? 1 : 3
@@ -32,14 +32,14 @@ extension MatchingService {
     var blocked = [caller.userID: try await blocks.playersBlocked(eitherWayWith: caller.userID)]
     for id in ids {
       guard let other = board.request(id), !seats.contains(where: { $0.playerID == other.playerID })
-      else { throw Self.candidateUnavailable }
+      else { throw MatchingErrors.candidateUnavailable }
       blocked[other.playerID] = try await blocks.playersBlocked(eitherWayWith: other.playerID)
       for seat in seats {
         guard blocked[seat.playerID]?.contains(other.playerID) != true,
           let fit = MatchRules.candidate(other, for: seat),
           !board.isBooked(other.playerID, during: fit.overlap),
           !board.isBooked(seat.playerID, during: fit.overlap)
-        else { throw Self.candidateUnavailable }
+        else { throw MatchingErrors.candidateUnavailable }
       }
       seats.append(other)
     }
@@ -62,7 +62,7 @@ extension MatchingService {
         zhCN: "所选球友没有尚未开始的共同 30 分钟空闲时间。")
     }
     guard let proposer = try await store.player(id: caller.userID) else {
-      throw Self.availabilityNotFound
+      throw MatchingErrors.availabilityNotFound
     }
     let recipients = Recipients()
     let new = NewProposal(
@@ -91,7 +91,7 @@ extension MatchingService {
     let now = clock.nowUnixMs()
     guard let proposal = try await store.proposal(id: request.proposalID),
       proposal.playerIDs.contains(caller.userID)
-    else { throw Self.proposalNotFound }
+    else { throw MatchingErrors.proposalNotFound }
     guard proposal.details.proposerID != caller.userID else {
       throw DomainError(
         .failedPrecondition, "PROPOSAL_OWN",
@@ -133,7 +133,7 @@ extension MatchingService {
     let caller = try context.requirePrincipal()
     guard let proposal = try await store.proposal(id: request.proposalID),
       proposal.playerIDs.contains(caller.userID)
-    else { throw Self.proposalNotFound }
+    else { throw MatchingErrors.proposalNotFound }
     return Self.message(proposal, now: clock.nowUnixMs())
   }
 
@@ -141,8 +141,8 @@ extension MatchingService {
     let caller = try context.requirePrincipal()
     guard let match = try await store.match(id: request.matchID),
       match.playerIDs.contains(caller.userID)
-    else { throw Self.matchNotFound }
-    return try await message(match)
+    else { throw MatchingErrors.matchNotFound }
+    return Self.message(match, players: try await store.players(ids: match.playerIDs))
   }
 
   public func listMyMatches(_ request: ListMyMatchesRequest, context: ServerContext) async throws
@@ -151,9 +151,9 @@ extension MatchingService {
     let caller = try context.requirePrincipal()
     let matches = try await store.matches(
       playerID: caller.userID, past: request.past, now: clock.nowUnixMs())
-    var messages: [Match] = []
-    for match in matches { messages.append(try await message(match)) }
-    return ListMyMatchesResponse(matches: messages)
+    // One lookup for the players of every match listed.
+    let players = try await store.players(ids: Array(Set(matches.flatMap(\.playerIDs))))
+    return ListMyMatchesResponse(matches: matches.map { Self.message($0, players: players) })
   }
 
   public func cancelMatch(_ request: CancelMatchRequest, context: ServerContext) async throws
@@ -162,7 +162,7 @@ extension MatchingService {
     let caller = try context.requirePrincipal().userID
     guard let existing = try await store.match(id: request.matchID),
       existing.playerIDs.contains(caller)
-    else { throw Self.matchNotFound }
+    else { throw MatchingErrors.matchNotFound }
     let players = try await store.players(ids: existing.playerIDs)
     let recipients = Recipients()
     let cancellation = try await writeGate.run {
@@ -206,18 +206,6 @@ extension MatchingService {
 
   // MARK: Rules
 
-  static let proposalNotFound = DomainError(
-    .notFound, "PROPOSAL_NOT_FOUND", en: "There is no such proposal for you.",
-    zhCN: "没有该约球邀请。")
-
-  static let matchNotFound = DomainError(
-    .notFound, "MATCH_NOT_FOUND", en: "There is no such match for you.", zhCN: "没有该比赛。")
-
-  static let candidateUnavailable = DomainError(
-    .failedPrecondition, "CANDIDATE_UNAVAILABLE",
-    en: "A chosen availability is gone or no longer fits yours; search again.",
-    zhCN: "所选球友的时间已不可用或不再匹配，请重新搜索。")
-
   /// The teams the match would have: in doubles the most even split by display level, in
   /// singles one player each.
   private static func teams(for proposal: ProposalRecord, players: [Int64: PlayerRecord])
@@ -260,10 +248,6 @@ extension MatchingService {
       },
       state: state, createdAtUnixMs: details.createdAtUnixMs,
       expiresAtUnixMs: details.expiresAtUnixMs, matchID: proposal.matchID ?? 0)
-  }
-
-  func message(_ match: MatchRecord) async throws -> Match {
-    Self.message(match, players: try await store.players(ids: match.playerIDs))
   }
 
   static func message(_ match: MatchRecord, players: [Int64: PlayerRecord]) -> Match {

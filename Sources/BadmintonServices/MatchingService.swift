@@ -192,17 +192,12 @@ public struct MatchingService: Matching.ServiceProtocol {
     -> FindMatchesResponse
   {
     let caller = try context.requirePrincipal()
-    let pageSize = request.pageSize == 0 ? 20 : Int(request.pageSize)
-    guard (1...100).contains(pageSize) else {
-      throw DomainError.invalidField(
-        "page_size", "PAGE_SIZE_OUT_OF_RANGE", en: "The page size must be from 1 to 100.",
-        zhCN: "每页数量须为 1 到 100。")
-    }
+    let pageSize = try PageRules.size(Int(request.pageSize))
     let cursor = try request.pageToken.isEmpty ? nil : MatchCursor(token: request.pageToken)
     let now = clock.nowUnixMs()
     guard var query = board.request(request.availabilityID), query.playerID == caller.userID,
       query.slot.endUnixMs > now
-    else { throw Self.availabilityNotFound }
+    else { throw MatchingErrors.availabilityNotFound }
     // Only time still ahead counts: an overlap that has partly passed is measured from now, and
     // availability that has ended overlaps nothing.
     query.slot.startUnixMs = max(query.slot.startUnixMs, now)
@@ -254,10 +249,6 @@ public struct MatchingService: Matching.ServiceProtocol {
 
   // MARK: Rules
 
-  static let availabilityNotFound = DomainError(
-    .notFound, "AVAILABILITY_NOT_FOUND", en: "You have no such active availability.",
-    zhCN: "没有该可约时间。")
-
   private static let locationUnknown = DomainError(
     .failedPrecondition, "LOCATION_UNKNOWN",
     en: "Share your location first, or give one, to find partners nearby.",
@@ -293,8 +284,7 @@ public struct MatchingService: Matching.ServiceProtocol {
     let tolerance = try MatchRules.validateSkillTolerance(
       skillTolerance.map { Int($0.levels) } ?? MatchRules.defaultSkillTolerance)
     guard let player = try await store.player(id: playerID) else {
-      throw DomainError(
-        .notFound, "PLAYER_NOT_FOUND", en: "There is no such player.", zhCN: "没有该球友。")
+      throw DomainError.playerNotFound
     }
     let point: Coordinate
     if let location {

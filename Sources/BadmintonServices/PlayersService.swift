@@ -27,11 +27,8 @@ public struct PlayersService: Players.ServiceProtocol {
     self.clock = clock
   }
 
-  private static let playerNotFound = DomainError(
-    .notFound, "PLAYER_NOT_FOUND", en: "There is no such player.", zhCN: "没有该球友。")
-
   private func player(_ id: Int64) async throws -> PlayerRecord {
-    guard let player = try await store.player(id: id) else { throw Self.playerNotFound }
+    guard let player = try await store.player(id: id) else { throw DomainError.playerNotFound }
     return player
   }
 
@@ -148,12 +145,7 @@ public struct PlayersService: Players.ServiceProtocol {
         en: "The radius must be more than 0 and at most 50 miles.",
         zhCN: "搜索半径须大于 0 且不超过 50 英里。")
     }
-    let pageSize = request.pageSize == 0 ? 20 : Int(request.pageSize)
-    guard (1...100).contains(pageSize) else {
-      throw DomainError.invalidField(
-        "page_size", "PAGE_SIZE_OUT_OF_RANGE", en: "The page size must be from 1 to 100.",
-        zhCN: "每页数量须为 1 到 100。")
-    }
+    let pageSize = try PageRules.size(Int(request.pageSize))
     let after = try request.pageToken.isEmpty ? nil : Self.decodePageToken(request.pageToken)
     guard let center = index.location(of: caller.userID) else {
       throw DomainError(

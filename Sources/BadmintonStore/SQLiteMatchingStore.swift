@@ -64,7 +64,7 @@ extension SQLitePlayerStore: MatchingStore {
       guard db.changesCount == 1,
         let row = try Row.fetchOne(
           db, sql: "SELECT * FROM availability WHERE id = ?", arguments: [id])
-      else { throw Self.availabilityNotFound }
+      else { throw MatchingErrors.availabilityNotFound }
       return Self.availability(from: row)
     }
   }
@@ -77,7 +77,7 @@ extension SQLitePlayerStore: MatchingStore {
       guard
         try Row.fetchOne(
           db, sql: "SELECT 1 FROM player WHERE id = ?", arguments: [settings.playerID]) != nil
-      else { throw Self.playerNotFound }
+      else { throw DomainError.playerNotFound }
       try db.execute(
         sql: "DELETE FROM recurring_settings WHERE player_id = ?", arguments: [settings.playerID])
       try db.execute(
@@ -158,10 +158,6 @@ extension SQLitePlayerStore: MatchingStore {
   }
 
   // MARK: Rows
-
-  static let availabilityNotFound = DomainError(
-    .notFound, "AVAILABILITY_NOT_FOUND", en: "You have no such active availability.",
-    zhCN: "没有该可约时间。")
 
   static func availabilityLimit(_ limit: Int) -> DomainError {
     DomainError(

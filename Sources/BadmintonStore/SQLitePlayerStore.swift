@@ -244,7 +244,7 @@ public final class SQLitePlayerStore: PlayerStore {
 
   public func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord {
     try await writer.write { db in
-      guard let current = try Self.fetchPlayer(db, id: id) else { throw Self.playerNotFound }
+      guard let current = try Self.fetchPlayer(db, id: id) else { throw DomainError.playerNotFound }
       if let level = changes.selfLevel {
         try PlayerRules.validateSelfLevel(level, verifiedMaximum: current.verifiedMaxLevel)
       }
@@ -269,7 +269,7 @@ public final class SQLitePlayerStore: PlayerStore {
             location_revision = location_revision + 1 WHERE id = ?
           """,
         arguments: [location.latitude, location.longitude, atUnixMs, id])
-      if db.changesCount == 0 { throw Self.playerNotFound }
+      if db.changesCount == 0 { throw DomainError.playerNotFound }
       return try Int64.fetchOne(
         db, sql: "SELECT location_revision FROM player WHERE id = ?", arguments: [id])!
     }
@@ -455,7 +455,7 @@ public final class SQLitePlayerStore: PlayerStore {
     try db.execute(
       sql: "UPDATE player SET last_event_sequence = last_event_sequence + 1 WHERE id = ?",
       arguments: [playerID])
-    if db.changesCount == 0 { throw playerNotFound }
+    if db.changesCount == 0 { throw DomainError.playerNotFound }
     let sequence = try Int64.fetchOne(
       db, sql: "SELECT last_event_sequence FROM player WHERE id = ?", arguments: [playerID])!
     try db.execute(
@@ -491,9 +491,6 @@ public final class SQLitePlayerStore: PlayerStore {
   }
 
   // MARK: Rows
-
-  static let playerNotFound = DomainError(
-    .notFound, "PLAYER_NOT_FOUND", en: "There is no such player.", zhCN: "没有该球友。")
 
   private static let verificationColumns =
     "id, player_id, kind, state, content_type, length(document) AS document_size, submitted_at_ms, reviewed_at_ms, reviewer_id, review_note"

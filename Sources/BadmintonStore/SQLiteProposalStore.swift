@@ -17,7 +17,10 @@ extension SQLitePlayerStore: ProposalStore {
               SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ? AND end_ms > ?
               """,
             arguments: [availabilityID, playerID, AvailabilityState.active.rawValue, now]) != nil
-        else { throw index == 0 ? Self.availabilityNotFound : Self.candidateUnavailable }
+        else {
+          throw index == 0
+            ? MatchingErrors.availabilityNotFound : MatchingErrors.candidateUnavailable
+        }
       }
       try db.execute(
         sql: """
@@ -67,7 +70,7 @@ extension SQLitePlayerStore: ProposalStore {
   ) throws -> ProposalAnswerOutcome {
     guard var proposal = try Self.fetchProposal(db, id: id),
       let position = proposal.details.invitees.firstIndex(where: { $0.playerID == playerID })
-    else { throw Self.proposalNotFound }
+    else { throw MatchingErrors.proposalNotFound }
     guard proposal.state == .pending, proposal.details.expiresAtUnixMs > now else {
       throw Self.proposalNotPending
     }
@@ -189,7 +192,7 @@ extension SQLitePlayerStore: ProposalStore {
   ) async throws -> MatchCancellation {
     try await writer.write { db in
       guard var match = try Self.fetchMatch(db, id: id), match.playerIDs.contains(playerID) else {
-        throw Self.matchNotFound
+        throw MatchingErrors.matchNotFound
       }
       guard match.state == .confirmed else { throw Self.matchNotConfirmed }
       guard match.slot.startUnixMs > now else { throw Self.matchAlreadyStarted }
@@ -232,15 +235,6 @@ extension SQLitePlayerStore: ProposalStore {
 
   // MARK: Rows
 
-  static let candidateUnavailable = DomainError(
-    .failedPrecondition, "CANDIDATE_UNAVAILABLE",
-    en: "A chosen availability is gone or no longer fits yours; search again.",
-    zhCN: "所选球友的时间已不可用或不再匹配，请重新搜索。")
-
-  static let proposalNotFound = DomainError(
-    .notFound, "PROPOSAL_NOT_FOUND", en: "There is no such proposal for you.",
-    zhCN: "没有该约球邀请。")
-
   static let proposalNotPending = DomainError(
     .failedPrecondition, "PROPOSAL_NOT_PENDING",
     en: "This proposal is no longer waiting for answers.", zhCN: "该约球邀请已结束。")
@@ -248,9 +242,6 @@ extension SQLitePlayerStore: ProposalStore {
   static let proposalAlreadyAnswered = DomainError(
     .failedPrecondition, "PROPOSAL_ALREADY_ANSWERED", en: "You already answered this proposal.",
     zhCN: "您已回复该约球邀请。")
-
-  static let matchNotFound = DomainError(
-    .notFound, "MATCH_NOT_FOUND", en: "There is no such match for you.", zhCN: "没有该比赛。")
 
   static let matchNotConfirmed = DomainError(
     .failedPrecondition, "MATCH_NOT_CONFIRMED", en: "This match is not confirmed.",

@@ -1,0 +1,23 @@
+/// The errors that both the store and the services give about availability, proposals and
+/// matches.
+public enum MatchingErrors {
+  /// The availability is not one of the caller's active availability.
+  public static let availabilityNotFound = DomainError(
+    .notFound, "AVAILABILITY_NOT_FOUND", en: "You have no such active availability.",
+    zhCN: "没有该可约时间。")
+
+  /// A chosen partner's availability is gone or no longer fits.
+  public static let candidateUnavailable = DomainError(
+    .failedPrecondition, "CANDIDATE_UNAVAILABLE",
+    en: "A chosen availability is gone or no longer fits yours; search again.",
+    zhCN: "所选球友的时间已不可用或不再匹配，请重新搜索。")
+
+  /// The proposal does not exist or the caller is not part of it.
+  public static let proposalNotFound = DomainError(
+    .notFound, "PROPOSAL_NOT_FOUND", en: "There is no such proposal for you.",
+    zhCN: "没有该约球邀请。")
+
+  /// The match does not exist or the caller is not part of it.
+  public static let matchNotFound = DomainError(
+    .notFound, "MATCH_NOT_FOUND", en: "There is no such match for you.", zhCN: "没有该比赛。")
+}
