@@ -46,7 +46,10 @@ struct ServerExecutableTests {
 
     kill(process.processIdentifier, SIGTERM)
     let seen = try await raw.readUntilClosed()
-    let goAway = try #require(seen.first { $0.kind == .goAway })
+    // GOAWAY comes first, then the NOT_SERVING update and the end of the watch.
+    let goAway = try #require(seen.first)
+    #expect(goAway.kind == .goAway)
+    #expect(seen.filter { $0.kind == .goAway }.count == 1)
     #expect(goAway.status?.reason == "SERVER_SHUTTING_DOWN")
     let updates = seen.filter { $0.kind == .streamMessage }.map {
       try? HealthCheckResponse(serializedBytes: $0.payload).status

@@ -143,11 +143,14 @@ public final class RPCServer: Service, Sendable {
       }
     }
     logger.info("draining")
-    health.beginShutdown()
     listener?.close(promise: nil)
+    // GOAWAY is queued on every connection's event loop before the health watchers hear of the
+    // shutdown: their NOT_SERVING updates and stream ends are queued behind it on the same loop,
+    // so every connection sees GOAWAY first.
     for connection in connections.withLock({ Array($0.values) }) {
       connection.eventLoop.execute { connection.value.beginDrain() }
     }
+    health.beginShutdown()
   }
 
   private func closeEverything() {
