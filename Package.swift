@@ -15,6 +15,10 @@ let package = Package(
     .executable(name: "badminton-server", targets: ["BadmintonServer"]),
     .library(name: "BadmintonRPC", targets: ["BadmintonRPC"]),
     .library(name: "BadmintonAPI", targets: ["BadmintonAPI"]),
+    // For the benchmarks package in Benchmarks/, which measures the layers one by one.
+    .library(name: "BadmintonDomain", targets: ["BadmintonDomain"]),
+    .library(name: "BadmintonStore", targets: ["BadmintonStore"]),
+    .library(name: "BadmintonServices", targets: ["BadmintonServices"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

@@ -1,4 +1,4 @@
-import BadmintonDomain
+public import BadmintonDomain
 public import BadmintonStore
 import Synchronization
 
@@ -56,13 +56,13 @@ public final class MatchBoard: Sendable {
   }
 
   /// Adds an active availability.
-  func insert(_ record: AvailabilityRecord, displayLevel: Int) {
+  @_spi(Benchmarks) public func insert(_ record: AvailabilityRecord, displayLevel: Int) {
     let request = Self.request(record, displayLevel: displayLevel)
     state.withLock { $0.index.insert(request) }
   }
 
   /// Removes availability that was cancelled or replaced.
-  func remove(_ ids: [Int64]) {
+  @_spi(Benchmarks) public func remove(_ ids: [Int64]) {
     state.withLock { state in
       for id in ids { _ = state.index.remove(id) }
     }
@@ -109,7 +109,7 @@ public final class MatchBoard: Sendable {
   }
 
   /// The indexed form of availability `id`.
-  func request(_ id: Int64) -> MatchRequest? {
+  @_spi(Benchmarks) public func request(_ id: Int64) -> MatchRequest? {
     state.withLock { $0.index.request(id) }
   }
 
@@ -120,7 +120,7 @@ public final class MatchBoard: Sendable {
   public func contains(_ id: Int64) -> Bool { state.withLock { $0.index.request(id) != nil } }
 
   /// A page of the availability that fits `query`, leaving out the times either player is booked.
-  func search(
+  @_spi(Benchmarks) public func search(
     for query: MatchRequest, excluding excluded: Set<Int64>, limit: Int, after cursor: MatchCursor?
   ) -> MatchPage {
     state.withLock { state in

@@ -1,0 +1,113 @@
+public import BadmintonDomain
+@_spi(Benchmarks) public import BadmintonServices
+public import BadmintonStore
+import Foundation
+import Synchronization
+
+/// The matching figures: searches on the server's own match board (the index FindMatches runs
+/// on, behind the same lock), its memory, and searches while availability is posted and
+/// cancelled.
+public enum MatchingWorkloads {
+  /// The UTC midnight the synthetic availability starts from: 2026-11-23.
+  public static let startUnixMs: Int64 = 1_795_392_000_000
+
+  /// The page size of the searches: the API's default.
+  public static let pageSize = PageRules.defaultSize
+
+  /// The stored form of `request`, as the board is fed from the store.
+  public static func record(_ request: MatchRequest) -> AvailabilityRecord {
+    let startMinute = Int((request.slot.startUnixMs % 86_400_000) / 60_000)
+    let day = Int(request.slot.startUnixMs / 86_400_000)
+    let date = LocalDate(year: 1970, month: 1, day: 1).adding(days: day)
+    return AvailabilityRecord(
+      id: request.id,
+      details: NewAvailability(
+        playerID: request.playerID, mode: request.mode, date: date, startMinute: startMinute,
+        endMinute: startMinute + Int(request.slot.durationMs / 60_000), timeZone: "UTC",
+        slot: request.slot, location: request.location, radiusMiles: request.radiusMiles,
+        skillTolerance: request.skillTolerance, postedAtUnixMs: request.postedAtUnixMs,
+        source: .posted),
+      state: .active)
+  }
+
+  /// A board holding every request of `world`, and what it added per request: resident
+  /// memory, and the bytes malloc handed out (which counts memory reused after earlier frees).
+  public static func board(for world: SyntheticWorld) -> (
+    board: MatchBoard, bytesPerRequest: Double, heapBytesPerRequest: Double
+  ) {
+    let count = Double(max(world.requests.count, 1))
+    let before = ResidentMemory.current()
+    let heapBefore = HeapInUse.current()
+    let board = MatchBoard()
+    for request in world.requests {
+      board.insert(record(request), displayLevel: request.displayLevel)
+    }
+    let heapAfter = HeapInUse.current()
+    let after = ResidentMemory.current()
+    return (board, Double(after - before) / count, Double(heapAfter - heapBefore) / count)
+  }
+
+  /// The query FindMatches runs for the `n`th search: one of the world's availability, picked
+  /// at random, searched as its own player would.
+  public static func query(_ n: Int, in world: SyntheticWorld, seed: UInt64 = 99) -> MatchRequest {
+    var random = SplitMix64(seed: seed &+ UInt64(n) &* 0x9E37_79B9)
+    return world.requests[Int.random(in: 0..<world.requests.count, using: &random)]
+  }
+
+  /// The latency of `searches` first-page searches, and the mean page length.
+  public static func searchLatencies(
+    on board: MatchBoard, world: SyntheticWorld, searches: Int
+  ) -> (latencies: [Duration], meanPage: Double) {
+    let queries = (0..<searches).map { query($0, in: world) }
+    var found = 0
+    let latencies = timeEach(searches) { n in
+      found +=
+        board.search(for: queries[n], excluding: [], limit: pageSize, after: nil)
+        .candidates.count
+    }
+    return (latencies, Double(found) / Double(max(searches, 1)))
+  }
+
+  /// Posting and cancelling on `board` from one thread while another searches, for `duration`:
+  /// each update cancels a random availability and posts a new one in its place, as players do.
+  public static func churn(on board: MatchBoard, world: SyntheticWorld, duration: Duration)
+    -> (updatesPerSecond: Double, searchLatencies: [Duration])
+  {
+    let stop = Atomic<Bool>(false)
+    let updates = Atomic<Int>(0)
+    let fresh = SyntheticWorld.generate(
+      requests: 100_000, startUnixMs: startUnixMs, seed: 4242)
+    let writer = Thread {
+      var random = SplitMix64(seed: 5)
+      var nextID = Int64(world.requests.count) + 1
+      var live = world.requests.map(\.id)
+      while !stop.load(ordering: .relaxed) {
+        let slot = Int.random(in: 0..<live.count, using: &random)
+        board.remove([live[slot]])
+        var request = fresh.requests[Int(nextID) % fresh.requests.count]
+        request.id = nextID
+        request.playerID += 10_000_000
+        board.insert(record(request), displayLevel: request.displayLevel)
+        live[slot] = nextID
+        nextID += 1
+        updates.add(1, ordering: .relaxed)
+      }
+    }
+    let clock = ContinuousClock()
+    let start = clock.now
+    writer.start()
+    var latencies: [Duration] = []
+    var n = 0
+    while clock.now - start < duration {
+      let query = query(n, in: world, seed: 7)
+      let began = clock.now
+      _ = board.search(for: query, excluding: [], limit: pageSize, after: nil)
+      latencies.append(clock.now - began)
+      n += 1
+    }
+    stop.store(true, ordering: .relaxed)
+    let elapsed = clock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return (Double(updates.load(ordering: .relaxed)) / seconds, latencies)
+  }
+}
