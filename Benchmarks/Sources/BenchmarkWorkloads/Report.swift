@@ -23,11 +23,14 @@ public final class Report: @unchecked Sendable {
     lock.withLock { rows.append(row) }
     let verdict = met.map { $0 ? "  [met]" : "  [MISSED]" } ?? ""
     print("  \(figure): \(measured)\(budget.isEmpty ? "" : "  (budget \(budget))")\(verdict)")
+    // Each figure as soon as it is measured, also when the output goes to a file.
+    fflush(nil)
   }
 
   /// Prints a section heading.
   public func section(_ title: String) {
     print("\n== \(title)")
+    fflush(nil)
   }
 
   /// The figures as a Markdown table.

@@ -27,8 +27,6 @@ struct BadmintonBench: AsyncParsableCommand {
   var markdown: String?
 
   func run() async throws {
-    // Each figure as soon as it is measured, also when the output goes to a file.
-    setvbuf(stdout, nil, _IOLBF, 0)
     let report = Report()
     let sections = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
     print(
