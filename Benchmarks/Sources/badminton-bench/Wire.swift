@@ -24,13 +24,13 @@ enum Wire {
     let runs = quick ? 2_000 : 20_000
 
     let encode = perRun(runs) { _ in blackHole(ours.serializedBytes()) }
-    let decode = try perRunThrowing(runs) { _ in
+    let decode = try perRun(runs) { _ in
       blackHole(try FindMatchesResponse(serializedBytes: bytes))
     }
-    let peerEncode = try perRunThrowing(runs) { _ in
+    let peerEncode = try perRun(runs) { _ in
       blackHole(try peer.serializedBytes() as [UInt8])
     }
-    let peerDecode = try perRunThrowing(runs) { _ in
+    let peerDecode = try perRun(runs) { _ in
       blackHole(try Badminton_V1_FindMatchesResponse(serializedBytes: peerBytes))
     }
     report.add("encode, ours (protoc-c)", encode.formatted)
@@ -140,14 +140,8 @@ enum Wire {
     report.add("compress with the dictionary, per message", (timeWith / testing.count).formatted)
   }
 
-  static func perRun(_ runs: Int, _ body: (Int) -> Void) -> Duration {
-    let clock = ContinuousClock()
-    let start = clock.now
-    for run in 0..<runs { body(run) }
-    return (clock.now - start) / runs
-  }
-
-  static func perRunThrowing(_ runs: Int, _ body: (Int) throws -> Void) throws -> Duration {
+  /// The mean time of one run of `body` over `runs` runs.
+  static func perRun(_ runs: Int, _ body: (Int) throws -> Void) rethrows -> Duration {
     let clock = ContinuousClock()
     let start = clock.now
     for run in 0..<runs { try body(run) }
