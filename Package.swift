@@ -28,6 +28,7 @@ let package = Package(
     .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
   ],
   targets: [
     // C: the system libraries and the code protoc-c generates from Proto/.
@@ -73,6 +74,7 @@ let package = Package(
     // The domain: the product's rules in pure Swift, no I/O.
     .target(
       name: "BadmintonDomain",
+      dependencies: [.product(name: "HeapModule", package: "swift-collections")],
       swiftSettings: defaultSwiftSettings
     ),
 

@@ -54,15 +54,32 @@ public enum Geo {
 
   /// The great-circle distance in miles between `a` and `b` by the haversine formula.
   public static func distanceMiles(_ a: Coordinate, _ b: Coordinate) -> Double {
-    let lat1 = a.latitude * .pi / 180
-    let lat2 = b.latitude * .pi / 180
-    let deltaLat = (b.latitude - a.latitude) * .pi / 180
-    let deltaLon = (b.longitude - a.longitude) * .pi / 180
-    let h =
-      sin(deltaLat / 2) * sin(deltaLat / 2)
-      + cos(lat1) * cos(lat2) * sin(deltaLon / 2) * sin(deltaLon / 2)
-    // Rounding can push h a hair past 1 for antipodes; the formula needs it in [0, 1].
-    let clamped = min(max(h, 0), 1)
-    return earthRadiusMiles * 2 * atan2(clamped.squareRoot(), (1 - clamped).squareRoot())
+    Origin(a).distanceMiles(to: b)
+  }
+
+  /// A point that many distances are measured from, with its cosine worked out once; every
+  /// distance is exactly the one `distanceMiles(_:_:)` gives.
+  struct Origin {
+    let coordinate: Coordinate
+    private let cosLatitude: Double
+
+    init(_ coordinate: Coordinate) {
+      self.coordinate = coordinate
+      self.cosLatitude = cos(coordinate.latitude * .pi / 180)
+    }
+
+    /// The great-circle distance in miles to `b`.
+    func distanceMiles(to b: Coordinate) -> Double {
+      let a = coordinate
+      let lat2 = b.latitude * .pi / 180
+      let deltaLat = (b.latitude - a.latitude) * .pi / 180
+      let deltaLon = (b.longitude - a.longitude) * .pi / 180
+      let h =
+        sin(deltaLat / 2) * sin(deltaLat / 2)
+        + cosLatitude * cos(lat2) * sin(deltaLon / 2) * sin(deltaLon / 2)
+      // Rounding can push h a hair past 1 for antipodes; the formula needs it in [0, 1].
+      let clamped = min(max(h, 0), 1)
+      return earthRadiusMiles * 2 * atan2(clamped.squareRoot(), (1 - clamped).squareRoot())
+    }
   }
 }

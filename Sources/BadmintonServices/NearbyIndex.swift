@@ -44,10 +44,16 @@ public final class NearbyIndex: Sendable {
     state.withLock { $0.index.location(of: playerID) }
   }
 
-  /// Players within `radiusMiles` of `center`, nearest first, leaving out `excluded`.
-  public func nearby(_ center: Coordinate, radiusMiles: Double, excluding excluded: Set<Int64>)
-    -> [NearbyHit]
-  {
-    state.withLock { $0.index.nearby(center, radiusMiles: radiusMiles) { excluded.contains($0) } }
+  /// The first `limit` players within `radiusMiles` of `center` after `cursor`, nearest first,
+  /// leaving out `excluded`.
+  public func nearest(
+    to center: Coordinate, radiusMiles: Double, after cursor: NearbyHit?, limit: Int,
+    excluding excluded: Set<Int64>
+  ) -> [NearbyHit] {
+    state.withLock {
+      $0.index.nearest(to: center, radiusMiles: radiusMiles, after: cursor, limit: limit) {
+        excluded.contains($0)
+      }
+    }
   }
 }

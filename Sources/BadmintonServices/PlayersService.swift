@@ -154,10 +154,9 @@ public struct PlayersService: Players.ServiceProtocol {
     }
     var excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
     excluded.insert(caller.userID)
-    var hits = index.nearby(center, radiusMiles: radius, excluding: excluded)
-    if let after {
-      hits.removeAll { !NearbyHit.precedes(after, $0) }
-    }
+    // One more than the page, to tell whether another page follows.
+    let hits = index.nearest(
+      to: center, radiusMiles: radius, after: after, limit: pageSize + 1, excluding: excluded)
     let page = Array(hits.prefix(pageSize))
     let players = try await store.players(ids: page.map(\.playerID))
     let now = clock.nowUnixMs()

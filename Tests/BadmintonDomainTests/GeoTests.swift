@@ -61,7 +61,8 @@ struct GeoTests {
     #expect(Geo.distanceMiles(cases[4].0, cases[4].1) < 14)
   }
 
-  /// Players clustered around a few centres, some near the poles and the date line.
+  /// Players clustered around a few centres, some near the poles and the date line, a third of
+  /// them on cell edges (which also puts several at the same distance).
   private static let scenes = Generator { rng in
     let centres = [
       Coordinate(latitude: 31.23, longitude: 121.47), Coordinate(latitude: 89.9, longitude: 0),
@@ -76,20 +77,35 @@ struct GeoTests {
       var longitude = centre.longitude + Double.random(in: -spread...spread, using: &rng) * 2
       if longitude > 180 { longitude -= 360 }
       if longitude < -180 { longitude += 360 }
-      let latitude = min(
+      var latitude = min(
         max(centre.latitude + Double.random(in: -spread...spread, using: &rng), -90), 90)
+      if Int.random(in: 0..<3, using: &rng) == 0 {
+        latitude = (latitude * 100).rounded() / 100
+        longitude = (longitude * 100).rounded() / 100
+      }
       players.append((Int64(id), Coordinate(latitude: latitude, longitude: longitude)))
     }
-    let query = centres.randomElement(using: &rng)!
+    var query = centres.randomElement(using: &rng)!
+    if Bool.random(using: &rng) {
+      query.latitude = min(
+        max(query.latitude + Double.random(in: -0.2...0.2, using: &rng), -90), 90)
+      query.longitude += Double.random(in: -0.2...0.2, using: &rng)
+      if query.longitude > 180 { query.longitude -= 360 }
+      if query.longitude < -180 { query.longitude += 360 }
+    }
     let radius = [0.5, 5, 25, 50, Double.random(in: 0...50, using: &rng)].randomElement(
       using: &rng)!
-    return (players, query, radius, Double([0.05, 0.25, 1, 7].randomElement(using: &rng)!))
+    let pageSizes = (0..<8).map { _ in Int.random(in: 1...30, using: &rng) }
+    return (
+      players, query, radius, Double([0.01, 0.05, 0.25, 1, 7].randomElement(using: &rng)!),
+      pageSizes
+    )
   }
 
   @Test("property 1: the index returns what a linear scan returns, in the same order")
   func index_matchesLinearScan() async {
-    await propertyCheck(count: 400, input: Self.scenes) { scene in
-      let (players, query, radius, cellDegrees) = scene
+    await propertyCheck(count: 1000, input: Self.scenes) { scene in
+      let (players, query, radius, cellDegrees, pageSizes) = scene
       var index = GeoIndex(cellDegrees: cellDegrees)
       // The oracle keeps its own record of where everyone is.
       var current: [Int64: Coordinate] = [:]
@@ -116,7 +132,16 @@ struct GeoTests {
         return distance <= radius && !excluded(id)
           ? NearbyHit(playerID: id, distanceMiles: distance) : nil
       }.sorted(by: NearbyHit.precedes)
-      let found = index.nearby(query, radiusMiles: radius, excluding: excluded)
+      // Page through the results as NearbyPlayers does, each page starting after the last hit
+      // of the one before, with page sizes drawn for the scene.
+      var found: [NearbyHit] = []
+      for pageNumber in 0... {
+        let limit = pageSizes[pageNumber % pageSizes.count]
+        let page = index.nearest(
+          to: query, radiusMiles: radius, after: found.last, limit: limit, excluding: excluded)
+        found += page
+        if page.count < limit { break }
+      }
       #expect(found == scan)
       #expect(found.allSatisfy { $0.distanceMiles <= radius })
     }

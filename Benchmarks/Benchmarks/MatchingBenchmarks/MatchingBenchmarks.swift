@@ -47,9 +47,9 @@ let benchmarks: @Sendable () -> Void = {
     for _ in benchmark.scaledIterations {
       let caller = players[(turn.take() &* 7919) % players.count]
       blackHole(
-        index.nearby(
-          caller.home, radiusMiles: NearbyWorkloads.radiusMiles, excluding: [caller.id]
-        ).prefix(PageRules.defaultSize))
+        index.nearest(
+          to: caller.home, radiusMiles: NearbyWorkloads.radiusMiles, after: nil,
+          limit: PageRules.defaultSize + 1, excluding: [caller.id]))
     }
   } setup: {
     let players = SyntheticWorld.locatedPlayers(1_000_000)
