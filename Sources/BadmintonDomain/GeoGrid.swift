@@ -136,12 +136,13 @@ struct GeoGrid: Sendable {
     var intervals: [(Double, Double)] = [(max(west, -180), min(east, 180))]
     if west < -180 { intervals.append((west + 360, 180)) }
     if east > 180 { intervals.append((-180, east - 360)) }
+    // Two intervals that meet at the date line can share a column; one interval cannot.
     var seen = Set<Int>()
     for r in firstRow...lastRow {
       for (from, to) in intervals {
         for c in column(from)...max(column(from), column(to)) {
           let cell = r * columns + c
-          if seen.insert(cell).inserted { result.append(cell) }
+          if intervals.count == 1 || seen.insert(cell).inserted { result.append(cell) }
         }
       }
     }

@@ -1,4 +1,4 @@
-public import BadmintonDomain
+import BadmintonDomain
 import GRDB
 
 extension SQLitePlayerStore: ProposalStore {

@@ -1,23 +1,29 @@
+internal import HeapModule
+
 /// The standing match requests in memory, arranged so that a search looks only at requests of
 /// the same mode, on the UTC days the search's slot touches, in the grid cells its radius can
 /// reach, instead of at every request.
 ///
 /// Requests live in one contiguous array of small entries whose free places are reused; buckets
-/// keyed by mode and UTC day map each grid cell to the entries' places. A request is filed under
-/// every UTC day its slot touches (at most two for a slot of 8 hours). Players' levels are kept
-/// once per player, so a level change reaches all of a player's requests at once.
+/// keyed by mode and UTC day map each grid cell to filings: an entry's place with a copy of its
+/// times and latitude, so that a search rules most requests out from the cell's own array
+/// without reaching into the entries. A request is filed under every UTC day its slot touches
+/// (at most two for a slot of 8 hours). Each entry carries its player's level, and a player's
+/// entries are chained to each other, so a level change reaches all of them at once.
 public struct MatchIndex: Sendable {
   private let grid: GeoGrid
   private var entries: [Entry] = []
   private var freePlaces: [Int32] = []
   private var places: [Int64: Int32] = [:]
-  private var players: [Int64: Player] = [:]
-  private var buckets: [BucketKey: [Int: [Int32]]] = [:]
+  /// The place of the first entry in each player's chain.
+  private var players: [Int64: Int32] = [:]
+  private var buckets: [BucketKey: [Int: [Filing]]] = [:]
 
   private static let dayMs: Int64 = 86_400_000
 
-  /// A stored request, without the level, which lives in `players`.
-  private struct Entry {
+  /// A stored request with its player's current level, and the places of the player's previous
+  /// and next entries in their chain (-1 for none).
+  fileprivate struct Entry {
     var id: Int64
     var playerID: Int64
     var startUnixMs: Int64
@@ -28,12 +34,26 @@ public struct MatchIndex: Sendable {
     var radiusMiles: Double
     var skillTolerance: Int8
     var mode: MatchMode
+    var level: Int8
+    var previousOfPlayer: Int32 = -1
+    var nextOfPlayer: Int32 = -1
   }
 
-  /// A player with requests in the index: their current level and how many requests they have.
-  private struct Player {
-    var level: Int8
-    var requests: Int32
+  /// A request as a cell lists it: its place in `entries`, and its slot (to the whole minute,
+  /// widened outwards) and latitude (single precision), for the quick tests of a search.
+  fileprivate struct Filing {
+    var place: Int32
+    var startMinute: Int32
+    var endMinute: Int32
+    var latitude: Float
+
+    init(place: Int32, _ entry: Entry) {
+      self.place = place
+      // Floor the start and ceil the end, so the copy never covers less than the slot.
+      self.startMinute = Int32(MatchIndex.floorDivide(entry.startUnixMs, 60_000))
+      self.endMinute = Int32(-MatchIndex.floorDivide(-entry.endUnixMs, 60_000))
+      self.latitude = Float(entry.latitude)
+    }
   }
 
   private struct BucketKey: Hashable {
@@ -69,7 +89,7 @@ public struct MatchIndex: Sendable {
       endUnixMs: request.slot.endUnixMs, postedAtUnixMs: request.postedAtUnixMs,
       latitude: request.location.latitude, longitude: request.location.longitude,
       radiusMiles: request.radiusMiles, skillTolerance: Int8(request.skillTolerance),
-      mode: request.mode)
+      mode: request.mode, level: Int8(request.displayLevel))
     let place: Int32
     if let free = freePlaces.popLast() {
       place = free
@@ -80,12 +100,17 @@ public struct MatchIndex: Sendable {
       entries.append(entry)
     }
     places[request.id] = place
-    players[request.playerID, default: Player(level: 0, requests: 0)].requests += 1
-    players[request.playerID]!.level = Int8(request.displayLevel)
+    if let first = players[request.playerID] {
+      entries[Int(place)].nextOfPlayer = first
+      entries[Int(first)].previousOfPlayer = place
+    }
+    players[request.playerID] = place
+    setLevel(Int8(request.displayLevel), from: place)
     let cell = grid.cell(of: request.location)
+    let filing = Filing(place: place, entry)
     for day in Self.days(of: request.slot) {
       buckets[BucketKey(day: day, mode: request.mode), default: [:]][cell, default: []].append(
-        place)
+        filing)
     }
   }
 
@@ -104,8 +129,16 @@ public struct MatchIndex: Sendable {
         if buckets[key]!.isEmpty { buckets[key] = nil }
       }
     }
-    players[entry.playerID]!.requests -= 1
-    if players[entry.playerID]!.requests == 0 { players[entry.playerID] = nil }
+    if entry.previousOfPlayer >= 0 {
+      entries[Int(entry.previousOfPlayer)].nextOfPlayer = entry.nextOfPlayer
+    } else if entry.nextOfPlayer >= 0 {
+      players[entry.playerID] = entry.nextOfPlayer
+    } else {
+      players[entry.playerID] = nil
+    }
+    if entry.nextOfPlayer >= 0 {
+      entries[Int(entry.nextOfPlayer)].previousOfPlayer = entry.previousOfPlayer
+    }
     freePlaces.append(place)
     return removed
   }
@@ -113,7 +146,16 @@ public struct MatchIndex: Sendable {
   /// Sets the level of every request of `playerID`; a player without requests is ignored.
   public mutating func updateLevel(playerID: Int64, level: Int) {
     precondition(PlayerRules.allLevels.contains(level), "level out of range")
-    players[playerID]?.level = Int8(level)
+    if let first = players[playerID] { setLevel(Int8(level), from: first) }
+  }
+
+  /// Sets `level` on the entry at `place` and every entry after it in its player's chain.
+  private mutating func setLevel(_ level: Int8, from place: Int32) {
+    var next = place
+    while next >= 0 {
+      entries[Int(next)].level = level
+      next = entries[Int(next)].nextOfPlayer
+    }
   }
 
   /// Removes every request whose slot has ended by `nowUnixMs` and returns their ids, ascending.
@@ -124,9 +166,9 @@ public struct MatchIndex: Sendable {
     let lastDay = Self.day(of: nowUnixMs - 1)
     var found = Set<Int64>()
     for (key, cells) in buckets where key.day <= lastDay {
-      for places in cells.values {
-        for place in places where entries[Int(place)].endUnixMs <= nowUnixMs {
-          found.insert(entries[Int(place)].id)
+      for filings in cells.values {
+        for filing in filings where entries[Int(filing.place)].endUnixMs <= nowUnixMs {
+          found.insert(entries[Int(filing.place)].id)
         }
       }
     }
@@ -147,14 +189,43 @@ public struct MatchIndex: Sendable {
     after cursor: MatchCursor? = nil
   ) -> MatchPage {
     precondition(limit > 0, "limit must be positive")
-    var fits = candidates(for: query, excluding: excluded, after: cursor)
-    fits.sort(by: MatchCandidate.precedes)
+    // Keep only the first page and one more in a bounded heap while visiting; that is enough
+    // unless booked players push the page past them.
+    let keep = limit + 1
+    var best = Heap<Ranked>()
+    var total = 0
+    visitCandidates(for: query, excluding: excluded) { candidate in
+      if let cursor, !(cursor < candidate.cursor) { return }
+      total += 1
+      if best.count < keep {
+        best.insert(Ranked(candidate))
+      } else if candidate.cursor < best.max!.candidate.cursor {
+        _ = best.replaceMax(with: Ranked(candidate))
+      }
+    }
+    let first = best.unordered.sorted().map(\.candidate)
     var page: [MatchCandidate] = []
-    for candidate in fits where !isBusy(candidate.playerID, candidate.overlap) {
+    for candidate in first where !isBusy(candidate.playerID, candidate.overlap) {
+      if page.count == limit { return MatchPage(candidates: page, nextCursor: page.last!.cursor) }
+      page.append(candidate)
+    }
+    guard total > first.count else { return MatchPage(candidates: page, nextCursor: nil) }
+    // Booked players took places on the page: go on in result order past the ones kept.
+    var rest = candidates(for: query, excluding: excluded, after: first.last!.cursor)
+    rest.sort(by: MatchCandidate.precedes)
+    for candidate in rest where !isBusy(candidate.playerID, candidate.overlap) {
       if page.count == limit { return MatchPage(candidates: page, nextCursor: page.last!.cursor) }
       page.append(candidate)
     }
     return MatchPage(candidates: page, nextCursor: nil)
+  }
+
+  /// A candidate in a heap, ordered by the result order.
+  private struct Ranked: Comparable {
+    var candidate: MatchCandidate
+    init(_ candidate: MatchCandidate) { self.candidate = candidate }
+    static func < (a: Ranked, b: Ranked) -> Bool { a.candidate.cursor < b.candidate.cursor }
+    static func == (a: Ranked, b: Ranked) -> Bool { a.candidate.cursor == b.candidate.cursor }
   }
 
   /// How many requests fit `query`, with the same exclusions as `search`, without building pages.
@@ -207,15 +278,31 @@ public struct MatchIndex: Sendable {
       days.upperBound - days.lowerBound < Int64(buckets.count)
       ? days.map { BucketKey(day: $0, mode: query.mode) }
       : buckets.keys.filter { $0.mode == query.mode && days.contains($0.day) }
+    // Cheap tests first, each one a consequence of the rules, so that only requests that can
+    // fit get the full test of `MatchRules.candidate`: a slot that overlaps the query's by the
+    // minimum, and a latitude no further than the radius allows (a great circle is at least as
+    // long as the difference in latitude).
+    let queryStartMinute = Self.floorDivide(query.slot.startUnixMs, 60_000)
+    let queryEndMinute = -Self.floorDivide(-query.slot.endUnixMs, 60_000)
+    let minimumOverlapMinutes = TimeSlot.minimumOverlapMs / 60_000
+    // Single-precision latitudes are within a millionth of a degree or so; allow a thousandth.
+    let latitudeReach = radius / Geo.earthRadiusMiles * 180 / .pi + 1e-3
     for key in keys {
       guard let bucket = buckets[key] else { continue }
       for cell in cells {
-        for place in bucket[cell] ?? [] {
-          let entry = entries[Int(place)]
-          // A request filed under several of the query's days is looked at on the first.
-          guard max(Self.day(of: entry.startUnixMs), days.lowerBound) == key.day,
-            !excluded.contains(entry.playerID),
-            let candidate = MatchRules.candidate(request(at: place), for: query)
+        guard let filings = bucket[cell] else { continue }
+        for filing in filings {
+          guard
+            min(Int64(filing.endMinute), queryEndMinute)
+              - max(Int64(filing.startMinute), queryStartMinute) >= minimumOverlapMinutes,
+            abs(Double(filing.latitude) - query.location.latitude) <= latitudeReach
+          else { continue }
+          let entry = entries[Int(filing.place)]
+          guard entry.playerID != query.playerID,
+            // A request filed under several of the query's days is looked at on the first.
+            max(Self.day(of: entry.startUnixMs), days.lowerBound) == key.day,
+            excluded.isEmpty || !excluded.contains(entry.playerID),
+            let candidate = MatchRules.candidate(request(at: filing.place), for: query)
           else { continue }
           body(candidate)
         }
@@ -230,12 +317,15 @@ public struct MatchIndex: Sendable {
       slot: TimeSlot(startUnixMs: entry.startUnixMs, endUnixMs: entry.endUnixMs),
       location: Coordinate(latitude: entry.latitude, longitude: entry.longitude),
       radiusMiles: entry.radiusMiles, skillTolerance: Int(entry.skillTolerance),
-      displayLevel: Int(players[entry.playerID]!.level), postedAtUnixMs: entry.postedAtUnixMs)
+      displayLevel: Int(entry.level), postedAtUnixMs: entry.postedAtUnixMs)
   }
 
   /// The UTC day, counted from 1970-01-01, holding the instant `unixMs`.
-  private static func day(of unixMs: Int64) -> Int64 {
-    unixMs >= 0 ? unixMs / dayMs : (unixMs + 1) / dayMs - 1
+  private static func day(of unixMs: Int64) -> Int64 { floorDivide(unixMs, dayMs) }
+
+  /// `a / b` rounded down, for a positive `b`.
+  fileprivate static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
+    a >= 0 ? a / b : (a + 1) / b - 1
   }
 
   /// The UTC days a non-empty slot touches.
@@ -244,10 +334,10 @@ public struct MatchIndex: Sendable {
   }
 }
 
-extension Array where Element == Int32 {
-  /// Removes the first `value`, moving the last element into its place.
-  fileprivate mutating func swapRemoveFirst(_ value: Int32) {
-    let index = firstIndex(of: value)!
+extension Array where Element == MatchIndex.Filing {
+  /// Removes the filing of `place`, moving the last filing into its place.
+  fileprivate mutating func swapRemoveFirst(_ place: Int32) {
+    let index = firstIndex { $0.place == place }!
     swapAt(index, count - 1)
     removeLast()
   }
