@@ -19,7 +19,9 @@ public final class RPCClient: Sendable {
   public let port: Int
   /// How the client connects and retries.
   public let configuration: ClientConfiguration
-  private let group: any EventLoopGroup
+  /// The event loop every connection of this client runs on.
+  private let eventLoop: any EventLoop
+  private let executor: EventLoopTaskExecutor
   private let state = Mutex<(State, nextAttempt: Int)>((.idle, 0))
 
   /// A client of the server at `host:port`; nothing connects until the first call.
@@ -30,8 +32,16 @@ public final class RPCClient: Sendable {
     self.host = host
     self.port = port
     self.configuration = configuration
-    self.group = eventLoopGroup
+    self.eventLoop = eventLoopGroup.next()
+    self.executor = EventLoopTaskExecutor(eventLoop)
   }
+
+  /// An executor that runs tasks on the event loop of this client's connection. Code that makes
+  /// many calls in a row can run under `withTaskExecutorPreference(client.taskExecutor)` (or in
+  /// a `Task(executorPreference:)`), so that each call is written and its answer handed back on
+  /// the connection's own thread, without waking another thread twice per call. Keep long
+  /// computations off it: while they run, the connection reads and writes nothing.
+  public var taskExecutor: any TaskExecutor { executor }
 
   /// The typed client of the built-in health service.
   public var health: Health.Client { Health.Client(client: self) }
@@ -146,7 +156,7 @@ public final class RPCClient: Sendable {
     let host = self.host
     let port = self.port
     let configuration = self.configuration
-    let group = self.group
+    let eventLoop = self.eventLoop
     let next: Next = try state.withLock { state in
       switch state.0 {
       case .closed:
@@ -160,7 +170,7 @@ public final class RPCClient: Sendable {
         state.nextAttempt += 1
         let task = Task {
           try await RPCConnection.connect(
-            host: host, port: port, configuration: configuration, group: group)
+            host: host, port: port, configuration: configuration, group: eventLoop)
         }
         state.0 = .connecting(id: id, task)
         return .wait(id: id, task)

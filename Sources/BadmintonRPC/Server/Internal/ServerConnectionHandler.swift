@@ -42,6 +42,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private let requestBudget: RequestMemoryBudget
   private var logger: Logger
   private(set) var context: ChannelHandlerContext!
+  /// Runs the connection's handler tasks on its event loop.
+  private var taskExecutor: EventLoopTaskExecutor?
   private var state = State.active
   private var calls: [UInt64: OpenCall] = [:]
   private var graceTimer: Scheduled<Void>?
@@ -67,6 +69,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
+    taskExecutor = EventLoopTaskExecutor(context.eventLoop)
     peer = context.channel.remoteAddress?.description ?? "unknown"
     logger[metadataKey: "peer"] = "\(peer)"
   }
@@ -186,17 +189,20 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     let budget = requestBudget
     calls[callID]?.task = Self.run(
       method, payload: request.payload, context: serverContext, sink: sink,
-      authenticator: authenticator, handler: handler, finally: { budget.release(heldBytes) })
+      authenticator: authenticator, handler: handler, on: taskExecutor,
+      finally: { budget.release(heldBytes) })
   }
 
-  /// Runs a handler in a task of its own, calls `release` once the handler no longer holds the
-  /// request, then hands its outcome back to the event loop.
+  /// Runs a handler in a task of its own that prefers the connection's event loop, calls
+  /// `release` once the handler no longer holds the request, then hands its outcome back to the
+  /// event loop. Work the handler awaits elsewhere (the store, an actor, the thread pool that
+  /// hashes passwords) runs there; only the handler's own steps run on the loop.
   private static func run(
     _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, sink: RawResponseSink,
     authenticator: (any Authenticator)?, handler: NIOLoopBound<ServerConnectionHandler>,
-    finally release: @escaping @Sendable () -> Void
+    on executor: EventLoopTaskExecutor?, finally release: @escaping @Sendable () -> Void
   ) -> Task<Void, Never> {
-    Task {
+    Task(executorPreference: executor) {
       let outcome: Outcome
       do {
         var context = context
@@ -208,7 +214,11 @@ final class ServerConnectionHandler: ChannelInboundHandler {
         outcome = .failure(Self.callerError(for: error, logger: context.logger))
       }
       release()
-      handler.eventLoop.execute { handler.value.finishCall(context.callID, outcome) }
+      if handler.eventLoop.inEventLoop {
+        handler.value.finishCall(context.callID, outcome)
+      } else {
+        handler.eventLoop.execute { handler.value.finishCall(context.callID, outcome) }
+      }
     }
   }
 
