@@ -46,11 +46,14 @@ extension SQLitePlayerStore: MatchingStore {
   }
 
   public func allActiveAvailability(now: Int64) async throws -> [AvailabilityRecord] {
+    // Row by row through a cursor, so that loading a million availability never holds a
+    // million database rows at once.
     try await writer.read { db in
-      try Row.fetchAll(
-        db, sql: "SELECT * FROM availability WHERE state = ? AND end_ms > ? ORDER BY id",
-        arguments: [AvailabilityState.active.rawValue, now]
-      ).map(Self.availability(from:))
+      try Array(
+        Row.fetchCursor(
+          db, sql: "SELECT * FROM availability WHERE state = ? AND end_ms > ? ORDER BY id",
+          arguments: [AvailabilityState.active.rawValue, now]
+        ).map(Self.availability(from:)))
     }
   }
 

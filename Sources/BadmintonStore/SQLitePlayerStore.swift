@@ -278,17 +278,21 @@ public final class SQLitePlayerStore: PlayerStore {
   public func allLocations() async throws
     -> [(playerID: Int64, location: Coordinate, revision: Int64)]
   {
+    // Row by row through a cursor, so that loading a million players never holds a million
+    // database rows at once.
     try await writer.read { db in
-      try Row.fetchAll(
-        db,
-        sql:
-          "SELECT id, latitude, longitude, location_revision FROM player WHERE latitude IS NOT NULL"
-      ).map { row in
-        (
-          row["id"], Coordinate(latitude: row["latitude"], longitude: row["longitude"]),
-          row["location_revision"]
-        )
-      }
+      try Array(
+        Row.fetchCursor(
+          db,
+          sql:
+            "SELECT id, latitude, longitude, location_revision FROM player WHERE latitude IS NOT NULL"
+        ).map { row in
+          (
+            playerID: row["id"] as Int64,
+            location: Coordinate(latitude: row["latitude"], longitude: row["longitude"]),
+            revision: row["location_revision"] as Int64
+          )
+        })
     }
   }
 
