@@ -14,12 +14,21 @@ public struct ServerContext: Sendable {
   public let deadline: ContinuousClock.Instant?
   /// The peer's address, as text.
   public let peer: String
-  /// A logger with the call's metadata attached.
-  public let logger: Logger
+  /// The logger of the call's connection.
+  private let connectionLogger: Logger
   /// The authenticated caller, for methods that need authentication; nil for the others.
   public let principal: Principal?
 
-  /// A context with the given fields.
+  /// A logger with the call's metadata attached (call id and method), made when asked for, so
+  /// that calls that log nothing pay nothing for it.
+  public var logger: Logger {
+    var logger = connectionLogger
+    logger[metadataKey: "call"] = "\(callID)"
+    logger[metadataKey: "method"] = "\(method)"
+    return logger
+  }
+
+  /// A context with the given fields; `logger` is the connection's, without the call's metadata.
   public init(
     callID: UInt64, method: String, metadata: [Metadata], deadline: ContinuousClock.Instant?,
     peer: String, logger: Logger, principal: Principal? = nil
@@ -31,7 +40,7 @@ public struct ServerContext: Sendable {
     self.locale = RPCLocale(metadataValue: metadata.first { $0.key == "locale" }?.value)
     self.deadline = deadline
     self.peer = peer
-    self.logger = logger
+    self.connectionLogger = logger
   }
 
   /// The value of metadata `key`, the first when there are several.
@@ -57,7 +66,7 @@ public struct ServerContext: Sendable {
   func authenticated(as principal: Principal) -> ServerContext {
     ServerContext(
       callID: callID, method: method, metadata: metadata, deadline: deadline, peer: peer,
-      logger: logger, principal: principal)
+      logger: connectionLogger, principal: principal)
   }
 }
 

@@ -32,6 +32,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
   private var calls: [UInt64: Call] = [:]
   private var pings: [[UInt8]: CheckedContinuation<Void, any Error>] = [:]
   private var closed = false
+  /// Whether a flush is queued on the event loop.
+  private var flushQueued = false
   let flags: ConnectionFlags
 
   init(flags: ConnectionFlags) { self.flags = flags }
@@ -62,7 +64,20 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     let request = Envelope(
       callID: callID, kind: .request, method: method, timeoutMilliseconds: timeoutMilliseconds,
       metadata: metadata, payload: payload)
-    context.writeAndFlush(wrapOutboundOut(request), promise: nil)
+    context.write(wrapOutboundOut(request), promise: nil)
+    flushSoon()
+  }
+
+  /// Flushes once the event loop has run the tasks already queued, so that the requests those
+  /// tasks write leave together, in one system call.
+  private func flushSoon() {
+    guard !flushQueued else { return }
+    flushQueued = true
+    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+    context.eventLoop.execute {
+      handler.value.flushQueued = false
+      handler.value.context.flush()
+    }
   }
 
   /// Ends an open call on this side with `error` and tells the server to stop its work.

@@ -55,6 +55,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private var peer = "unknown"
   /// The latest write; the connection closes only after it completes.
   private var lastWrite: EventLoopFuture<Void>?
+  /// Whether a flush is queued on the event loop.
+  private var flushQueued = false
 
   init(
     registry: HandlerRegistry, authenticator: (any Authenticator)?,
@@ -175,12 +177,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
         handler.value.endCall(callID, with: .deadlineExceeded)
       }
     }
-    var callLogger = logger
-    callLogger[metadataKey: "call"] = "\(callID)"
-    callLogger[metadataKey: "method"] = "\(request.method)"
     let serverContext = ServerContext(
       callID: callID, method: request.method, metadata: request.metadata, deadline: deadline,
-      peer: peer, logger: callLogger)
+      peer: peer, logger: logger)
     let sink = RawResponseSink { bytes in
       try await loop.flatSubmit { handler.value.sendStreamMessage(callID, bytes) }.get()
     }
@@ -362,11 +361,21 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
   }
 
-  /// Writes and flushes `envelope`, remembering the write so that closing waits for it.
+  /// Writes `envelope`, remembering the write so that closing waits for it, and flushes once
+  /// the event loop has run the tasks already queued: answers that handlers on this loop finish
+  /// together leave together, in one system call.
   private func send(_ envelope: Envelope) -> EventLoopFuture<Void> {
     let promise = context.eventLoop.makePromise(of: Void.self)
-    context.writeAndFlush(wrapOutboundOut(envelope), promise: promise)
+    context.write(wrapOutboundOut(envelope), promise: promise)
     lastWrite = promise.futureResult
+    if !flushQueued {
+      flushQueued = true
+      let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+      context.eventLoop.execute {
+        handler.value.flushQueued = false
+        handler.value.context.flush()
+      }
+    }
     return promise.futureResult
   }
 }
