@@ -341,4 +341,20 @@ struct MatchingIndexTests {
     #expect(index.removeExpired(nowUnixMs: midnight + 3 * Self.hour) == [7])
     #expect(index.count == 0)
   }
+
+  @Test("slots before 1970 and past the year 6000 are found like any other")
+  func extremeTimes_found() {
+    // 32-bit minutes since 1970 end in 6052; a slot past it skips the quick tests, not the rules.
+    for start in [-3 * Self.hour + 17, 200_000 * 365 * 24 * Self.hour + 59_999] {
+      var index = MatchIndex()
+      index.insert(
+        MatchingRulesTests.request(id: 7, player: 2, start: start, end: start + 2 * Self.hour))
+      index.insert(
+        MatchingRulesTests.request(
+          id: 8, player: 3, start: start + 2 * Self.hour, end: start + 3 * Self.hour))
+      let query = MatchingRulesTests.request(
+        id: 1, player: 1, start: start + Self.hour + Self.hour / 2, end: start + 5 * Self.hour)
+      #expect(index.search(for: query, limit: 10).candidates.map(\.requestID) == [7, 8])
+    }
+  }
 }

@@ -49,10 +49,25 @@ public struct MatchIndex: Sendable {
 
     init(place: Int32, _ entry: Entry) {
       self.place = place
-      // Floor the start and ceil the end, so the copy never covers less than the slot.
-      self.startMinute = Int32(MatchIndex.floorDivide(entry.startUnixMs, 60_000))
-      self.endMinute = Int32(-MatchIndex.floorDivide(-entry.endUnixMs, 60_000))
+      // Floor the start and ceil the end, so the copy never covers less than the slot; a slot
+      // beyond what 32-bit minutes hold (before 2113 BC or after 6052) is marked with
+      // the widest range, and `mayOverlap` leaves it to the exact rules.
+      if let start = Int32(exactly: MatchIndex.floorDivide(entry.startUnixMs, 60_000)),
+        let end = Int32(exactly: -MatchIndex.floorDivide(-entry.endUnixMs, 60_000))
+      {
+        self.startMinute = start
+        self.endMinute = end
+      } else {
+        self.startMinute = .min
+        self.endMinute = .max
+      }
       self.latitude = Float(entry.latitude)
+    }
+
+    /// False only when the slot cannot share `minimum` minutes with the query's minutes.
+    func mayOverlap(_ queryStart: Int64, _ queryEnd: Int64, minimum: Int64) -> Bool {
+      startMinute == .min
+        || min(Int64(endMinute), queryEnd) - max(Int64(startMinute), queryStart) >= minimum
     }
   }
 
@@ -293,8 +308,8 @@ public struct MatchIndex: Sendable {
         guard let filings = bucket[cell] else { continue }
         for filing in filings {
           guard
-            min(Int64(filing.endMinute), queryEndMinute)
-              - max(Int64(filing.startMinute), queryStartMinute) >= minimumOverlapMinutes,
+            filing.mayOverlap(
+              queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
             abs(Double(filing.latitude) - query.location.latitude) <= latitudeReach
           else { continue }
           let entry = entries[Int(filing.place)]
