@@ -194,8 +194,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   /// Runs a handler in a task of its own that prefers the connection's event loop, calls
   /// `release` once the handler no longer holds the request, then hands its outcome back to the
-  /// event loop. Work the handler awaits elsewhere (the store, an actor, the thread pool that
-  /// hashes passwords) runs there; only the handler's own steps run on the loop.
+  /// event loop. The handler's own steps run on the loop, and so do the default actors and child
+  /// tasks it calls; the store's work runs on its database queues and password hashing on NIO's
+  /// thread pool. A handler that waits for a lock holds up the loop meanwhile.
   private static func run(
     _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, sink: RawResponseSink,
     authenticator: (any Authenticator)?, handler: NIOLoopBound<ServerConnectionHandler>,
@@ -213,11 +214,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
         outcome = .failure(Self.callerError(for: error, logger: context.logger))
       }
       release()
-      if handler.eventLoop.inEventLoop {
-        handler.value.finishCall(context.callID, outcome)
-      } else {
-        handler.eventLoop.execute { handler.value.finishCall(context.callID, outcome) }
-      }
+      // Queued even when the task already runs on the loop, so that the call's last frame
+      // follows whatever the loop was given before (a GOAWAY queued by a shutdown, say).
+      handler.eventLoop.execute { handler.value.finishCall(context.callID, outcome) }
     }
   }
 
