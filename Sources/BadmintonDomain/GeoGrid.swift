@@ -39,6 +39,9 @@ struct GeoGrid: Sendable {
   /// What a nearest-first search of `radiusMiles` around `center` may visit, and how near a
   /// point of each row and column can be to the centre.
   func reach(around center: Coordinate, radiusMiles: Double) -> Reach {
+    // A point within angle θ of the center differs in latitude by at most θ, and in longitude by
+    // at most asin(sin θ / cos φ) while the circle stays clear of the poles. A small margin
+    // covers rounding in the distance formula.
     let angle = radiusMiles / Geo.earthRadiusMiles
     let angleDegrees = angle * 180 / .pi + 1e-6
     let south = center.latitude - angleDegrees
@@ -110,26 +113,14 @@ struct GeoGrid: Sendable {
 
   /// The cells a circle of `radiusMiles` around `center` can touch, each once.
   func cells(around center: Coordinate, radiusMiles: Double) -> [Int] {
-    // A point within angle θ of the center differs in latitude by at most θ, and in longitude by
-    // at most asin(sin θ / cos φ) while the circle stays clear of the poles. A small margin
-    // covers rounding in the distance formula.
-    let angle = radiusMiles / Geo.earthRadiusMiles
-    let angleDegrees = angle * 180 / .pi + 1e-6
-    let south = center.latitude - angleDegrees
-    let north = center.latitude + angleDegrees
-    let firstRow = row(max(south, -90))
-    let lastRow = row(min(north, 90))
-    let cosLatitude = cos(center.latitude * .pi / 180)
-    let ratio = sin(min(angle, .pi / 2)) / cosLatitude
-    let allColumns = south <= -90 || north >= 90 || ratio >= 1 || angle >= .pi / 2
+    let reach = reach(around: center, radiusMiles: radiusMiles)
     var result: [Int] = []
-    if allColumns {
-      for r in firstRow...lastRow {
+    guard let spanDegrees = reach.spanDegrees else {
+      for r in reach.rows {
         for c in 0..<columns { result.append(r * columns + c) }
       }
       return result
     }
-    let spanDegrees = asin(ratio) * 180 / .pi + 1e-6
     // The longitude interval, split in two where it crosses the date line.
     let west = center.longitude - spanDegrees
     let east = center.longitude + spanDegrees
@@ -138,7 +129,7 @@ struct GeoGrid: Sendable {
     if east > 180 { intervals.append((-180, east - 360)) }
     // Two intervals that meet at the date line can share a column; one interval cannot.
     var seen = Set<Int>()
-    for r in firstRow...lastRow {
+    for r in reach.rows {
       for (from, to) in intervals {
         for c in column(from)...max(column(from), column(to)) {
           let cell = r * columns + c

@@ -27,6 +27,15 @@ public final class Report: @unchecked Sendable {
     fflush(nil)
   }
 
+  /// Adds a figure whose budget is set for one size of the run only: beside its budget when
+  /// `atBudgetSize`, as a plain figure otherwise.
+  public func add(
+    _ figure: String, _ measured: String, budget: String, met: @autoclosure () -> Bool,
+    atBudgetSize: Bool
+  ) {
+    add(figure, measured, budget: atBudgetSize ? budget : "", met: atBudgetSize ? met() : nil)
+  }
+
   /// Prints a section heading.
   public func section(_ title: String) {
     print("\n== \(title)")

@@ -70,14 +70,12 @@ final class RPCConnection: Sendable {
     let handler = self.handler
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let start: @Sendable () -> Void = {
+        handler.eventLoop.execute {
           guard gate.start() else { return continuation.resume(throwing: RPCError.cancelled) }
           handler.value.startCall(
             callID, method: method, payload: payload, metadata: metadata, timeout: timeout,
             pending: .unary(continuation))
         }
-        // A caller already on the connection's loop starts the call at once.
-        if handler.eventLoop.inEventLoop { start() } else { handler.eventLoop.execute(start) }
       }
     } onCancel: {
       if gate.cancel() {
