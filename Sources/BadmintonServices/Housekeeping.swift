@@ -2,8 +2,8 @@ public import BadmintonStore
 public import Logging
 public import ServiceLifecycle
 
-/// Removes expired sessions, events older than the retention and ended availability, and adds the
-/// recurring days that became due, at a fixed interval while the server runs. Expired sessions
+/// Removes expired sessions, events older than the retention and ended availability, adds the
+/// recurring days that became due, and closes the rooms idle for 30 minutes, at a fixed interval while the server runs. Expired sessions
 /// are refused at once whether or not they were removed; this only keeps the tables small.
 public struct Housekeeping: Service {
   private let store: any PlayerStore
@@ -12,15 +12,18 @@ public struct Housekeeping: Service {
   private let interval: Duration
   private let logger: Logger
   private let matching: MatchingService?
+  private let rooms: RoomsService?
 
   /// Housekeeping over `store`: events are kept for `eventRetention`; a sweep runs every
   /// `interval` (default one hour).
   public init(
     store: any PlayerStore, clock: any WallClock = SystemWallClock(),
     eventRetention: Duration = .seconds(30 * 24 * 3600), interval: Duration = .seconds(3600),
-    logger: Logger = Logger(label: "badminton.housekeeping"), matching: MatchingService? = nil
+    logger: Logger = Logger(label: "badminton.housekeeping"), matching: MatchingService? = nil,
+    rooms: RoomsService? = nil
   ) {
     self.matching = matching
+    self.rooms = rooms
     self.store = store
     self.clock = clock
     self.eventRetentionMs = eventRetention.components.seconds * 1000
@@ -36,6 +39,7 @@ public struct Housekeeping: Service {
     let sessions = try await store.deleteSessions(expiredBefore: now)
     let events = try await store.deleteEvents(createdBefore: now - eventRetentionMs)
     try await matching?.sweep()
+    try await rooms?.sweep()
     return (sessions, events)
   }
 

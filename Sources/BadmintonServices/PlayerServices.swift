@@ -31,7 +31,8 @@ public struct PlayerServicesConfiguration: Sendable {
   }
 }
 
-/// The accounts, players, events and matching services over one store, with the authenticator that checks
+/// The accounts, players, events, matching, friends, rooms, messages and schedule services over
+/// one store, with the authenticator that checks
 /// their callers' sessions and the housekeeping that prunes what expires.
 public struct PlayerServices: Sendable {
   /// The services to register.
@@ -52,7 +53,7 @@ public struct PlayerServices: Sendable {
   /// days that became due.
   public static func start(
     store: any ServerStore, configuration: PlayerServicesConfiguration,
-    clock: any WallClock = SystemWallClock(), blocks: any BlockRelations = NoBlockRelations()
+    clock: any WallClock = SystemWallClock()
   ) async throws -> PlayerServices {
     for id in configuration.administratorIDs.sorted() {
       guard try await store.player(id: id) != nil else {
@@ -60,14 +61,18 @@ public struct PlayerServices: Sendable {
       }
     }
     let index = try await NearbyIndex.rebuilt(from: store)
+    let blocks = try await BlockBook.loaded(from: store)
     let board = try await MatchBoard.rebuilt(from: store, nowUnixMs: clock.nowUnixMs())
     let hasher = PasswordHasher(cost: configuration.passwordCost)
     let hub = EventHub(maximumBuffered: configuration.maximumBufferedEvents)
     let events = EventPublisher(store: store, hub: hub, clock: clock)
     let matching = MatchingService(
       store: store, board: board, blocks: blocks, clock: clock, events: events)
+    let rooms = RoomsService(
+      store: store, clock: clock, events: events, board: board, blocks: blocks)
     let housekeeping = Housekeeping(
-      store: store, clock: clock, eventRetention: configuration.eventRetention, matching: matching)
+      store: store, clock: clock, eventRetention: configuration.eventRetention, matching: matching,
+      rooms: rooms)
     try await housekeeping.sweep()
     return PlayerServices(
       services: [
@@ -78,6 +83,10 @@ public struct PlayerServices: Sendable {
           store: store, index: index, blocks: blocks, clock: clock, events: events, board: board),
         EventsService(store: store, hub: hub),
         matching,
+        FriendsService(store: store, clock: clock, events: events, blocks: blocks),
+        rooms,
+        MessagesService(store: store, clock: clock, events: events, blocks: blocks),
+        ScheduleService(store: store, clock: clock),
       ],
       authenticator: SessionAuthenticator(
         store: store, clock: clock, administratorIDs: configuration.administratorIDs),

@@ -369,5 +369,7 @@ public protocol ProposalStore: Sendable {
   func confirmedMatches(endingAfter now: Int64) async throws -> [MatchRecord]
 }
 
-/// Everything the server keeps: players, matching, proposals and matches.
-public typealias ServerStore = PlayerStore & MatchingStore & ProposalStore
+/// Everything the server keeps: players, matching, proposals and matches, friends and blocks,
+/// rooms, messages and weekly schedules.
+public typealias ServerStore = PlayerStore & MatchingStore & ProposalStore & SocialStore
+  & RoomStore & MessageStore & ScheduleStore

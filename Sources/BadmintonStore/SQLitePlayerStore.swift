@@ -192,6 +192,10 @@ public final class SQLitePlayerStore: PlayerStore {
           CREATE INDEX game_participant_player ON game_participant(player_id);
           """)
     }
+    registerSocialMigration(&migrator)
+    registerRoomMigration(&migrator)
+    registerMessageMigration(&migrator)
+    registerScheduleMigration(&migrator)
     return migrator
   }
 

@@ -57,3 +57,62 @@ public struct ReputationSummary: ProtobufMessage, Hashable {
     return c
   }
 }
+
+/// A player as others see them in lists: friends, requests, rooms, threads. (`badminton.v1.PlayerCard`).
+public struct PlayerCard: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.PlayerCard`.
+  public typealias CMessage = Badminton__V1__PlayerCard
+  /// protoc-c's descriptor of `badminton.v1.PlayerCard`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.PlayerCard")
+
+  /// User id.
+  public var userID: Int64
+  /// Nickname.
+  public var nickname: String
+  /// Display level.
+  public var displayLevel: Int32
+  /// Fewer than 5 peer evaluations: the display level is the self-reported one.
+  public var newPlayer: Bool
+  /// Reputation. Always encoded; all defaults when absent on the wire.
+  public var reputation: ReputationSummary
+
+  /// The message with every field at its default.
+  public init() { self.init(userID: 0) }
+
+  /// A message with the given fields.
+  public init(
+    userID: Int64 = 0,
+    nickname: String = "",
+    displayLevel: Int32 = 0,
+    newPlayer: Bool = false,
+    reputation: ReputationSummary = ReputationSummary()
+  ) {
+    self.userID = userID
+    self.nickname = nickname
+    self.displayLevel = displayLevel
+    self.newPlayer = newPlayer
+    self.reputation = reputation
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
+    self.userID = c.user_id
+    self.nickname = CField.string(c.nickname)
+    self.displayLevel = c.display_level
+    self.newPlayer = c.new_player != 0
+    self.reputation =
+      try CField.message(c.reputation, as: ReputationSummary.self) ?? ReputationSummary()
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__player_card__init(&c)
+    c.user_id = userID
+    c.nickname = arena.string(nickname)
+    c.display_level = displayLevel
+    c.new_player = newPlayer ? 1 : 0
+    c.reputation = arena.pointer(to: reputation.cMessage(in: arena))
+    return c
+  }
+}

@@ -52,6 +52,18 @@ public struct Event: ProtobufMessage, Hashable {
     case matchConfirmed(MatchChanged)
     /// A match this player is part of was cancelled by another participant.
     case matchCancelled(MatchChanged)
+    /// A player asks this one to be friends.
+    case friendRequestReceived(FriendRequest)
+    /// A player accepted this one's friend request.
+    case friendRequestAccepted(FriendRequest)
+    /// A friend invites this player to their room.
+    case roomInvitation(RoomInvitation)
+    /// Something happened in a room this player is in, or was kicked from.
+    case roomChanged(RoomChanged)
+    /// A player sent this one a message.
+    case messageReceived(DirectMessage)
+    /// Messages this player sent were delivered to, or read by, the recipient.
+    case messageReceipt(MessageReceipt)
   }
 
   /// Per player, increasing with every event; the cursor to resubscribe from.
@@ -94,6 +106,23 @@ public struct Event: ProtobufMessage, Hashable {
     case BADMINTON__V1__EVENT__BODY_MATCH_CANCELLED:
       self.body = try CField.message(c.match_cancelled, as: MatchChanged.self)
         .map(Body.matchCancelled)
+    case BADMINTON__V1__EVENT__BODY_FRIEND_REQUEST_RECEIVED:
+      self.body = try CField.message(c.friend_request_received, as: FriendRequest.self).map(
+        Body.friendRequestReceived)
+    case BADMINTON__V1__EVENT__BODY_FRIEND_REQUEST_ACCEPTED:
+      self.body = try CField.message(c.friend_request_accepted, as: FriendRequest.self).map(
+        Body.friendRequestAccepted)
+    case BADMINTON__V1__EVENT__BODY_ROOM_INVITATION:
+      self.body = try CField.message(c.room_invitation, as: RoomInvitation.self).map(
+        Body.roomInvitation)
+    case BADMINTON__V1__EVENT__BODY_ROOM_CHANGED:
+      self.body = try CField.message(c.room_changed, as: RoomChanged.self).map(Body.roomChanged)
+    case BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIVED:
+      self.body = try CField.message(c.message_received, as: DirectMessage.self).map(
+        Body.messageReceived)
+    case BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIPT:
+      self.body = try CField.message(c.message_receipt, as: MessageReceipt.self).map(
+        Body.messageReceipt)
     default:
       self.body = nil
     }
@@ -124,6 +153,24 @@ public struct Event: ProtobufMessage, Hashable {
     case .matchCancelled(let matchChanged):
       c.body_case = BADMINTON__V1__EVENT__BODY_MATCH_CANCELLED
       c.match_cancelled = arena.pointer(to: matchChanged.cMessage(in: arena))
+    case .friendRequestReceived(let body):
+      c.body_case = BADMINTON__V1__EVENT__BODY_FRIEND_REQUEST_RECEIVED
+      c.friend_request_received = arena.pointer(to: body.cMessage(in: arena))
+    case .friendRequestAccepted(let body):
+      c.body_case = BADMINTON__V1__EVENT__BODY_FRIEND_REQUEST_ACCEPTED
+      c.friend_request_accepted = arena.pointer(to: body.cMessage(in: arena))
+    case .roomInvitation(let body):
+      c.body_case = BADMINTON__V1__EVENT__BODY_ROOM_INVITATION
+      c.room_invitation = arena.pointer(to: body.cMessage(in: arena))
+    case .roomChanged(let body):
+      c.body_case = BADMINTON__V1__EVENT__BODY_ROOM_CHANGED
+      c.room_changed = arena.pointer(to: body.cMessage(in: arena))
+    case .messageReceived(let body):
+      c.body_case = BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIVED
+      c.message_received = arena.pointer(to: body.cMessage(in: arena))
+    case .messageReceipt(let body):
+      c.body_case = BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIPT
+      c.message_receipt = arena.pointer(to: body.cMessage(in: arena))
     case nil:
       c.body_case = BADMINTON__V1__EVENT__BODY__NOT_SET
     }

@@ -10,7 +10,11 @@
 #include "badminton/v1/accounts.pb-c.h"
 #include "badminton/v1/common.pb-c.h"
 #include "badminton/v1/events.pb-c.h"
+#include "badminton/v1/friends.pb-c.h"
 #include "badminton/v1/matching.pb-c.h"
+#include "badminton/v1/messages.pb-c.h"
 #include "badminton/v1/players.pb-c.h"
+#include "badminton/v1/rooms.pb-c.h"
+#include "badminton/v1/schedule.pb-c.h"
 
 #endif

@@ -53,6 +53,51 @@ void   badminton__v1__reputation_summary__free_unpacked
   assert(message->base.descriptor == &badminton__v1__reputation_summary__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   badminton__v1__player_card__init
+                     (Badminton__V1__PlayerCard         *message)
+{
+  static const Badminton__V1__PlayerCard init_value = BADMINTON__V1__PLAYER_CARD__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__player_card__get_packed_size
+                     (const Badminton__V1__PlayerCard *message)
+{
+  assert(message->base.descriptor == &badminton__v1__player_card__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__player_card__pack
+                     (const Badminton__V1__PlayerCard *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__player_card__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__player_card__pack_to_buffer
+                     (const Badminton__V1__PlayerCard *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__player_card__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__PlayerCard *
+       badminton__v1__player_card__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__PlayerCard *)
+     protobuf_c_message_unpack (&badminton__v1__player_card__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__player_card__free_unpacked
+                     (Badminton__V1__PlayerCard *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__player_card__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor badminton__v1__reputation_summary__field_descriptors[4] =
 {
   {
@@ -128,5 +173,95 @@ const ProtobufCMessageDescriptor badminton__v1__reputation_summary__descriptor =
   badminton__v1__reputation_summary__field_indices_by_name,
   1,  badminton__v1__reputation_summary__number_ranges,
   (ProtobufCMessageInit) badminton__v1__reputation_summary__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__player_card__field_descriptors[5] =
+{
+  {
+    "user_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__PlayerCard, user_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "nickname",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__PlayerCard, nickname),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "display_level",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__PlayerCard, display_level),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "new_player",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__PlayerCard, new_player),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reputation",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__PlayerCard, reputation),
+    &badminton__v1__reputation_summary__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__player_card__field_indices_by_name[] = {
+  2,   /* field[2] = display_level */
+  3,   /* field[3] = new_player */
+  1,   /* field[1] = nickname */
+  4,   /* field[4] = reputation */
+  0,   /* field[0] = user_id */
+};
+static const ProtobufCIntRange badminton__v1__player_card__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor badminton__v1__player_card__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.PlayerCard",
+  "PlayerCard",
+  "Badminton__V1__PlayerCard",
+  "badminton.v1",
+  sizeof(Badminton__V1__PlayerCard),
+  5,
+  badminton__v1__player_card__field_descriptors,
+  badminton__v1__player_card__field_indices_by_name,
+  1,  badminton__v1__player_card__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__player_card__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

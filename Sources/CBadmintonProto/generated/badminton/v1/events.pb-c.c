@@ -136,7 +136,7 @@ const ProtobufCMessageDescriptor badminton__v1__subscribe_request__descriptor =
   (ProtobufCMessageInit) badminton__v1__subscribe_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[8] =
+static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[14] =
 {
   {
     "sequence",
@@ -234,14 +234,92 @@ static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[8]
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "friend_request_received",
+    16,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, friend_request_received),
+    &badminton__v1__friend_request__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "friend_request_accepted",
+    17,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, friend_request_accepted),
+    &badminton__v1__friend_request__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "room_invitation",
+    18,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, room_invitation),
+    &badminton__v1__room_invitation__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "room_changed",
+    19,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, room_changed),
+    &badminton__v1__room_changed__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "message_received",
+    20,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, message_received),
+    &badminton__v1__direct_message__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "message_receipt",
+    21,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, message_receipt),
+    &badminton__v1__message_receipt__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__event__field_indices_by_name[] = {
   1,   /* field[1] = created_at_unix_ms */
+  9,   /* field[9] = friend_request_accepted */
+  8,   /* field[8] = friend_request_received */
   7,   /* field[7] = match_cancelled */
   6,   /* field[6] = match_confirmed */
+  13,   /* field[13] = message_receipt */
+  12,   /* field[12] = message_received */
   3,   /* field[3] = partner_available */
   5,   /* field[5] = proposal_ended */
   4,   /* field[4] = proposal_received */
+  11,   /* field[11] = room_changed */
+  10,   /* field[10] = room_invitation */
   0,   /* field[0] = sequence */
   2,   /* field[2] = verification_reviewed */
 };
@@ -249,7 +327,7 @@ static const ProtobufCIntRange badminton__v1__event__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 10, 2 },
-  { 0, 8 }
+  { 0, 14 }
 };
 const ProtobufCMessageDescriptor badminton__v1__event__descriptor =
 {
@@ -259,7 +337,7 @@ const ProtobufCMessageDescriptor badminton__v1__event__descriptor =
   "Badminton__V1__Event",
   "badminton.v1",
   sizeof(Badminton__V1__Event),
-  8,
+  14,
   badminton__v1__event__field_descriptors,
   badminton__v1__event__field_indices_by_name,
   2,  badminton__v1__event__number_ranges,

@@ -17,6 +17,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 
 typedef struct Badminton__V1__ReputationSummary Badminton__V1__ReputationSummary;
+typedef struct Badminton__V1__PlayerCard Badminton__V1__PlayerCard;
 
 
 /* --- enums --- */
@@ -54,6 +55,26 @@ struct  Badminton__V1__ReputationSummary
     , 0, 0, 0, 0 }
 
 
+/*
+ * A player as others see them in lists: friends, requests, rooms, threads.
+ */
+struct  Badminton__V1__PlayerCard
+{
+  ProtobufCMessage base;
+  int64_t user_id;
+  char *nickname;
+  int32_t display_level;
+  /*
+   * Fewer than 5 peer evaluations: the display level is the self-reported one.
+   */
+  protobuf_c_boolean new_player;
+  Badminton__V1__ReputationSummary *reputation;
+};
+#define BADMINTON__V1__PLAYER_CARD__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__player_card__descriptor) \
+    , 0, (char *)protobuf_c_empty_string, 0, 0, NULL }
+
+
 /* Badminton__V1__ReputationSummary methods */
 void   badminton__v1__reputation_summary__init
                      (Badminton__V1__ReputationSummary         *message);
@@ -73,10 +94,32 @@ Badminton__V1__ReputationSummary *
 void   badminton__v1__reputation_summary__free_unpacked
                      (Badminton__V1__ReputationSummary *message,
                       ProtobufCAllocator *allocator);
+/* Badminton__V1__PlayerCard methods */
+void   badminton__v1__player_card__init
+                     (Badminton__V1__PlayerCard         *message);
+size_t badminton__v1__player_card__get_packed_size
+                     (const Badminton__V1__PlayerCard   *message);
+size_t badminton__v1__player_card__pack
+                     (const Badminton__V1__PlayerCard   *message,
+                      uint8_t             *out);
+size_t badminton__v1__player_card__pack_to_buffer
+                     (const Badminton__V1__PlayerCard   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__PlayerCard *
+       badminton__v1__player_card__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__player_card__free_unpacked
+                     (Badminton__V1__PlayerCard *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*Badminton__V1__ReputationSummary_Closure)
                  (const Badminton__V1__ReputationSummary *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__PlayerCard_Closure)
+                 (const Badminton__V1__PlayerCard *message,
                   void *closure_data);
 
 /* --- services --- */
@@ -85,6 +128,7 @@ typedef void (*Badminton__V1__ReputationSummary_Closure)
 /* --- descriptors --- */
 
 extern const ProtobufCMessageDescriptor badminton__v1__reputation_summary__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__player_card__descriptor;
 
 PROTOBUF_C__END_DECLS
 

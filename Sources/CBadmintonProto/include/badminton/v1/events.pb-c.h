@@ -17,6 +17,9 @@ PROTOBUF_C__BEGIN_DECLS
 
 #include "badminton/v1/matching.pb-c.h"
 #include "badminton/v1/players.pb-c.h"
+#include "badminton/v1/friends.pb-c.h"
+#include "badminton/v1/messages.pb-c.h"
+#include "badminton/v1/rooms.pb-c.h"
 
 typedef struct Badminton__V1__SubscribeRequest Badminton__V1__SubscribeRequest;
 typedef struct Badminton__V1__Event Badminton__V1__Event;
@@ -48,7 +51,13 @@ typedef enum {
   BADMINTON__V1__EVENT__BODY_PROPOSAL_RECEIVED = 12,
   BADMINTON__V1__EVENT__BODY_PROPOSAL_ENDED = 13,
   BADMINTON__V1__EVENT__BODY_MATCH_CONFIRMED = 14,
-  BADMINTON__V1__EVENT__BODY_MATCH_CANCELLED = 15
+  BADMINTON__V1__EVENT__BODY_MATCH_CANCELLED = 15,
+  BADMINTON__V1__EVENT__BODY_FRIEND_REQUEST_RECEIVED = 16,
+  BADMINTON__V1__EVENT__BODY_FRIEND_REQUEST_ACCEPTED = 17,
+  BADMINTON__V1__EVENT__BODY_ROOM_INVITATION = 18,
+  BADMINTON__V1__EVENT__BODY_ROOM_CHANGED = 19,
+  BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIVED = 20,
+  BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIPT = 21
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__EVENT__BODY__CASE)
 } Badminton__V1__Event__BodyCase;
 
@@ -86,6 +95,30 @@ struct  Badminton__V1__Event
      * A match this player is part of was cancelled by another participant.
      */
     Badminton__V1__MatchChanged *match_cancelled;
+    /*
+     * A player asks this one to be friends.
+     */
+    Badminton__V1__FriendRequest *friend_request_received;
+    /*
+     * A player accepted this one's friend request.
+     */
+    Badminton__V1__FriendRequest *friend_request_accepted;
+    /*
+     * A friend invites this player to their room.
+     */
+    Badminton__V1__RoomInvitation *room_invitation;
+    /*
+     * Something happened in a room this player is in, or was kicked from.
+     */
+    Badminton__V1__RoomChanged *room_changed;
+    /*
+     * A player sent this one a message.
+     */
+    Badminton__V1__DirectMessage *message_received;
+    /*
+     * Messages this player sent were delivered to, or read by, the recipient.
+     */
+    Badminton__V1__MessageReceipt *message_receipt;
   };
 };
 #define BADMINTON__V1__EVENT__INIT \
