@@ -3,12 +3,17 @@ import BadmintonDomain
 public import BadmintonRPC
 public import BadmintonStore
 
-/// `badminton.v1.Friends`: friends and blocking.
+/// `badminton.v1.Friends`: friend requests, friends and blocks. A blocked player is never told:
+/// a friend request they send to the blocker succeeds as any other, but the blocker never sees
+/// it. Blocking also ends a friendship and the pending requests between the two.
 public struct FriendsService: Friends.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
   let events: EventPublisher
   let blocks: BlockBook
+  /// Blocks and the book's update after each run one at a time, so the book sees them in the
+  /// order the database committed them.
+  let writeGate = SerialGate()
 
   /// The service over `store`; blocks are also recorded in `blocks`.
   public init(
@@ -20,72 +25,142 @@ public struct FriendsService: Friends.ServiceProtocol {
     self.blocks = blocks
   }
 
-  public func block(_ request: BlockRequest, context: ServerContext) async throws -> BlockResponse {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "block"))
-  }
-
-  public func unblock(_ request: UnblockRequest, context: ServerContext) async throws
-    -> UnblockResponse
-  {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "unblock"))
-  }
-
   public func sendFriendRequest(_ request: SendFriendRequestRequest, context: ServerContext)
     async throws -> FriendRequest
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "sendFriendRequest"))
+    let caller = try context.requirePrincipal()
+    let now = clock.nowUnixMs()
+    let players = try await store.players(ids: [caller.userID, request.userID])
+    let recipients = Recipients()
+    let record = try await store.sendFriendRequest(
+      from: caller.userID, to: request.userID, now: now
+    ) { record in
+      let message = Self.message(record, players: players)
+      // A request of the recipient's that this one accepted tells its sender, as an acceptance
+      // would; a new request tells its recipient.
+      let body: Event.Body =
+        record.state == .accepted
+        ? .friendRequestAccepted(message) : .friendRequestReceived(message)
+      let to = record.state == .accepted ? record.senderID : record.recipientID
+      return recipients.record([(to, Event(body: body).serializedBytes())])
+    }
+    recipients.wake(events)
+    return Self.message(record, players: players)
   }
 
   public func acceptFriendRequest(_ request: AnswerFriendRequestRequest, context: ServerContext)
     async throws -> FriendRequest
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "acceptFriendRequest"))
+    try await answer(request, accept: true, context: context)
   }
 
   public func declineFriendRequest(_ request: AnswerFriendRequestRequest, context: ServerContext)
     async throws -> FriendRequest
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "declineFriendRequest"))
+    try await answer(request, accept: false, context: context)
+  }
+
+  /// Accepts or declines; an acceptance is an event to the sender, in the same transaction.
+  private func answer(_ request: AnswerFriendRequestRequest, accept: Bool, context: ServerContext)
+    async throws -> FriendRequest
+  {
+    let caller = try context.requirePrincipal()
+    let now = clock.nowUnixMs()
+    guard let found = try await store.friendRequest(id: request.requestID),
+      found.recipientID == caller.userID, !found.hidden
+    else { throw SocialErrors.requestNotFound }
+    let players = try await store.players(ids: [found.senderID, found.recipientID])
+    let recipients = Recipients()
+    let record = try await store.answerFriendRequest(
+      id: found.id, recipientID: caller.userID, accept: accept, now: now
+    ) { record in
+      guard record.state == .accepted else { return [] }
+      let body = Event.Body.friendRequestAccepted(Self.message(record, players: players))
+      return recipients.record([(record.senderID, Event(body: body).serializedBytes())])
+    }
+    recipients.wake(events)
+    return Self.message(record, players: players)
   }
 
   public func listFriends(_ request: ListFriendsRequest, context: ServerContext) async throws
     -> ListFriendsResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "listFriends")
-    )
+    let caller = try context.requirePrincipal()
+    let friends = try await store.friends(playerID: caller.userID)
+    let players = try await store.players(ids: friends.map(\.friendID))
+    return ListFriendsResponse(
+      friends: friends.compactMap { friend in
+        players[friend.friendID].map {
+          Friend(player: PlayerCard($0), sinceUnixMs: friend.sinceUnixMs)
+        }
+      }.sorted { ($0.player.nickname, $0.player.userID) < ($1.player.nickname, $1.player.userID) })
   }
 
   public func listFriendRequests(_ request: ListFriendRequestsRequest, context: ServerContext)
     async throws -> ListFriendRequestsResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "listFriendRequests"))
+    let caller = try context.requirePrincipal()
+    let (incoming, outgoing) = try await store.friendRequests(playerID: caller.userID)
+    let ids = Set((incoming + outgoing).flatMap { [$0.senderID, $0.recipientID] })
+    let players = try await store.players(ids: Array(ids))
+    return ListFriendRequestsResponse(
+      incoming: incoming.map { Self.message($0, players: players) },
+      outgoing: outgoing.map { Self.message($0, players: players) })
   }
 
   public func removeFriend(_ request: RemoveFriendRequest, context: ServerContext) async throws
     -> RemoveFriendResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "removeFriend"))
+    let caller = try context.requirePrincipal()
+    guard try await store.removeFriend(playerID: caller.userID, friendID: request.userID) else {
+      throw SocialErrors.notFriends
+    }
+    return RemoveFriendResponse()
+  }
+
+  public func block(_ request: BlockRequest, context: ServerContext) async throws -> BlockResponse {
+    let caller = try context.requirePrincipal()
+    let now = clock.nowUnixMs()
+    try await writeGate.run {
+      try await store.block(blockerID: caller.userID, blockedID: request.userID, now: now)
+      blocks.add(blockerID: caller.userID, blockedID: request.userID)
+    }
+    return BlockResponse()
+  }
+
+  public func unblock(_ request: UnblockRequest, context: ServerContext) async throws
+    -> UnblockResponse
+  {
+    let caller = try context.requirePrincipal()
+    try await writeGate.run {
+      _ = try await store.unblock(blockerID: caller.userID, blockedID: request.userID)
+      blocks.remove(blockerID: caller.userID, blockedID: request.userID)
+    }
+    return UnblockResponse()
   }
 
   public func listBlocked(_ request: ListBlockedRequest, context: ServerContext) async throws
     -> ListBlockedResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "listBlocked")
-    )
+    let caller = try context.requirePrincipal()
+    let blocked = try await store.blocks(blockerID: caller.userID)
+    let players = try await store.players(ids: blocked.map(\.blockedID))
+    return ListBlockedResponse(
+      players: blocked.compactMap { block in
+        players[block.blockedID].map {
+          BlockedPlayer(player: PlayerCard($0), blockedAtUnixMs: block.blockedAtUnixMs)
+        }
+      })
   }
 
+  /// A friend request as the API shows it.
+  static func message(_ record: FriendRequestRecord, players: [Int64: PlayerRecord])
+    -> FriendRequest
+  {
+    FriendRequest(
+      id: record.id, sender: players[record.senderID].map(PlayerCard.init) ?? PlayerCard(),
+      recipient: players[record.recipientID].map(PlayerCard.init) ?? PlayerCard(),
+      state: FriendRequestState(rawValue: Int32(record.state.rawValue)),
+      sentAtUnixMs: record.sentAtUnixMs, answeredAtUnixMs: record.answeredAtUnixMs ?? 0)
+  }
 }

@@ -3,15 +3,15 @@ import BadmintonDomain
 public import BadmintonRPC
 public import BadmintonStore
 
-/// `badminton.v1.Schedule`: the weekly schedule shared with friends.
+/// `badminton.v1.Schedule`: the weekly schedule a player shares with friends. Days are calendar
+/// days in the time zone the caller names; a day never set is unknown. Only friends see each
+/// other's weeks.
 public struct ScheduleService: Schedule.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
 
   /// The service over `store`.
-  public init(
-    store: any ServerStore, clock: any WallClock
-  ) {
+  public init(store: any ServerStore, clock: any WallClock) {
     self.store = store
     self.clock = clock
   }
@@ -19,25 +19,66 @@ public struct ScheduleService: Schedule.ServiceProtocol {
   public func getMySchedule(_ request: GetMyScheduleRequest, context: ServerContext) async throws
     -> WeekSchedule
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "getMySchedule"))
+    let caller = try context.requirePrincipal()
+    let week = ScheduleRules.week(startingOn: try today(in: request.timeZone))
+    let set = try await store.dayStatuses(
+      playerIDs: [caller.userID], from: week.first!, through: week.last!)
+    return WeekSchedule(userID: caller.userID, days: Self.days(week, set[caller.userID] ?? []))
   }
 
   public func updateDayStatus(_ request: UpdateDayStatusRequest, context: ServerContext)
     async throws -> DaySchedule
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "updateDayStatus"))
+    let caller = try context.requirePrincipal()
+    let today = try today(in: request.timeZone)
+    let date = BadmintonDomain.LocalDate(
+      year: Int(request.date.year), month: Int(request.date.month), day: Int(request.date.day))
+    try ScheduleRules.validateUpdate(
+      date: date, status: Int(request.status.rawValue), note: request.note, today: today)
+    let record = DayStatusRecord(
+      playerID: caller.userID, date: date, status: Int(request.status.rawValue),
+      note: request.note, updatedAtUnixMs: clock.nowUnixMs())
+    try await store.setDayStatus(record)
+    return Self.day(record)
   }
 
   public func getFriendsSchedules(_ request: GetFriendsSchedulesRequest, context: ServerContext)
     async throws -> GetFriendsSchedulesResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "getFriendsSchedules"))
+    let caller = try context.requirePrincipal()
+    let week = ScheduleRules.week(startingOn: try today(in: request.timeZone))
+    let friends = try await store.friends(playerID: caller.userID).map(\.friendID)
+    let players = try await store.players(ids: friends)
+    let set = try await store.dayStatuses(
+      playerIDs: friends, from: week.first!, through: week.last!)
+    return GetFriendsSchedulesResponse(
+      friends: friends.compactMap { id in
+        players[id].map {
+          FriendSchedule(player: PlayerCard($0), days: Self.days(week, set[id] ?? []))
+        }
+      }.sorted { ($0.player.nickname, $0.player.userID) < ($1.player.nickname, $1.player.userID) })
   }
 
+  /// Today in `timeZone`; an unknown zone is `TIME_ZONE_UNKNOWN`.
+  private func today(in timeZone: String) throws -> BadmintonDomain.LocalDate {
+    try TimeSlotRules.today(timeZone: timeZone, nowUnixMs: clock.nowUnixMs())
+  }
+
+  /// Each day of `week`, with what was set for it or unknown.
+  private static func days(_ week: [BadmintonDomain.LocalDate], _ set: [DayStatusRecord])
+    -> [DaySchedule]
+  {
+    let byDate = Dictionary(set.map { ($0.date, $0) }, uniquingKeysWith: { _, last in last })
+    return week.map { date in
+      byDate[date].map(day)
+        ?? DaySchedule(date: MatchingService.message(date))
+    }
+  }
+
+  private static func day(_ record: DayStatusRecord) -> DaySchedule {
+    DaySchedule(
+      date: MatchingService.message(record.date),
+      status: DayStatus(rawValue: Int32(record.status)), note: record.note,
+      updatedAtUnixMs: record.updatedAtUnixMs)
+  }
 }

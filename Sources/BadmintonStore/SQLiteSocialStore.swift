@@ -97,6 +97,10 @@ extension SQLitePlayerStore: SocialStore {
     }
   }
 
+  public func friendRequest(id: Int64) async throws -> FriendRequestRecord? {
+    try await writer.read { db in try Self.fetchRequest(db, id: id) }
+  }
+
   public func friendRequests(playerID: Int64) async throws -> (
     incoming: [FriendRequestRecord], outgoing: [FriendRequestRecord]
   ) {

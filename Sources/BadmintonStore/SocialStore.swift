@@ -88,6 +88,8 @@ public protocol SocialStore: Sendable {
     id: Int64, recipientID: Int64, accept: Bool, now: Int64,
     notify: @escaping @Sendable (FriendRequestRecord) -> OutgoingEvents
   ) async throws -> FriendRequestRecord
+  /// The friend request with `id`.
+  func friendRequest(id: Int64) async throws -> FriendRequestRecord?
   /// The requests sent to `playerID` that are not hidden, and those they sent, newest first.
   func friendRequests(playerID: Int64) async throws -> (
     incoming: [FriendRequestRecord], outgoing: [FriendRequestRecord]
