@@ -231,14 +231,20 @@ enum APIMessageGen {
 
   /// No body, or any of the bodies this build knows.
   static func eventBody(_ rng: inout any SeededRandomNumberGenerator) -> Event.Body? {
-    switch Int.random(in: 0..<7, using: &rng) {
+    switch Int.random(in: 0..<13, using: &rng) {
     case 0: nil
     case 1: .verificationReviewed(verification(&rng))
     case 2: .partnerAvailable(partnerAvailable(&rng))
     case 3: .proposalReceived(proposalReceived(&rng))
     case 4: .proposalEnded(proposalEnded(&rng))
     case 5: .matchConfirmed(matchChanged(&rng))
-    default: .matchCancelled(matchChanged(&rng))
+    case 6: .matchCancelled(matchChanged(&rng))
+    case 7: .friendRequestReceived(friendRequest(&rng))
+    case 8: .friendRequestAccepted(friendRequest(&rng))
+    case 9: .roomInvitation(roomInvitation(&rng))
+    case 10: .roomChanged(roomChanged(&rng))
+    case 11: .messageReceived(directMessage(&rng))
+    default: .messageReceipt(messageReceipt(&rng))
     }
   }
 
