@@ -162,6 +162,7 @@ let package = Package(
       dependencies: [
         "BadmintonDomain",
         "BadmintonStore",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: defaultSwiftSettings

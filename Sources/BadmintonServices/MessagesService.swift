@@ -3,11 +3,17 @@ import BadmintonDomain
 public import BadmintonRPC
 public import BadmintonStore
 
-/// `badminton.v1.Messages`: direct messages.
+/// `badminton.v1.Messages`: direct messages between two players, one thread per pair.
+///
+/// A message from a player the recipient has blocked is stored hidden: the sender sees it like
+/// any other, the recipient never does. Each write, with the events it causes, is one
+/// transaction; subscribers are woken after it commits.
 public struct MessagesService: Messages.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
   let events: EventPublisher
+  // Blocks are read by the store inside the send's transaction, so a block committed a moment
+  // earlier always counts; the in-memory book is not consulted.
   let blocks: BlockBook
 
   /// The service over `store`.
@@ -23,56 +29,129 @@ public struct MessagesService: Messages.ServiceProtocol {
   public func sendMessage(_ request: SendMessageRequest, context: ServerContext) async throws
     -> DirectMessage
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "sendMessage")
-    )
+    let caller = try context.requirePrincipal().userID
+    let text = try MessageRules.validateText(request.text)
+    let clientMessageID = try MessageRules.validateClientMessageID(request.clientMessageID)
+    let recipients = Recipients()
+    let outcome = try await store.sendMessage(
+      NewMessage(
+        senderID: caller, recipientID: request.recipientID, clientMessageID: clientMessageID,
+        text: text, sentAtUnixMs: clock.nowUnixMs())
+    ) { message in
+      let payload = Event(body: .messageReceived(Self.message(message))).serializedBytes()
+      return recipients.record([(message.recipientID, payload)])
+    }
+    recipients.wake(events)
+    return Self.message(outcome.message)
   }
 
   public func ackDelivered(_ request: AckDeliveredRequest, context: ServerContext) async throws
     -> AckDeliveredResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "ackDelivered"))
+    let caller = try context.requirePrincipal().userID
+    guard request.messageIDs.count <= MessageRules.maximumAcknowledged else {
+      throw MessageErrors.tooManyMessageIDs
+    }
+    let now = clock.nowUnixMs()
+    let recipients = Recipients()
+    let acknowledged = try await store.acknowledgeDelivered(
+      messageIDs: request.messageIDs, recipientID: caller, now: now
+    ) { receipts in
+      recipients.record(receipts.map { Self.receiptEvent($0, kind: .delivered, at: now) })
+    }
+    recipients.wake(events)
+    return AckDeliveredResponse(acknowledged: Int32(acknowledged))
   }
 
   public func markRead(_ request: MarkReadRequest, context: ServerContext) async throws
     -> MarkReadResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "markRead"))
+    let caller = try context.requirePrincipal().userID
+    let now = clock.nowUnixMs()
+    let recipients = Recipients()
+    let unread = try await store.markRead(
+      threadID: request.threadID, playerID: caller,
+      upToMessageID: request.upToMessageID == 0 ? nil : request.upToMessageID, now: now
+    ) { receipt in
+      recipients.record([Self.receiptEvent(receipt, kind: .read, at: now)])
+    }
+    recipients.wake(events)
+    return MarkReadResponse(totalUnread: Int32(clamping: unread))
   }
 
   public func loadMessages(_ request: LoadMessagesRequest, context: ServerContext) async throws
     -> LoadMessagesResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "loadMessages"))
+    let caller = try context.requirePrincipal().userID
+    let limit = try MessageRules.pageLimit(request.limit, maximum: MessageRules.loadPageLimit)
+    // One more than the page tells whether another page follows.
+    let page = try await store.messages(
+      threadID: request.threadID, playerID: caller,
+      beforeMessageID: request.beforeMessageID == 0 ? nil : request.beforeMessageID,
+      limit: limit + 1)
+    let shown = page.prefix(limit)
+    return LoadMessagesResponse(
+      messages: shown.map(Self.message),
+      nextBeforeMessageID: page.count > limit ? shown.last!.id : 0)
   }
 
   public func listThreads(_ request: ListThreadsRequest, context: ServerContext) async throws
     -> ListThreadsResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "listThreads")
-    )
+    let caller = try context.requirePrincipal().userID
+    let threads = try await store.threads(playerID: caller)
+    let players = try await store.players(ids: threads.map(\.otherID))
+    return ListThreadsResponse(
+      threads: threads.map { thread in
+        MessageThread(
+          id: thread.threadID,
+          other: players[thread.otherID].map(PlayerCard.init) ?? PlayerCard(userID: thread.otherID),
+          lastMessage: Self.message(thread.lastMessage),
+          unreadCount: Int32(clamping: thread.unreadCount))
+      },
+      totalUnread: Int32(clamping: threads.reduce(0) { $0 + $1.unreadCount }))
   }
 
   public func syncMessages(_ request: SyncMessagesRequest, context: ServerContext) async throws
     -> SyncMessagesResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "syncMessages"))
+    let caller = try context.requirePrincipal().userID
+    let limit = try MessageRules.pageLimit(request.limit, maximum: MessageRules.syncPageLimit)
+    let after = max(request.afterMessageID, 0)
+    let page = try await store.messages(playerID: caller, afterMessageID: after, limit: limit + 1)
+    let shown = page.prefix(limit)
+    return SyncMessagesResponse(
+      messages: shown.map(Self.message), nextAfterMessageID: shown.last?.id ?? after,
+      more: page.count > limit)
   }
 
   public func deleteConversation(_ request: DeleteConversationRequest, context: ServerContext)
     async throws -> DeleteConversationResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "deleteConversation"))
+    let caller = try context.requirePrincipal().userID
+    try await store.deleteConversation(threadID: request.threadID, playerID: caller)
+    return DeleteConversationResponse()
   }
 
+  // MARK: Messages
+
+  /// A stored message as its players see it.
+  static func message(_ record: MessageRecord) -> DirectMessage {
+    DirectMessage(
+      id: record.id, threadID: record.threadID, senderID: record.senderID,
+      recipientID: record.recipientID, clientMessageID: record.clientMessageID, text: record.text,
+      sentAtUnixMs: record.sentAtUnixMs, deliveredAtUnixMs: record.deliveredAtUnixMs ?? 0,
+      readAtUnixMs: record.readAtUnixMs ?? 0)
+  }
+
+  /// The receipt event for the messages' sender.
+  private static func receiptEvent(
+    _ receipt: MessageReceiptRecord, kind: ReceiptKind, at now: Int64
+  )
+    -> (playerID: Int64, payload: [UInt8])
+  {
+    let body = MessageReceipt(
+      threadID: receipt.threadID, kind: kind, messageIDs: receipt.messageIDs, atUnixMs: now)
+    return (receipt.senderID, Event(body: .messageReceipt(body)).serializedBytes())
+  }
 }
