@@ -12,18 +12,13 @@ public struct MessagesService: Messages.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
   let events: EventPublisher
-  // Blocks are read by the store inside the send's transaction, so a block committed a moment
-  // earlier always counts; the in-memory book is not consulted.
-  let blocks: BlockBook
 
-  /// The service over `store`.
-  public init(
-    store: any ServerStore, clock: any WallClock, events: EventPublisher, blocks: BlockBook
-  ) {
+  /// The service over `store`. Blocks are read by the store inside each send's transaction, so a
+  /// block committed a moment earlier always counts.
+  public init(store: any ServerStore, clock: any WallClock, events: EventPublisher) {
     self.store = store
     self.clock = clock
     self.events = events
-    self.blocks = blocks
   }
 
   public func sendMessage(_ request: SendMessageRequest, context: ServerContext) async throws

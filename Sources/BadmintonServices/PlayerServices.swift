@@ -85,7 +85,7 @@ public struct PlayerServices: Sendable {
         matching,
         FriendsService(store: store, clock: clock, events: events, blocks: blocks),
         rooms,
-        MessagesService(store: store, clock: clock, events: events, blocks: blocks),
+        MessagesService(store: store, clock: clock, events: events),
         ScheduleService(store: store, clock: clock),
       ],
       authenticator: SessionAuthenticator(

@@ -11,17 +11,17 @@ import Synchronization
 /// subscribed on a connection of their own, and the time from the call that causes an event
 /// returning to the recipient's stream yielding it.
 ///
-/// The event is a verification review: an administrator reviews a document the recipient
-/// submitted, and the review reaches the recipient's stream. It is one write, one event, one
+/// The event is a direct message: one player sends a message with `SendMessage`, and its
+/// `message_received` event reaches the recipient's stream. It is one write, one event, one
 /// recipient, the same path every event takes (inbox row in the write's transaction, then the
 /// live push).
 public enum EventsWorkload {
   /// What a run measured.
   public struct Result: Sendable {
-    /// From the review's answer reaching the administrator to the event reaching the
-    /// recipient (0 when the event came first).
+    /// From `SendMessage`'s answer reaching the sender to the event reaching the recipient (0
+    /// when the event came first).
     public var afterReturn: [Duration]
-    /// From the review call's start to the event reaching the recipient.
+    /// From the `SendMessage` call's start to the event reaching the recipient.
     public var afterCall: [Duration]
   }
 
@@ -36,25 +36,17 @@ public enum EventsWorkload {
     let subscribed = Atomic<Int>(0)
   }
 
-  private static let png: [UInt8] = EvidenceDocument.ContentType.png.signature + [0, 1, 2, 3]
-
-  /// Runs `deliveries` reviews, each to a random one of `subscribers` subscribed players.
+  /// Runs `deliveries` messages, each to a random one of `subscribers` subscribed players.
   public static func run(subscribers: Int, deliveries: Int) async throws -> Result {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("badminton-bench-events-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let store = try SQLitePlayerStore.open(directory: directory)
-    let hasher = PasswordHasher(cost: .testing)
-    let admin = try await store.createPlayer(
-      NewPlayer(
-        phone: "+15550000000", nickname: "Admin", password: try await hasher.digest("admin-pass"),
-        selfLevel: 5, locale: "en", joinedAtUnixMs: 0))
     let services = try await PlayerServices.start(
       store: store,
       configuration: PlayerServicesConfiguration(
-        passwordCost: .testing, administratorIDs: [admin.id],
-        maximumBufferedEvents: 4096))
+        passwordCost: .testing, maximumBufferedEvents: 4096))
     var logger = Logger(label: "badminton.bench.events")
     logger.logLevel = .critical
     let server = RPCServer(
@@ -66,14 +58,17 @@ public enum EventsWorkload {
       defer { group.cancelAll() }
       let port = try await server.localAddress().port!
       let control = RPCClient(host: "127.0.0.1", port: port)
-      let adminToken = try await control.accounts.login(
-        LoginRequest(phone: "+15550000000", password: "admin-pass")
+      _ = try await control.accounts.register(
+        RegisterRequest(
+          phone: "+15550000000", nickname: "Sender", password: "sender-pass", selfLevel: 5))
+      let senderToken = try await control.accounts.login(
+        LoginRequest(phone: "+15550000000", password: "sender-pass")
       ).token
 
       // The players, registered and logged in a few at a time.
-      var registered: [String] = []
+      var registered: [(token: String, userID: Int64)] = []
       for start in stride(from: 0, to: subscribers, by: 50) {
-        registered += try await withThrowingTaskGroup(of: (Int, String).self) { logins in
+        registered += try await withThrowingTaskGroup(of: (Int, String, Int64).self) { logins in
           for n in start..<min(start + 50, subscribers) {
             logins.addTask {
               let phone = "+1555\(String(format: "%07d", n + 1))"
@@ -82,18 +77,19 @@ public enum EventsWorkload {
                   phone: phone, nickname: "Player \(n)", password: "password-\(n)", selfLevel: 4))
               let login = try await control.accounts.login(
                 LoginRequest(phone: phone, password: "password-\(n)"))
-              return (n, login.token)
+              return (n, login.token, login.userID)
             }
           }
-          var batch: [(Int, String)] = []
+          var batch: [(Int, String, Int64)] = []
           for try await login in logins { batch.append(login) }
-          return batch.sorted { $0.0 < $1.0 }.map(\.1)
+          return batch.sorted { $0.0 < $1.0 }.map { (token: $0.1, userID: $0.2) }
         }
       }
 
       // Each player's stream on a connection of its own; an arrival resumes whoever waits for
-      // that verification.
-      let tokens = registered
+      // that message.
+      let tokens = registered.map(\.token)
+      let userIDs = registered.map(\.userID)
       let mailbox = Mailbox()
       let clients = tokens.map { _ in RPCClient(host: "127.0.0.1", port: port) }
       let listeners = Task {
@@ -104,11 +100,11 @@ public enum EventsWorkload {
                 options: CallOptions(bearerToken: token))
               mailbox.subscribed.add(1, ordering: .relaxed)
               for try await event in stream {
-                guard case .verificationReviewed(let review) = event.body else { continue }
+                guard case .messageReceived(let message) = event.body else { continue }
                 let now = ContinuousClock.now
                 let waiter = mailbox.state.withLock { box in
-                  guard let waiter = box.waiters.removeValue(forKey: review.id) else {
-                    box.early[review.id] = now
+                  guard let waiter = box.waiters.removeValue(forKey: message.id) else {
+                    box.early[message.id] = now
                     return nil as CheckedContinuation<ContinuousClock.Instant, Never>?
                   }
                   return waiter
@@ -127,20 +123,19 @@ public enum EventsWorkload {
 
       var random = SplitMix64(seed: 3)
       var result = Result(afterReturn: [], afterCall: [])
-      for _ in 0..<deliveries {
+      for delivery in 0..<deliveries {
         let recipient = Int.random(in: 0..<subscribers, using: &random)
-        let submitted = try await control.players.submitVerification(
-          SubmitVerificationRequest(kind: .regionalChampionship, document: png),
-          options: CallOptions(bearerToken: tokens[recipient]))
         let start = ContinuousClock.now
-        _ = try await control.players.reviewVerification(
-          ReviewVerificationRequest(verificationID: submitted.id, approve: false, note: "bench"),
-          options: CallOptions(bearerToken: adminToken))
+        let sent = try await control.messages.sendMessage(
+          SendMessageRequest(
+            recipientID: userIDs[recipient], clientMessageID: "bench-\(delivery)",
+            text: "Court 3 at 7?"),
+          options: CallOptions(bearerToken: senderToken))
         let returned = ContinuousClock.now
         let arrived = await withCheckedContinuation { continuation in
           let already = mailbox.state.withLock { box in
-            guard let arrival = box.early.removeValue(forKey: submitted.id) else {
-              box.waiters[submitted.id] = continuation
+            guard let arrival = box.early.removeValue(forKey: sent.id) else {
+              box.waiters[sent.id] = continuation
               return nil as ContinuousClock.Instant?
             }
             return arrival

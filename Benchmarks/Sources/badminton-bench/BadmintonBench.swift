@@ -157,7 +157,7 @@ struct BadmintonBench: AsyncParsableCommand {
 
   func events(_ report: Report) async throws {
     let subscribers = quick ? 100 : 1_000
-    report.section("Event delivery to \(subscribers) subscribed players")
+    report.section("Event delivery from SendMessage to \(subscribers) subscribed players")
     let result = try await EventsWorkload.run(
       subscribers: subscribers, deliveries: quick ? 100 : 500)
     let afterReturn = LatencySummary(result.afterReturn)
