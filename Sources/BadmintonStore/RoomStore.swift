@@ -28,15 +28,21 @@ public struct RoomParticipantRecord: Hashable, Sendable {
 
 /// A room as stored.
 public struct RoomRecord: Hashable, Sendable {
+  /// The room's id.
   public var id: Int64
   /// 6 characters of `RoomCode.alphabet`.
   public var code: String
+  /// Singles or doubles.
   public var mode: MatchMode
+  /// Where the room stands.
   public var state: StoredRoomState
+  /// The participant who may invite, kick and start.
   public var ownerID: Int64
   /// Earliest joined first. A closed room has none; a started or expired one keeps those it had.
   public var participants: [RoomParticipantRecord]
+  /// When the room was opened.
   public var createdAtUnixMs: Int64
+  /// The last create, join, leave, kick or invitation.
   public var lastActivityAtUnixMs: Int64
   /// The match a started room made.
   public var matchID: Int64?
@@ -64,12 +70,19 @@ public struct RoomRecord: Hashable, Sendable {
 
 /// What happened in a room.
 public enum StoredRoomChange: Int, Hashable, Sendable {
+  /// A player joined.
   case joined = 1
+  /// A player left.
   case left = 2
+  /// The owner removed a player.
   case kicked = 3
+  /// The owner invited a friend.
   case invited = 4
+  /// The owner started the match.
   case started = 5
+  /// The last participant left.
   case closed = 6
+  /// 30 minutes passed without activity.
   case expired = 7
 }
 
@@ -77,6 +90,7 @@ public enum StoredRoomChange: Int, Hashable, Sendable {
 public struct RoomChangeRecord: Hashable, Sendable {
   /// The room after the change.
   public var room: RoomRecord
+  /// What happened.
   public var change: StoredRoomChange
   /// Who did it; 0 for an expiry.
   public var actorID: Int64

@@ -291,7 +291,8 @@ extension SQLitePlayerStore {
       } catch let error as DomainError {
         failure = error
       }
-      var ids = Set(outcome.changes.flatMap { $0.room.playerIDs + $0.recipients + [$0.room.ownerID] })
+      var ids = Set(
+        outcome.changes.flatMap { $0.room.playerIDs + $0.recipients + [$0.room.ownerID] })
       if let room = outcome.room { ids.formUnion(room.playerIDs + [room.ownerID]) }
       if let invited = outcome.invitedPlayerID { ids.insert(invited) }
       outcome.players = try Self.roomPlayers(db, ids: Array(ids))
@@ -302,7 +303,8 @@ extension SQLitePlayerStore {
     return outcome
   }
 
-  /// Marks the open rooms idle for 30 minutes or more as expired; returns the changes.
+  /// Marks the open rooms idle for 30 minutes or more as expired; returns the changes. The
+  /// query is `RoomRules.isExpired` in SQL: last activity at or before `now` less the limit.
   private static func expireIdleRooms(_ db: Database, now: Int64) throws -> [RoomChangeRecord] {
     let ids = try Int64.fetchAll(
       db, sql: "SELECT id FROM room WHERE state = ? AND last_activity_at_ms <= ? ORDER BY id",
@@ -334,7 +336,8 @@ extension SQLitePlayerStore {
     throws
   {
     try db.execute(
-      sql: "INSERT INTO room_participant (room_id, player_id, joined_at_ms, open) VALUES (?, ?, ?, 1)",
+      sql:
+        "INSERT INTO room_participant (room_id, player_id, joined_at_ms, open) VALUES (?, ?, ?, 1)",
       arguments: [room, player, now])
   }
 

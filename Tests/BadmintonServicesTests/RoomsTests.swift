@@ -92,7 +92,8 @@ struct RoomsTests {
       }
       let other = try await world.player()
       let error = await rpcError {
-        _ = try await world.client.rooms.createRoom(.init(mode: .unspecified), options: other.options)
+        _ = try await world.client.rooms.createRoom(
+          .init(mode: .unspecified), options: other.options)
       }
       #expect(error?.code == .invalidArgument)
       #expect(error?.violations.first?.field == "mode")
@@ -205,8 +206,12 @@ struct RoomsTests {
       for call in 0..<3 {
         await expectRefusal("NOT_IN_ROOM", code: .failedPrecondition) {
           switch call {
-          case 0: _ = try await world.client.rooms.inviteToRoom(.init(userID: guest.id), options: friend.options)
-          case 1: _ = try await world.client.rooms.kickFromRoom(.init(userID: guest.id), options: friend.options)
+          case 0:
+            _ = try await world.client.rooms.inviteToRoom(
+              .init(userID: guest.id), options: friend.options)
+          case 1:
+            _ = try await world.client.rooms.kickFromRoom(
+              .init(userID: guest.id), options: friend.options)
           default: _ = try await world.client.rooms.startMatch(.init(), options: friend.options)
           }
         }
@@ -231,7 +236,8 @@ struct RoomsTests {
           .init(userID: stranger.id), options: owner.options)
       }
       await expectRefusal("NOT_YOURSELF", code: .invalidArgument) {
-        _ = try await world.client.rooms.inviteToRoom(.init(userID: owner.id), options: owner.options)
+        _ = try await world.client.rooms.inviteToRoom(
+          .init(userID: owner.id), options: owner.options)
       }
       #expect(try await inbox(world, stranger).isEmpty)
       world.clock.advance(by: 5 * Self.minute)
@@ -272,7 +278,8 @@ struct RoomsTests {
     func register(_ phone: String) async throws -> PlayerRecord {
       try await store.createPlayer(
         NewPlayer(
-          phone: phone, nickname: "P", password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+          phone: phone, nickname: "P",
+          password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
           selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
     }
     let owner = try await register("+8613800007001")
@@ -336,7 +343,8 @@ struct RoomsTests {
         _ = try await world.client.rooms.getRoom(.init(roomID: room.id), options: kicked.options)
       }
       await expectRefusal("NOT_YOURSELF", code: .invalidArgument) {
-        _ = try await world.client.rooms.kickFromRoom(.init(userID: owner.id), options: owner.options)
+        _ = try await world.client.rooms.kickFromRoom(
+          .init(userID: owner.id), options: owner.options)
       }
       await expectRefusal("NOT_ROOM_PARTICIPANT", code: .invalidArgument) {
         _ = try await world.client.rooms.kickFromRoom(
@@ -438,7 +446,8 @@ struct RoomsTests {
   func start_doublesTeamsAreBalanced() async throws {
     try await withPlayerWorld { world in
       let owner = try await world.player(level: 7)
-      let players = [owner, try await world.player(level: 1), try await world.player(level: 4)]
+      let players =
+        [owner, try await world.player(level: 1), try await world.player(level: 4)]
         + [try await world.player(level: 4)]
       let room = try await create(world, owner, .doubles)
       for player in players.dropFirst() { try await join(world, player, room) }
@@ -512,7 +521,8 @@ struct RoomsTests {
 
   // MARK: Properties over the wire
 
-  @Test("property 8: after any joins and leaves, ready is true exactly at 2 (singles) or 4 (doubles)")
+  @Test(
+    "property 8: after any joins and leaves, ready is true exactly at 2 (singles) or 4 (doubles)")
   func ready_overTheWire() async throws {
     try await withPlayerWorld { world in
       var pool: [Player] = []
@@ -622,7 +632,8 @@ struct RoomsTests {
         #expect(joined.change == .joined)
         #expect(joined.subjectID == friend.id)
       }
-      _ = try await world.client.rooms.kickFromRoom(.init(userID: friend.id), options: owner.options)
+      _ = try await world.client.rooms.kickFromRoom(
+        .init(userID: friend.id), options: owner.options)
       for event in [try await ownerStream.next(), try await friendStream.next()] {
         guard case .roomChanged(let kicked)? = event?.body else {
           Issue.record("no kicked change")

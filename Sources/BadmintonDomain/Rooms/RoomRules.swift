@@ -41,7 +41,8 @@ public enum RoomRules {
     guard let requested else {
       return TimeSlot(startUnixMs: nowUnixMs, endUnixMs: nowUnixMs + defaultMatchDurationMs)
     }
-    let hours = TimeSlotRules.minimumDurationSeconds * 1000...TimeSlotRules.maximumDurationSeconds
+    let hours =
+      TimeSlotRules.minimumDurationSeconds * 1000...TimeSlotRules.maximumDurationSeconds
       * 1000
     guard requested.endUnixMs > requested.startUnixMs, hours.contains(requested.durationMs) else {
       throw TimeSlotRules.durationInvalid("slot.end_unix_ms")
