@@ -3,7 +3,10 @@ import BadmintonDomain
 public import BadmintonRPC
 public import BadmintonStore
 
-/// `badminton.v1.Rooms`: game rooms.
+/// `badminton.v1.Rooms`: game rooms. A player opens a room, friends join it by its code, and the
+/// owner starts the match once the room holds the players its mode needs. Every call first
+/// expires the rooms idle for 30 minutes, so an expired room never accepts anything, whether or
+/// not the hourly sweep has passed.
 public struct RoomsService: Rooms.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
@@ -25,51 +28,186 @@ public struct RoomsService: Rooms.ServiceProtocol {
 
   public func createRoom(_ request: CreateRoomRequest, context: ServerContext) async throws -> Room
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "createRoom"))
+    let caller = try context.requirePrincipal().userID
+    let mode = try Self.mode(request.mode)
+    let outcome = try await write { notify in
+      try await store.createRoom(
+        ownerID: caller, mode: mode, now: clock.nowUnixMs(),
+        code: {
+          // On Linux this generator reads getrandom(2), the kernel's cryptographic source.
+          var generator = SystemRandomNumberGenerator()
+          return RoomCode.generate(using: &generator)
+        }, notify: notify)
+    }
+    return Self.message(outcome.room!, players: outcome.players)
   }
 
   public func joinRoom(_ request: JoinRoomRequest, context: ServerContext) async throws -> Room {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "joinRoom"))
+    let caller = try context.requirePrincipal().userID
+    guard let code = RoomCode.normalized(request.code) else { throw RoomErrors.codeInvalid }
+    let outcome = try await write { notify in
+      try await store.joinRoom(code: code, playerID: caller, now: clock.nowUnixMs(), notify: notify)
+    }
+    return Self.message(outcome.room!, players: outcome.players)
   }
 
   public func getRoom(_ request: GetRoomRequest, context: ServerContext) async throws -> Room {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "getRoom"))
+    let caller = try context.requirePrincipal().userID
+    let outcome = try await write { notify in
+      try await store.room(
+        id: request.roomID, playerID: caller, now: clock.nowUnixMs(), notify: notify)
+    }
+    return Self.message(outcome.room!, players: outcome.players)
+  }
+
+  public func inviteToRoom(_ request: InviteToRoomRequest, context: ServerContext) async throws
+    -> InviteToRoomResponse
+  {
+    let caller = try context.requirePrincipal().userID
+    // A player who blocked the owner is never told; the store checks its own table as well.
+    let hidden = try await blocks.hasBlocked(request.userID, caller)
+    _ = try await write { notify in
+      try await store.inviteToRoom(
+        ownerID: caller, inviteeID: request.userID, now: clock.nowUnixMs()
+      ) { outcome in
+        var delivered = outcome
+        if hidden { delivered.invitedPlayerID = nil }
+        return notify(delivered)
+      }
+    }
+    return InviteToRoomResponse()
   }
 
   public func kickFromRoom(_ request: KickFromRoomRequest, context: ServerContext) async throws
     -> Room
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "kickFromRoom"))
-  }
-
-  /// Closes the rooms idle for 30 minutes and tells their participants.
-  public func sweep() async throws {}
-
-  public func inviteToRoom(_ request: InviteToRoomRequest, context: ServerContext) async throws
-    -> InviteToRoomResponse
-  {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED",
-      message: LocalizedText(verbatim: "inviteToRoom"))
+    let caller = try context.requirePrincipal().userID
+    let outcome = try await write { notify in
+      try await store.kickFromRoom(
+        ownerID: caller, playerID: request.userID, now: clock.nowUnixMs(), notify: notify)
+    }
+    return Self.message(outcome.room!, players: outcome.players)
   }
 
   public func leaveRoom(_ request: LeaveRoomRequest, context: ServerContext) async throws
     -> LeaveRoomResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "leaveRoom"))
+    let caller = try context.requirePrincipal().userID
+    _ = try await write { notify in
+      try await store.leaveRoom(playerID: caller, now: clock.nowUnixMs(), notify: notify)
+    }
+    return LeaveRoomResponse()
   }
 
   public func startMatch(_ request: StartMatchRequest, context: ServerContext) async throws
     -> StartMatchResponse
   {
-    throw RPCError(
-      code: .unimplemented, reason: "UNIMPLEMENTED", message: LocalizedText(verbatim: "startMatch"))
+    let caller = try context.requirePrincipal().userID
+    let now = clock.nowUnixMs()
+    let slot = try RoomRules.matchSlot(
+      requested: request.slot.map {
+        BadmintonDomain.TimeSlot(startUnixMs: $0.startUnixMs, endUnixMs: $0.endUnixMs)
+      }, nowUnixMs: now)
+    let board = board
+    let outcome = try await write { notify in
+      let outcome = try await store.startMatch(
+        ownerID: caller, slot: slot, now: now,
+        isBooked: { board.isBooked($0, during: slot) }, notify: notify)
+      if let match = outcome.match {
+        board.book(match.id, players: match.playerIDs, during: match.slot)
+      }
+      return outcome
+    }
+    return StartMatchResponse(
+      room: Self.message(outcome.room!, players: outcome.players),
+      match: MatchingService.message(outcome.match!, players: outcome.players))
   }
 
+  /// Closes the rooms idle for 30 minutes and tells their participants.
+  public func sweep() async throws {
+    _ = try await write { notify in
+      try await store.expireRooms(now: clock.nowUnixMs(), notify: notify)
+    }
+  }
+
+  // MARK: Writes
+
+  /// Runs one store write with the events of its outcome, and wakes their players once it has
+  /// committed, also when it then failed: the rooms it expired on the way stay expired.
+  private func write(
+    _ body: (@escaping @Sendable (RoomOutcome) -> OutgoingEvents) async throws -> RoomOutcome
+  ) async throws -> RoomOutcome {
+    let recipients = Recipients()
+    defer { recipients.wake(events) }
+    return try await body { outcome in recipients.record(Self.events(of: outcome)) }
+  }
+
+  /// The events of a write: each change to its room's players, and an invitation.
+  static func events(of outcome: RoomOutcome) -> OutgoingEvents {
+    var events: OutgoingEvents = []
+    for change in outcome.changes {
+      let changed = RoomChanged(
+        room: message(change.room, players: outcome.players), change: message(change.change),
+        actorID: change.actorID, subjectID: change.subjectID)
+      let payload = Event(body: .roomChanged(changed)).serializedBytes()
+      events += change.recipients.map { ($0, payload) }
+    }
+    if let invited = outcome.invitedPlayerID, let room = outcome.room,
+      let owner = outcome.players[room.ownerID]
+    {
+      let invitation = RoomInvitation(
+        room: message(room, players: outcome.players), inviter: PlayerCard(owner))
+      events.append((invited, Event(body: .roomInvitation(invitation)).serializedBytes()))
+    }
+    return events
+  }
+
+  // MARK: Messages
+
+  private static func mode(_ mode: APIMatchMode) throws(DomainError) -> BadmintonDomain.MatchMode {
+    switch mode {
+    case .singles: return .singles
+    case .doubles: return .doubles
+    default:
+      throw .invalidField(
+        "mode", "MATCH_MODE_INVALID", en: "The mode must be SINGLES or DOUBLES.",
+        zhCN: "模式须为单打或双打。")
+    }
+  }
+
+  static func message(_ room: RoomRecord, players: [Int64: PlayerRecord]) -> Room {
+    let state: RoomState =
+      switch room.state {
+      case .open: .open
+      case .started: .started
+      case .closed: .closed
+      case .expired: .expired
+      }
+    return Room(
+      id: room.id, code: room.code, mode: MatchingService.message(room.mode), state: state,
+      ownerID: room.ownerID,
+      participants: room.participants.map { participant in
+        RoomParticipant(
+          player: players[participant.playerID].map(PlayerCard.init)
+            ?? PlayerCard(userID: participant.playerID),
+          joinedAtUnixMs: participant.joinedAtUnixMs)
+      },
+      ready: room.state == .open
+        && RoomRules.isReady(mode: room.mode, participantCount: room.participants.count),
+      createdAtUnixMs: room.createdAtUnixMs, lastActivityAtUnixMs: room.lastActivityAtUnixMs,
+      expiresAtUnixMs: RoomRules.expiresAt(lastActivityAtUnixMs: room.lastActivityAtUnixMs),
+      matchID: room.matchID ?? 0)
+  }
+
+  static func message(_ change: StoredRoomChange) -> RoomChange {
+    switch change {
+    case .joined: .joined
+    case .left: .left
+    case .kicked: .kicked
+    case .invited: .invited
+    case .started: .started
+    case .closed: .closed
+    case .expired: .expired
+    }
+  }
 }

@@ -514,7 +514,7 @@ public final class SQLitePlayerStore: PlayerStore {
     ).map(verification(from:))
   }
 
-  private static func player(from row: Row) -> PlayerRecord {
+  static func player(from row: Row) -> PlayerRecord {
     let latitude: Double? = row["latitude"]
     let longitude: Double? = row["longitude"]
     return PlayerRecord(
