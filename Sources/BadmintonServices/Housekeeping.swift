@@ -3,25 +3,29 @@ public import Logging
 public import ServiceLifecycle
 
 /// Removes expired sessions, events older than the retention and ended availability, adds the
-/// recurring days that became due, and closes the rooms idle for 30 minutes, at a fixed interval while the server runs. Expired sessions
-/// are refused at once whether or not they were removed; this only keeps the tables small.
+/// recurring days that became due (hourly), and closes the rooms idle for 30 minutes (every
+/// minute), while the server runs. Expired sessions are refused at once whether or not they were
+/// removed; this only keeps the tables small.
 public struct Housekeeping: Service {
   private let store: any PlayerStore
   private let clock: any WallClock
   private let eventRetentionMs: Int64
   private let interval: Duration
+  private let roomInterval: Duration
   private let logger: Logger
   private let matching: MatchingService?
   private let rooms: RoomsService?
 
-  /// Housekeeping over `store`: events are kept for `eventRetention`; a sweep runs every
-  /// `interval` (default one hour).
+  /// Housekeeping over `store`: events are kept for `eventRetention`; a full sweep runs every
+  /// `interval` (default one hour), and the rooms' sweep every `roomInterval` (default one
+  /// minute).
   public init(
     store: any PlayerStore, clock: any WallClock = SystemWallClock(),
     eventRetention: Duration = .seconds(30 * 24 * 3600), interval: Duration = .seconds(3600),
     logger: Logger = Logger(label: "badminton.housekeeping"), matching: MatchingService? = nil,
-    rooms: RoomsService? = nil
+    rooms: RoomsService? = nil, roomInterval: Duration = .seconds(60)
   ) {
+    self.roomInterval = roomInterval
     self.matching = matching
     self.rooms = rooms
     self.store = store
@@ -43,19 +47,32 @@ public struct Housekeeping: Service {
     return (sessions, events)
   }
 
-  /// Sweeps every `interval` until graceful shutdown.
+  /// Expires the rooms idle for 30 minutes and tells their players; runs every
+  /// `roomInterval`, so a room nobody touches is closed within that much of its expiry.
+  public func sweepRooms() async throws {
+    try await rooms?.sweep()
+  }
+
+  /// Sweeps rooms every `roomInterval` and everything every `interval`, until graceful shutdown.
   public func run() async throws {
+    let clock = ContinuousClock()
+    var lastFullSweep = clock.now
     while !Task.isCancelled && !Task.isShuttingDownGracefully {
       do {
-        try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        try await cancelWhenGracefulShutdown { try await Task.sleep(for: roomInterval) }
       } catch {
         return
       }
       do {
-        let removed = try await sweep()
-        logger.debug(
-          "housekeeping",
-          metadata: ["sessions": "\(removed.sessions)", "events": "\(removed.events)"])
+        if clock.now - lastFullSweep >= interval {
+          lastFullSweep = clock.now
+          let removed = try await sweep()
+          logger.debug(
+            "housekeeping",
+            metadata: ["sessions": "\(removed.sessions)", "events": "\(removed.events)"])
+        } else {
+          try await sweepRooms()
+        }
       } catch {
         logger.warning("housekeeping failed", metadata: ["error": "\(error)"])
       }

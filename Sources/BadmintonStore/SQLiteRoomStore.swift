@@ -85,6 +85,12 @@ extension SQLitePlayerStore: RoomStore {
         throw RoomErrors.alreadyInRoom
       }
       let before = try Self.fetchRoom(db, id: id)!
+      // A player blocked by someone in the room is never let in, and never told why: the code
+      // reads as unknown. One who blocked someone in it is told plainly.
+      for other in before.playerIDs {
+        if try Self.blocked(db, other, playerID) { throw RoomErrors.codeInvalid }
+        if try Self.blocked(db, playerID, other) { throw SocialErrors.playerBlocked }
+      }
       guard before.participants.count < RoomRules.requiredPlayers(for: before.mode) else {
         throw RoomErrors.full
       }

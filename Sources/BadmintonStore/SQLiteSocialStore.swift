@@ -20,6 +20,7 @@ extension SQLitePlayerStore: SocialStore {
           CREATE UNIQUE INDEX friend_request_pending ON friend_request(sender_id, recipient_id)
             WHERE state = 1;
           CREATE INDEX friend_request_recipient ON friend_request(recipient_id, id);
+          CREATE INDEX friend_request_sender ON friend_request(sender_id, id);
           CREATE TABLE friendship (
             player_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
             friend_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
@@ -82,6 +83,8 @@ extension SQLitePlayerStore: SocialStore {
       guard let request = try Self.fetchRequest(db, id: id), request.recipientID == recipientID,
         !request.hidden
       else { throw SocialErrors.requestNotFound }
+      // The same answer again (a retry whose first answer committed) returns the request as it is.
+      if request.state == (accept ? .accepted : .declined) { return request }
       guard request.state == .pending else { throw SocialErrors.requestNotPending }
       if accept {
         let accepted = try Self.accept(db, request, now: now)
@@ -150,14 +153,16 @@ extension SQLitePlayerStore: SocialStore {
         sql: "INSERT OR IGNORE INTO block (blocker_id, blocked_id, blocked_at_ms) VALUES (?, ?, ?)",
         arguments: [blockerID, blockedID, now])
       _ = try Self.unfriend(db, blockerID, blockedID)
+      // The blocker's own pending request is withdrawn. The blocked player's request is taken
+      // from the blocker's view but stays pending in its sender's, so it tells them nothing.
+      try db.execute(
+        sql: "DELETE FROM friend_request WHERE state = ? AND sender_id = ? AND recipient_id = ?",
+        arguments: [StoredFriendRequestState.pending.rawValue, blockerID, blockedID])
       try db.execute(
         sql: """
-          DELETE FROM friend_request WHERE state = ?
-            AND ((sender_id = ? AND recipient_id = ?) OR (sender_id = ? AND recipient_id = ?))
+          UPDATE friend_request SET hidden = 1 WHERE state = ? AND sender_id = ? AND recipient_id = ?
           """,
-        arguments: [
-          StoredFriendRequestState.pending.rawValue, blockerID, blockedID, blockedID, blockerID,
-        ])
+        arguments: [StoredFriendRequestState.pending.rawValue, blockedID, blockerID])
     }
   }
 
@@ -166,12 +171,9 @@ extension SQLitePlayerStore: SocialStore {
       try db.execute(
         sql: "DELETE FROM block WHERE blocker_id = ? AND blocked_id = ?",
         arguments: [blockerID, blockedID])
-      let lifted = db.changesCount > 0
-      // What the block kept back stays unseen: the blocked player may ask again.
-      try db.execute(
-        sql: "DELETE FROM friend_request WHERE sender_id = ? AND recipient_id = ? AND hidden = 1",
-        arguments: [blockedID, blockerID])
-      return lifted
+      // What the block kept back stays unseen by the blocker and pending for its sender, as a
+      // request never answered.
+      return db.changesCount > 0
     }
   }
 
@@ -260,6 +262,16 @@ extension SQLitePlayerStore: SocialStore {
     try db.execute(
       sql: "UPDATE friend_request SET state = ?, answered_at_ms = ? WHERE id = ?",
       arguments: [StoredFriendRequestState.accepted.rawValue, now, request.id])
+    // A request the other way that a block kept hidden is settled by the friendship as well.
+    try db.execute(
+      sql: """
+        UPDATE friend_request SET state = ?, answered_at_ms = ?
+        WHERE state = ? AND sender_id = ? AND recipient_id = ?
+        """,
+      arguments: [
+        StoredFriendRequestState.accepted.rawValue, now, StoredFriendRequestState.pending.rawValue,
+        request.recipientID, request.senderID,
+      ])
     for (player, friend) in [
       (request.senderID, request.recipientID), (request.recipientID, request.senderID),
     ] {

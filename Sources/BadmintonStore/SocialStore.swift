@@ -82,7 +82,8 @@ public protocol SocialStore: Sendable {
   ) async throws -> FriendRequestRecord
   /// Accepts or declines a pending request sent to `recipientID`; accepting makes the two
   /// friends of each other in the same transaction. A request that is not the recipient's (or is
-  /// hidden from them) gives `FRIEND_REQUEST_NOT_FOUND`; one already answered
+  /// hidden from them) gives `FRIEND_REQUEST_NOT_FOUND`. The same answer again returns the
+  /// request unchanged, with no events; the other answer to an answered request gives
   /// `FRIEND_REQUEST_NOT_PENDING`.
   func answerFriendRequest(
     id: Int64, recipientID: Int64, accept: Bool, now: Int64,
@@ -100,10 +101,11 @@ public protocol SocialStore: Sendable {
   func areFriends(_ playerID: Int64, _ otherID: Int64) async throws -> Bool
   /// Ends a friendship on both sides in one transaction; false when there was none.
   func removeFriend(playerID: Int64, friendID: Int64) async throws -> Bool
-  /// Blocks `blockedID` for `blockerID` and, in the same transaction, ends their friendship and
-  /// every pending request between them. Blocking twice keeps the first time.
+  /// Blocks `blockedID` for `blockerID` and, in the same transaction, ends their friendship,
+  /// withdraws the blocker's pending request and hides the blocked player's from the blocker
+  /// (it stays pending for its sender). Blocking twice keeps the first time.
   func block(blockerID: Int64, blockedID: Int64, now: Int64) async throws
-  /// Lifts a block, and drops the hidden requests it kept back; false when there was none.
+  /// Lifts a block; the requests it kept back stay hidden. False when there was none.
   func unblock(blockerID: Int64, blockedID: Int64) async throws -> Bool
   /// The players `blockerID` has blocked, most recent first.
   func blocks(blockerID: Int64) async throws -> [BlockRecord]

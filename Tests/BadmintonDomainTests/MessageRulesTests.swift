@@ -59,6 +59,10 @@ struct MessageRulesTests {
     #expect(reason { _ = try MessageRules.validateText(" \n\t\u{3000}") } == "MESSAGE_EMPTY")
     #expect(try MessageRules.validateText(" \u{301}") == " \u{301}")
     #expect(try MessageRules.validateText("  hi  ") == "  hi  ")
+    // One character stacked with thousands of combining marks is refused by its size.
+    let stacked = "a" + String(repeating: "\u{301}", count: 20_000)
+    #expect(stacked.count == 1)
+    #expect(reason { _ = try MessageRules.validateText(stacked) } == "MESSAGE_TOO_LONG")
     #expect(MessageErrors.messageTooLong.zhCN == "消息不能超过1000字")
     #expect(MessageErrors.messageTooLong.violations.map(\.field) == ["text"])
     #expect(MessageErrors.messageEmpty.violations.map(\.field) == ["text"])

@@ -103,7 +103,8 @@ struct RoomRulesTests {
     #expect(RoomRules.isExpired(lastActivityAtUnixMs: 0, nowUnixMs: 1_800_000))
   }
 
-  @Test("a match slot lasts 1 to 8 hours, starts no earlier than a minute ago, else from now")
+  @Test(
+    "a match slot lasts 1 to 8 hours within 14 days from a minute ago, else from now; never traps")
   func matchSlot_rules() throws {
     let now: Int64 = 1_800_000_000_000
     let hour: Int64 = 3_600_000
@@ -112,6 +113,9 @@ struct RoomRulesTests {
         == TimeSlot(startUnixMs: now, endUnixMs: now + hour))
     let fine = TimeSlot(startUnixMs: now + hour, endUnixMs: now + 9 * hour)
     #expect(try RoomRules.matchSlot(requested: fine, nowUnixMs: now) == fine)
+    let latest = TimeSlot(
+      startUnixMs: now + RoomRules.maximumLeadMs, endUnixMs: now + RoomRules.maximumLeadMs + hour)
+    #expect(try RoomRules.matchSlot(requested: latest, nowUnixMs: now) == latest)
     let justNow = TimeSlot(startUnixMs: now - 60_000, endUnixMs: now + hour)
     #expect(try RoomRules.matchSlot(requested: justNow, nowUnixMs: now) == justNow)
     for bad in [
@@ -119,6 +123,12 @@ struct RoomRulesTests {
       TimeSlot(startUnixMs: now, endUnixMs: now + 8 * hour + 1),
       TimeSlot(startUnixMs: now + hour, endUnixMs: now),
       TimeSlot(startUnixMs: now - 60_001, endUnixMs: now + hour),
+      // Hostile extremes: a refusal, never an overflow.
+      TimeSlot(startUnixMs: .min, endUnixMs: 1),
+      TimeSlot(startUnixMs: now, endUnixMs: .min),
+      TimeSlot(startUnixMs: now, endUnixMs: .max),
+      TimeSlot(startUnixMs: .max - hour, endUnixMs: .max),
+      TimeSlot(startUnixMs: now + RoomRules.maximumLeadMs + 1, endUnixMs: now + 15 * 24 * hour),
     ] {
       #expect(
         reason { _ = try RoomRules.matchSlot(requested: bad, nowUnixMs: now) }

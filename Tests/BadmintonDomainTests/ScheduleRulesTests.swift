@@ -42,6 +42,16 @@ struct ScheduleRulesTests {
     }
   }
 
+  @Test("a note of few characters but many bytes is refused")
+  func note_byteCap() {
+    let stacked = "a" + String(repeating: "\u{301}", count: 5_000)
+    #expect(stacked.count == 1)
+    #expect(throws: DomainError.self) {
+      try ScheduleRules.validateUpdate(
+        date: Self.today, status: 1, note: stacked, today: Self.today)
+    }
+  }
+
   @Test("a date that is not on the calendar is refused")
   func invalidDate() {
     #expect(throws: DomainError.self) {

@@ -350,7 +350,9 @@ struct ServerTests {
       configuration: ServerConfiguration(maximumRequestBytesInFlight: 1500)
     ) { _, port, probe in
       let first = try await RawConnection.connect(port: port)
-      try await first.send(Raw.request(1, "sleep:400:\(padding)"))
+      // Long enough that the second connection's request arrives while it runs, even on a
+      // loaded machine.
+      try await first.send(Raw.request(1, "sleep:2500:\(padding)"))
       #expect(await probe.wait { $0.started == 1 })
       // Another connection's large request would pass the budget while the first is open.
       let second = try await RawConnection.connect(port: port)
@@ -433,12 +435,13 @@ struct ServerTests {
 
   @Test("a silent connection gets GOAWAY(IDLE_TIMEOUT) and is closed; PING keeps one alive")
   func idleTimeout_closesSilentConnections() async throws {
-    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(800))) {
+    // Margins wide enough for a loaded machine: a ping every 100 ms against a 1.5 s timeout.
+    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(1500))) {
       _, port, _ in
       let silent = try await RawConnection.connect(port: port)
       let pinging = try await RawConnection.connect(port: port)
       let start = ContinuousClock.now
-      while ContinuousClock.now - start < .milliseconds(2000) {
+      while ContinuousClock.now - start < .milliseconds(3000) {
         try await pinging.send(Envelope(callID: 0, kind: .ping))
         #expect(try await pinging.readEnvelope()?.kind == .pong)
         try await Task.sleep(for: .milliseconds(100))
@@ -455,7 +458,7 @@ struct ServerTests {
 
   @Test("the client's keepalive PINGs hold a long call open past the idle timeout")
   func clientKeepalive_holdsLongCalls() async throws {
-    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(600))) {
+    try await withTestServer(configuration: ServerConfiguration(idleTimeout: .milliseconds(1500))) {
       _, port, _ in
       try await withTestClient(
         port: port, configuration: ClientConfiguration(keepaliveInterval: .milliseconds(150))
@@ -466,7 +469,7 @@ struct ServerTests {
           TestService.stream, .init(service: "forever"))
         {
           received += 1
-          if ContinuousClock.now - start > .milliseconds(1800) { break }
+          if ContinuousClock.now - start > .milliseconds(3200) { break }
         }
         #expect(received > 10)
       }

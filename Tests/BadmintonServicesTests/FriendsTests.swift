@@ -108,7 +108,8 @@ struct FriendsTests {
               _ = try await world.client.friends.removeFriend(
                 .init(userID: players[b].id), options: players[a].options)
             }
-            #expect((result == nil) == friends.contains([a, b]))
+            // Removing is idempotent: not being friends is the outcome asked for.
+            #expect(result == nil)
             friends.remove([a, b])
           }
         }
@@ -278,13 +279,87 @@ struct FriendsTests {
       _ = try await world.client.friends.unblock(.init(userID: bob.id), options: ann.options)
       #expect(
         try await world.client.friends.listBlocked(.init(), options: ann.options).players.isEmpty)
-      // What the block kept back is dropped; Bob may ask again, and now Ann hears of it.
-      try await befriend(world, bob, ann)
+      // What the block kept back stays hidden from Ann and pending for Bob; when Ann asks Bob,
+      // the friendship settles Bob's request too.
+      #expect(
+        try await world.client.friends.listFriendRequests(.init(), options: ann.options)
+          .incoming.allSatisfy { $0.sender.userID != bob.id })
+      try await befriend(world, ann, bob)
       #expect(try await friendIDs(world, ann) == [bob.id])
+      let settled = try await world.client.friends.listFriendRequests(
+        .init(), options: bob.options)
+      #expect(settled.outgoing.first { $0.id == hidden.id }?.state == .accepted)
     }
   }
 
-  @Test("nobody befriends or blocks themselves, and removing a non-friend is an error")
+  @Test("a block hides the blocked player's pending request from the blocker only")
+  func block_hidesPendingRequests() async throws {
+    try await withPlayerWorld { world in
+      let ann = try await world.player()
+      let bob = try await world.player()
+      let dan = try await world.player()
+      let fromBob = try await world.client.friends.sendFriendRequest(
+        .init(userID: ann.id), options: bob.options)
+      let toDan = try await world.client.friends.sendFriendRequest(
+        .init(userID: dan.id), options: ann.options)
+      _ = try await world.client.friends.block(.init(userID: bob.id), options: ann.options)
+      _ = try await world.client.friends.block(.init(userID: dan.id), options: ann.options)
+      let anns = try await world.client.friends.listFriendRequests(.init(), options: ann.options)
+      #expect(!anns.incoming.contains { $0.id == fromBob.id })
+      #expect(!anns.outgoing.contains { $0.id == toDan.id })
+      // Bob's request looks to Bob as it did: pending, as a request not answered yet.
+      let bobs = try await world.client.friends.listFriendRequests(.init(), options: bob.options)
+      #expect(bobs.outgoing.map(\.id) == [fromBob.id])
+      #expect(bobs.outgoing.first?.state == .pending)
+      let accept = await rpcError {
+        _ = try await world.client.friends.acceptFriendRequest(
+          .init(requestID: fromBob.id), options: ann.options)
+      }
+      #expect(accept?.reason == "FRIEND_REQUEST_NOT_FOUND")
+      // Ann's own request to Dan is withdrawn: Dan cannot accept it.
+      let dans = try await world.client.friends.listFriendRequests(.init(), options: dan.options)
+      #expect(dans.incoming.isEmpty)
+      let danAccepts = await rpcError {
+        _ = try await world.client.friends.acceptFriendRequest(
+          .init(requestID: toDan.id), options: dan.options)
+      }
+      #expect(danAccepts?.reason == "FRIEND_REQUEST_NOT_FOUND")
+    }
+  }
+
+  @Test("answering again the same way returns the request unchanged, so a retry succeeds")
+  func answers_areIdempotent() async throws {
+    try await withPlayerWorld { world in
+      let ann = try await world.player()
+      let bob = try await world.player()
+      let eve = try await world.player()
+      let sent = try await world.client.friends.sendFriendRequest(
+        .init(userID: bob.id), options: ann.options)
+      let first = try await world.client.friends.acceptFriendRequest(
+        .init(requestID: sent.id), options: bob.options)
+      world.clock.advance(by: 5_000)
+      let again = try await world.client.friends.acceptFriendRequest(
+        .init(requestID: sent.id), options: bob.options)
+      #expect(again == first)
+      let decline = await rpcError {
+        _ = try await world.client.friends.declineFriendRequest(
+          .init(requestID: sent.id), options: bob.options)
+      }
+      #expect(decline?.reason == "FRIEND_REQUEST_NOT_PENDING")
+      let toEve = try await world.client.friends.sendFriendRequest(
+        .init(userID: eve.id), options: ann.options)
+      let declined = try await world.client.friends.declineFriendRequest(
+        .init(requestID: toEve.id), options: eve.options)
+      #expect(
+        try await world.client.friends.declineFriendRequest(
+          .init(requestID: toEve.id), options: eve.options) == declined)
+      // Ann's inbox has one acceptance, not two.
+      let inbox = try await world.store.events(playerID: ann.id, after: 0, limit: 10)
+      #expect(inbox.count == 1)
+    }
+  }
+
+  @Test("nobody befriends or blocks themselves, and removing a non-friend changes nothing")
   func selfAndStrangers() async throws {
     try await withPlayerWorld { world in
       let ann = try await world.player()
@@ -304,7 +379,9 @@ struct FriendsTests {
         _ = try await world.client.friends.removeFriend(
           .init(userID: stranger.id), options: ann.options)
       }
-      #expect(removal?.reason == "NOT_FRIENDS")
+      #expect(removal == nil)
+      #expect(try await friendIDs(world, ann).isEmpty)
+      #expect(try await friendIDs(world, stranger).isEmpty)
       let blockUnknown = await rpcError {
         _ = try await world.client.friends.block(.init(userID: 555_555), options: ann.options)
       }

@@ -67,6 +67,51 @@ struct RoomsTests {
     if let zhCN { #expect(error?.message.en == zhCN, sourceLocation: sourceLocation) }
   }
 
+  // MARK: Blocks and hostile input
+
+  @Test("a blocked player cannot join the blocker's room and learns nothing; the blocker is told")
+  func join_respectsBlocks() async throws {
+    try await withPlayerWorld { world in
+      let ann = try await world.player()
+      let bob = try await world.player()
+      let carl = try await world.player()
+      let annsRoom = try await create(world, ann, .doubles)
+      _ = try await world.client.friends.block(.init(userID: bob.id), options: ann.options)
+      await expectRefusal("ROOM_CODE_INVALID", code: .invalidArgument) {
+        try await join(world, bob, annsRoom)
+      }
+      try await join(world, carl, annsRoom)
+      // Ann sees only Carl arrive.
+      #expect(try await roomChanges(world, ann).map(\.subjectID) == [carl.id])
+      let bobsRoom = try await create(world, bob, .doubles)
+      await expectRefusal("PLAYER_BLOCKED", code: .failedPrecondition) {
+        _ = try await world.client.rooms.leaveRoom(.init(), options: ann.options)
+        try await join(world, ann, bobsRoom)
+      }
+    }
+  }
+
+  @Test("StartMatch refuses any 64-bit slot cleanly and the server keeps serving")
+  func startMatch_hostileSlots() async throws {
+    try await withPlayerWorld { world in
+      let ann = try await world.player()
+      let bob = try await world.player()
+      let room = try await create(world, ann)
+      try await join(world, bob, room)
+      for slot in [
+        TimeSlot(startUnixMs: .min, endUnixMs: 1), TimeSlot(startUnixMs: .min, endUnixMs: .max),
+        TimeSlot(startUnixMs: world.clock.nowUnixMs(), endUnixMs: .max),
+        TimeSlot(startUnixMs: .max - 1, endUnixMs: .max),
+      ] {
+        await expectRefusal("TIME_SLOT_INVALID", code: .invalidArgument) {
+          _ = try await world.client.rooms.startMatch(.init(slot: slot), options: ann.options)
+        }
+      }
+      let started = try await world.client.rooms.startMatch(.init(), options: ann.options)
+      #expect(started.room.state == .started)
+    }
+  }
+
   // MARK: Create and join
 
   @Test("creating a room gives a 6-character code, and the creator owns it and is in it")

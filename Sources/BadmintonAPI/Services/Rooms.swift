@@ -32,7 +32,7 @@ public enum Rooms {
 
   /// `LeaveRoom`: Ownership passes to the earliest joined; the last one out closes the room.
   public static let leaveRoom = MethodDescriptor<LeaveRoomRequest, LeaveRoomResponse>(
-    service: serviceName, method: "LeaveRoom", kind: .unary, idempotent: true,
+    service: serviceName, method: "LeaveRoom", kind: .unary, idempotent: false,
     requiresAuthentication: true)
 
   /// `StartMatch`: The owner only, when the room is ready: creates a confirmed match of its players.

@@ -3,6 +3,10 @@
 public enum MessageRules {
   /// The most characters (grapheme clusters) one message may have.
   public static let maximumLength = 1000
+  /// The most UTF-8 bytes one message may have: room for 1000 of the longest everyday
+  /// characters (joined emoji of up to 40 bytes), while a single character stacked with
+  /// thousands of combining marks is refused.
+  public static let maximumBytes = 40_000
   /// The most characters a client message id may have.
   public static let maximumClientMessageIDLength = 64
   /// The messages one LoadMessages page holds at most, and when the request names no limit.
@@ -13,16 +17,19 @@ public enum MessageRules {
   public static let maximumAcknowledged = 500
 
   /// Checks a message's text: 1 to 1000 characters counted as a reader sees them (an emoji or a
-  /// letter with its accents is one), and something besides white space. Returns it unchanged.
+  /// letter with its accents is one), at most 40,000 UTF-8 bytes, and something besides white
+  /// space. Returns it unchanged.
   public static func validateText(_ text: String) throws(DomainError) -> String {
-    if text.count > maximumLength { throw MessageErrors.messageTooLong }
+    if text.utf8.count > maximumBytes || text.count > maximumLength {
+      throw MessageErrors.messageTooLong
+    }
     if isBlank(text) { throw MessageErrors.messageEmpty }
     return text
   }
 
-  /// Checks a client message id: 1 to 64 characters.
+  /// Checks a client message id: 1 to 64 characters, at most 256 UTF-8 bytes.
   public static func validateClientMessageID(_ id: String) throws(DomainError) -> String {
-    guard (1...maximumClientMessageIDLength).contains(id.count) else {
+    guard id.utf8.count <= 256, (1...maximumClientMessageIDLength).contains(id.count) else {
       throw MessageErrors.clientMessageIDInvalid
     }
     return id

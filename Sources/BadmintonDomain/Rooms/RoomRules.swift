@@ -33,24 +33,37 @@ public enum RoomRules {
     nowUnixMs >= expiresAt(lastActivityAtUnixMs: lastActivityAtUnixMs)
   }
 
-  /// The time of a match started at `nowUnixMs`: `requested`, which must last 1 to 8 hours and
-  /// start no earlier than a minute ago, or from now for one hour when nothing was requested.
+  /// How far ahead a started match may begin: 14 days, as far as availability may be posted.
+  public static let maximumLeadMs: Int64 = 14 * 24 * 3_600_000
+
+  /// The time of a match started at `nowUnixMs`: `requested`, which must start no earlier than a
+  /// minute ago and at most 14 days ahead and last 1 to 8 hours, or from now for one hour when
+  /// nothing was requested.
   public static func matchSlot(requested: TimeSlot?, nowUnixMs: Int64) throws(DomainError)
     -> TimeSlot
   {
     guard let requested else {
       return TimeSlot(startUnixMs: nowUnixMs, endUnixMs: nowUnixMs + defaultMatchDurationMs)
     }
-    let hours =
-      TimeSlotRules.minimumDurationSeconds * 1000...TimeSlotRules.maximumDurationSeconds
-      * 1000
-    guard requested.endUnixMs > requested.startUnixMs, hours.contains(requested.durationMs) else {
-      throw TimeSlotRules.durationInvalid("slot.end_unix_ms")
-    }
+    // The start is checked first, so that the duration below cannot overflow whatever the
+    // client sent.
     guard requested.startUnixMs >= nowUnixMs - startToleranceMs else {
       throw .invalidField(
         "slot.start_unix_ms", "TIME_SLOT_INVALID",
         en: "The start time must not be in the past.", zhCN: "开始时间不能早于现在")
+    }
+    guard requested.startUnixMs <= nowUnixMs + maximumLeadMs else {
+      throw .invalidField(
+        "slot.start_unix_ms", "TIME_SLOT_INVALID",
+        en: "The match must start within 14 days.", zhCN: "比赛须在14天内开始")
+    }
+    let hours =
+      TimeSlotRules.minimumDurationSeconds * 1000...TimeSlotRules.maximumDurationSeconds
+      * 1000
+    let (duration, overflow) = requested.endUnixMs.subtractingReportingOverflow(
+      requested.startUnixMs)
+    guard !overflow, hours.contains(duration) else {
+      throw TimeSlotRules.durationInvalid("slot.end_unix_ms")
     }
     return requested
   }

@@ -5,6 +5,8 @@ public enum ScheduleRules {
   public static let weekLength = 7
   /// The longest note, in characters (grapheme clusters).
   public static let maximumNoteLength = 200
+  /// The most UTF-8 bytes a note may have, so that 200 characters cannot hide a large payload.
+  public static let maximumNoteBytes = 8_000
   /// How far ahead a day may be set: a year.
   public static let maximumDaysAhead = 366
   /// The statuses a day may have: 0 unknown, 1 free, 2 busy, 3 evening only.
@@ -40,7 +42,7 @@ public enum ScheduleRules {
         en: "The status must be unknown, free, busy or evening only.",
         zhCN: "状态须为未知、空闲、忙碌或仅晚上有空。")
     }
-    guard note.count <= maximumNoteLength else {
+    guard note.utf8.count <= maximumNoteBytes, note.count <= maximumNoteLength else {
       throw .invalidField(
         "note", "NOTE_TOO_LONG", en: "The note may have at most 200 characters.",
         zhCN: "备注不能超过200字。")
