@@ -90,6 +90,22 @@ struct DurabilityTests {
       .init(proposalID: proposal.id, accept: true), options: theirs)
     let later = try await client.matching.postAvailability(slot(840, 960), options: options)
     let laterPartner = try await client.matching.postAvailability(slot(840, 960), options: theirs)
+    // The social writes: a friendship, a block, a message, a room and a day of the schedule.
+    let third = try await client.accounts.login(
+      LoginRequest(phone: registered[2].phone, password: "password 2"))
+    let thirds = CallOptions(bearerToken: third.token)
+    let request = try await client.friends.sendFriendRequest(
+      .init(userID: registered[1].id), options: options)
+    _ = try await client.friends.acceptFriendRequest(.init(requestID: request.id), options: theirs)
+    _ = try await client.friends.block(.init(userID: registered[2].id), options: options)
+    let message = try await client.messages.sendMessage(
+      .init(recipientID: registered[1].id, clientMessageID: "durable-1", text: "See you at 10"),
+      options: options)
+    let room = try await client.rooms.createRoom(.init(mode: .doubles), options: thirds)
+    let dayStatus = try await client.schedule.updateDayStatus(
+      .init(
+        date: .init(year: Int32(day.year!), month: Int32(day.month!), day: Int32(day.day!)),
+        status: .free, note: "evening court", timeZone: "UTC"), options: options)
     // The last write is acknowledged; the process dies right after.
     first.kill()
     await client.close()
@@ -120,6 +136,25 @@ struct DurabilityTests {
     let found = try await again.matching.findMatches(
       .init(availabilityID: later.id), options: options)
     #expect(found.candidates.map(\.availabilityID) == [laterPartner.id])
+    // The social writes came back.
+    #expect(
+      try await again.friends.listFriends(.init(), options: theirs).friends.map(\.player.userID)
+        == [registered[0].id])
+    #expect(
+      try await again.friends.listBlocked(.init(), options: options).players.map(\.player.userID)
+        == [registered[2].id])
+    let blockedRequest = await #expect(throws: RPCError.self) {
+      _ = try await again.messages.sendMessage(
+        .init(recipientID: registered[2].id, clientMessageID: "durable-2", text: "hi"),
+        options: options)
+    }
+    #expect(blockedRequest?.reason == "PLAYER_BLOCKED")
+    let loaded = try await again.messages.loadMessages(
+      .init(threadID: message.threadID), options: theirs)
+    #expect(loaded.messages.map(\.id) == [message.id])
+    #expect(try await again.rooms.getRoom(.init(), options: thirds).code == room.code)
+    let week = try await again.schedule.getMySchedule(.init(timeZone: "UTC"), options: options)
+    #expect(week.days.contains(dayStatus))
     await again.close()
   }
 }
