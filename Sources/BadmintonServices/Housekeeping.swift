@@ -3,7 +3,8 @@ public import Logging
 public import ServiceLifecycle
 
 /// Removes expired sessions, events older than the retention and ended availability, adds the
-/// recurring days that became due, and closes the rooms idle for 30 minutes, at a fixed interval while the server runs. Expired sessions
+/// recurring days that became due, closes the rooms idle for 30 minutes and marks the surveys
+/// past their 48 hours as expired, at a fixed interval while the server runs. Expired sessions
 /// are refused at once whether or not they were removed; this only keeps the tables small.
 public struct Housekeeping: Service {
   private let store: any PlayerStore
@@ -13,6 +14,7 @@ public struct Housekeeping: Service {
   private let logger: Logger
   private let matching: MatchingService?
   private let rooms: RoomsService?
+  private let surveys: SurveysService?
 
   /// Housekeeping over `store`: events are kept for `eventRetention`; a sweep runs every
   /// `interval` (default one hour).
@@ -20,10 +22,11 @@ public struct Housekeeping: Service {
     store: any PlayerStore, clock: any WallClock = SystemWallClock(),
     eventRetention: Duration = .seconds(30 * 24 * 3600), interval: Duration = .seconds(3600),
     logger: Logger = Logger(label: "badminton.housekeeping"), matching: MatchingService? = nil,
-    rooms: RoomsService? = nil
+    rooms: RoomsService? = nil, surveys: SurveysService? = nil
   ) {
     self.matching = matching
     self.rooms = rooms
+    self.surveys = surveys
     self.store = store
     self.clock = clock
     self.eventRetentionMs = eventRetention.components.seconds * 1000
@@ -40,6 +43,7 @@ public struct Housekeeping: Service {
     let events = try await store.deleteEvents(createdBefore: now - eventRetentionMs)
     try await matching?.sweep()
     try await rooms?.sweep()
+    try await surveys?.sweep()
     return (sessions, events)
   }
 
