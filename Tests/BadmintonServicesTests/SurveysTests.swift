@@ -487,4 +487,28 @@ struct SurveysTests {
       #expect(figures.wins == 5)
     }
   }
+
+  @Test(
+    "skill accuracy measures each rating against the self level the player had when it was accepted"
+  )
+  func skillAccuracy_usesSelfLevelAtThatMoment() async throws {
+    try await withPlayerWorld { world in
+      let target = try await world.player(level: 6)
+      for (selfLevel, skill) in [(Int32(6), Int32(5)), (3, 5)] {
+        _ = try await world.client.players.updateProfile(
+          .init(selfLevel: selfLevel), options: target.options)
+        let opponent = try await world.player()
+        let match = try await playedMatch(world, [target, opponent])
+        _ = try await world.client.surveys.completeMatch(
+          .init(matchID: match.id, winningTeam: 2), options: target.options)
+        try await submit(world, opponent, match, skill: skill)
+        world.clock.advance(by: 2 * Self.hour)
+      }
+      // |5 - 6| = 1, then |5 - 3| = 2: 1.5 on average.
+      let figures = try await reputation(world, of: target, asker: target)
+      #expect(figures.reputation.averageSkillAccuracy == 1.5)
+      #expect(figures.wins == 0)
+      #expect(figures.totalGames == 2)
+    }
+  }
 }
