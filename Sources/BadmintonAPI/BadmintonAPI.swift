@@ -6,5 +6,6 @@ public enum BadmintonAPI {
   public static let services: [ServiceDescriptor] = [
     Accounts.descriptor, Players.descriptor, Events.descriptor, Matching.descriptor,
     Friends.descriptor, Rooms.descriptor, Messages.descriptor, Schedule.descriptor,
+    Surveys.descriptor,
   ]
 }

@@ -3,9 +3,10 @@ public import Logging
 public import ServiceLifecycle
 
 /// Removes expired sessions, events older than the retention and ended availability, adds the
-/// recurring days that became due (hourly), and closes the rooms idle for 30 minutes (every
-/// minute), while the server runs. Expired sessions are refused at once whether or not they were
-/// removed; this only keeps the tables small.
+/// recurring days that became due and marks the surveys past their 48 hours as expired (hourly),
+/// and closes the rooms idle for 30 minutes (every minute), while the server runs. Expired
+/// sessions are refused at once whether or not they were removed; this only keeps the tables
+/// small.
 public struct Housekeeping: Service {
   private let store: any PlayerStore
   private let clock: any WallClock
@@ -15,6 +16,7 @@ public struct Housekeeping: Service {
   private let logger: Logger
   private let matching: MatchingService?
   private let rooms: RoomsService?
+  private let surveys: SurveysService?
 
   /// Housekeeping over `store`: events are kept for `eventRetention`; a full sweep runs every
   /// `interval` (default one hour), and the rooms' sweep every `roomInterval` (default one
@@ -23,11 +25,13 @@ public struct Housekeeping: Service {
     store: any PlayerStore, clock: any WallClock = SystemWallClock(),
     eventRetention: Duration = .seconds(30 * 24 * 3600), interval: Duration = .seconds(3600),
     logger: Logger = Logger(label: "badminton.housekeeping"), matching: MatchingService? = nil,
-    rooms: RoomsService? = nil, roomInterval: Duration = .seconds(60)
+    rooms: RoomsService? = nil, surveys: SurveysService? = nil,
+    roomInterval: Duration = .seconds(60)
   ) {
     self.roomInterval = roomInterval
     self.matching = matching
     self.rooms = rooms
+    self.surveys = surveys
     self.store = store
     self.clock = clock
     self.eventRetentionMs = eventRetention.components.seconds * 1000
@@ -44,6 +48,7 @@ public struct Housekeeping: Service {
     let events = try await store.deleteEvents(createdBefore: now - eventRetentionMs)
     try await matching?.sweep()
     try await rooms?.sweep()
+    try await surveys?.sweep()
     return (sessions, events)
   }
 

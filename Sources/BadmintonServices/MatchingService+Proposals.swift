@@ -260,8 +260,19 @@ extension MatchingService {
           displayLevel: Int32(player?.displayLevel.level ?? 0), team: Int32(participant.team),
           availabilityID: participant.availabilityID)
       },
-      state: match.state == .confirmed ? .confirmed : .cancelled, proposalID: match.proposalID,
+      state: message(match.state), proposalID: match.proposalID,
       confirmedAtUnixMs: match.confirmedAtUnixMs, cancelledBy: match.cancelledBy ?? 0,
-      cancelledAtUnixMs: match.cancelledAtUnixMs ?? 0)
+      cancelledAtUnixMs: match.cancelledAtUnixMs ?? 0,
+      winningTeam: Int32(match.result?.winningTeam ?? 0),
+      completedAtUnixMs: match.result?.completedAtUnixMs ?? 0,
+      completedBy: match.result?.completedBy ?? 0)
+  }
+
+  static func message(_ state: StoredMatchState) -> MatchState {
+    switch state {
+    case .confirmed: .confirmed
+    case .cancelled: .cancelled
+    case .completed: .completed
+    }
   }
 }

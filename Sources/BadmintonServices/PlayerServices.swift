@@ -31,8 +31,8 @@ public struct PlayerServicesConfiguration: Sendable {
   }
 }
 
-/// The accounts, players, events, matching, friends, rooms, messages and schedule services over
-/// one store, with the authenticator that checks
+/// The accounts, players, events, matching, friends, rooms, messages, schedule and surveys
+/// services over one store, with the authenticator that checks
 /// their callers' sessions and the housekeeping that prunes what expires.
 public struct PlayerServices: Sendable {
   /// The services to register.
@@ -70,9 +70,10 @@ public struct PlayerServices: Sendable {
       store: store, board: board, blocks: blocks, clock: clock, events: events)
     let rooms = RoomsService(
       store: store, clock: clock, events: events, board: board, blocks: blocks)
+    let surveys = SurveysService(store: store, clock: clock, events: events)
     let housekeeping = Housekeeping(
       store: store, clock: clock, eventRetention: configuration.eventRetention, matching: matching,
-      rooms: rooms)
+      rooms: rooms, surveys: surveys)
     try await housekeeping.sweep()
     return PlayerServices(
       services: [
@@ -87,6 +88,7 @@ public struct PlayerServices: Sendable {
         rooms,
         MessagesService(store: store, clock: clock, events: events),
         ScheduleService(store: store, clock: clock),
+        surveys,
       ],
       authenticator: SessionAuthenticator(
         store: store, clock: clock, administratorIDs: configuration.administratorIDs),

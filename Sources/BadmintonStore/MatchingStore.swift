@@ -246,6 +246,24 @@ public enum StoredMatchState: Int, Hashable, Sendable {
   case confirmed = 1
   /// Cancelled by a participant.
   case cancelled = 2
+  /// Played: a participant recorded the result.
+  case completed = 3
+}
+
+/// The recorded result of a completed match.
+public struct MatchResult: Hashable, Sendable {
+  /// 1 or 2.
+  public var winningTeam: Int
+  public var completedAtUnixMs: Int64
+  /// The participant who recorded it.
+  public var completedBy: Int64
+
+  /// A result with the given fields.
+  public init(winningTeam: Int, completedAtUnixMs: Int64, completedBy: Int64) {
+    self.winningTeam = winningTeam
+    self.completedAtUnixMs = completedAtUnixMs
+    self.completedBy = completedBy
+  }
 }
 
 /// One player of a match.
@@ -274,12 +292,14 @@ public struct MatchRecord: Hashable, Sendable {
   public var confirmedAtUnixMs: Int64
   public var cancelledBy: Int64?
   public var cancelledAtUnixMs: Int64?
+  /// Set once completed.
+  public var result: MatchResult?
 
   /// A record with the given fields.
   public init(
     id: Int64, mode: MatchMode, slot: TimeSlot, participants: [MatchParticipantRecord],
     state: StoredMatchState, proposalID: Int64, confirmedAtUnixMs: Int64, cancelledBy: Int64? = nil,
-    cancelledAtUnixMs: Int64? = nil
+    cancelledAtUnixMs: Int64? = nil, result: MatchResult? = nil
   ) {
     self.id = id
     self.mode = mode
@@ -290,6 +310,7 @@ public struct MatchRecord: Hashable, Sendable {
     self.confirmedAtUnixMs = confirmedAtUnixMs
     self.cancelledBy = cancelledBy
     self.cancelledAtUnixMs = cancelledAtUnixMs
+    self.result = result
   }
 
   /// The players of the match.
@@ -370,6 +391,6 @@ public protocol ProposalStore: Sendable {
 }
 
 /// Everything the server keeps: players, matching, proposals and matches, friends and blocks,
-/// rooms, messages and weekly schedules.
+/// rooms, messages, weekly schedules, and match results with their surveys.
 public typealias ServerStore = PlayerStore & MatchingStore & ProposalStore & SocialStore
-  & RoomStore & MessageStore & ScheduleStore
+  & RoomStore & MessageStore & ScheduleStore & SurveyStore

@@ -196,6 +196,7 @@ public final class SQLitePlayerStore: PlayerStore {
     registerRoomMigration(&migrator)
     registerMessageMigration(&migrator)
     registerScheduleMigration(&migrator)
+    registerSurveyMigration(&migrator)
     return migrator
   }
 

@@ -281,7 +281,7 @@ extension SQLitePlayerStore: ProposalStore {
       state: StoredProposalState(rawValue: row["state"]) ?? .lapsed, matchID: row["match_id"])
   }
 
-  private static func fetchMatch(_ db: Database, id: Int64) throws -> MatchRecord? {
+  static func fetchMatch(_ db: Database, id: Int64) throws -> MatchRecord? {
     guard let row = try Row.fetchOne(db, sql: "SELECT * FROM game WHERE id = ?", arguments: [id])
     else { return nil }
     let participants = try Row.fetchAll(
@@ -297,6 +297,15 @@ extension SQLitePlayerStore: ProposalStore {
       slot: TimeSlot(startUnixMs: row["start_ms"], endUnixMs: row["end_ms"]),
       participants: participants, state: StoredMatchState(rawValue: row["state"]) ?? .cancelled,
       proposalID: row["proposal_id"], confirmedAtUnixMs: row["confirmed_at_ms"],
-      cancelledBy: row["cancelled_by"], cancelledAtUnixMs: row["cancelled_at_ms"])
+      cancelledBy: row["cancelled_by"], cancelledAtUnixMs: row["cancelled_at_ms"],
+      result: result(from: row))
+  }
+
+  private static func result(from row: Row) -> MatchResult? {
+    let team: Int? = row["winning_team"]
+    let at: Int64? = row["completed_at_ms"]
+    let by: Int64? = row["completed_by"]
+    guard let team, let at, let by else { return nil }
+    return MatchResult(winningTeam: team, completedAtUnixMs: at, completedBy: by)
   }
 }

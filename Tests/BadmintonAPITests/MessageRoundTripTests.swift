@@ -65,7 +65,10 @@ struct MessageRoundTripTests {
       SyncMessagesResponse.self, DeleteConversationRequest.self, DeleteConversationResponse.self,
       MessageReceipt.self, DaySchedule.self, GetMyScheduleRequest.self, WeekSchedule.self,
       UpdateDayStatusRequest.self, GetFriendsSchedulesRequest.self, FriendSchedule.self,
-      GetFriendsSchedulesResponse.self,
+      GetFriendsSchedulesResponse.self, CompleteMatchRequest.self, PlayerRating.self,
+      Survey.self, ListPendingSurveysRequest.self, ListPendingSurveysResponse.self,
+      SubmitSurveyRequest.self, GetReputationRequest.self, Reputation.self,
+      SurveyRequested.self,
     ]
   }
 
@@ -185,6 +188,15 @@ struct MessageRoundTripTests {
     .of(APIMessageGen.getFriendsSchedulesRequestValues),
     .of(APIMessageGen.friendScheduleValues),
     .of(APIMessageGen.getFriendsSchedulesResponseValues),
+    .of(APIMessageGen.completeMatchRequestValues),
+    .of(APIMessageGen.playerRatingValues),
+    .of(APIMessageGen.surveyValues),
+    .of(APIMessageGen.listPendingSurveysRequestValues),
+    .of(APIMessageGen.listPendingSurveysResponseValues),
+    .of(APIMessageGen.submitSurveyRequestValues),
+    .of(APIMessageGen.getReputationRequestValues),
+    .of(APIMessageGen.reputationValues),
+    .of(APIMessageGen.surveyRequestedValues),
   ]
 
   @Test("every message survives encode then decode", arguments: roundTripCases)
@@ -214,6 +226,7 @@ struct MessageRoundTripTests {
       BadmintonAPI.services == [
         Accounts.descriptor, Players.descriptor, Events.descriptor, Matching.descriptor,
         Friends.descriptor, Rooms.descriptor, Messages.descriptor, Schedule.descriptor,
+        Surveys.descriptor,
       ])
     let generated = CDescriptors.allServices.filter { $0.fullName.hasPrefix("badminton.v1.") }
     #expect(Set(generated.map(\.fullName)) == Set(BadmintonAPI.services.map(\.name)))
@@ -291,6 +304,10 @@ struct MessageRoundTripTests {
         "/badminton.v1.Schedule/GetMySchedule": [true, true],
         "/badminton.v1.Schedule/UpdateDayStatus": [true, true],
         "/badminton.v1.Schedule/GetFriendsSchedules": [true, true],
+        "/badminton.v1.Surveys/CompleteMatch": [true, true],
+        "/badminton.v1.Surveys/ListPendingSurveys": [true, true],
+        "/badminton.v1.Surveys/SubmitSurvey": [false, true],
+        "/badminton.v1.Surveys/GetReputation": [true, true],
       ])
   }
 

@@ -64,6 +64,10 @@ public struct Event: ProtobufMessage, Hashable {
     case messageReceived(DirectMessage)
     /// Messages this player sent were delivered to, or read by, the recipient.
     case messageReceipt(MessageReceipt)
+    /// A match this player is part of was completed: its result is recorded.
+    case matchCompleted(MatchChanged)
+    /// This player has a survey to fill in for a completed match, due in 48 hours.
+    case surveyRequested(SurveyRequested)
   }
 
   /// Per player, increasing with every event; the cursor to resubscribe from.
@@ -123,6 +127,12 @@ public struct Event: ProtobufMessage, Hashable {
     case BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIPT:
       self.body = try CField.message(c.message_receipt, as: MessageReceipt.self).map(
         Body.messageReceipt)
+    case BADMINTON__V1__EVENT__BODY_MATCH_COMPLETED:
+      self.body = try CField.message(c.match_completed, as: MatchChanged.self).map(
+        Body.matchCompleted)
+    case BADMINTON__V1__EVENT__BODY_SURVEY_REQUESTED:
+      self.body = try CField.message(c.survey_requested, as: SurveyRequested.self).map(
+        Body.surveyRequested)
     default:
       self.body = nil
     }
@@ -171,6 +181,12 @@ public struct Event: ProtobufMessage, Hashable {
     case .messageReceipt(let body):
       c.body_case = BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIPT
       c.message_receipt = arena.pointer(to: body.cMessage(in: arena))
+    case .matchCompleted(let body):
+      c.body_case = BADMINTON__V1__EVENT__BODY_MATCH_COMPLETED
+      c.match_completed = arena.pointer(to: body.cMessage(in: arena))
+    case .surveyRequested(let body):
+      c.body_case = BADMINTON__V1__EVENT__BODY_SURVEY_REQUESTED
+      c.survey_requested = arena.pointer(to: body.cMessage(in: arena))
     case nil:
       c.body_case = BADMINTON__V1__EVENT__BODY__NOT_SET
     }

@@ -157,6 +157,8 @@ public struct MatchState: Hashable, Sendable, CustomStringConvertible {
   public static let confirmed = MatchState(rawValue: 1)
   /// `CANCELLED`: a player cancelled it.
   public static let cancelled = MatchState(rawValue: 2)
+  /// `COMPLETED`: played; the result is recorded.
+  public static let completed = MatchState(rawValue: 3)
 
   /// The name the `.proto` gives the number.
   public var description: String {
@@ -164,6 +166,7 @@ public struct MatchState: Hashable, Sendable, CustomStringConvertible {
     case 0: "MATCH_STATE_UNSPECIFIED"
     case 1: "CONFIRMED"
     case 2: "CANCELLED"
+    case 3: "COMPLETED"
     default: "MATCH_STATE_\(rawValue)"
     }
   }
@@ -1385,6 +1388,12 @@ public struct Match: ProtobufMessage, Hashable {
   public var cancelledBy: Int64
   /// When it was cancelled, in milliseconds since 1970-01-01 UTC; set when cancelled.
   public var cancelledAtUnixMs: Int64
+  /// The winning team, 1 or 2; set when completed.
+  public var winningTeam: Int32
+  /// When its result was recorded, in milliseconds since 1970-01-01 UTC; set when completed.
+  public var completedAtUnixMs: Int64
+  /// The ID of the participant who recorded the result; set when completed.
+  public var completedBy: Int64
 
   /// The match with every field at its default.
   public init() { self.init(id: 0) }
@@ -1399,7 +1408,10 @@ public struct Match: ProtobufMessage, Hashable {
     proposalID: Int64 = 0,
     confirmedAtUnixMs: Int64 = 0,
     cancelledBy: Int64 = 0,
-    cancelledAtUnixMs: Int64 = 0
+    cancelledAtUnixMs: Int64 = 0,
+    winningTeam: Int32 = 0,
+    completedAtUnixMs: Int64 = 0,
+    completedBy: Int64 = 0
   ) {
     self.id = id
     self.mode = mode
@@ -1410,6 +1422,9 @@ public struct Match: ProtobufMessage, Hashable {
     self.confirmedAtUnixMs = confirmedAtUnixMs
     self.cancelledBy = cancelledBy
     self.cancelledAtUnixMs = cancelledAtUnixMs
+    self.winningTeam = winningTeam
+    self.completedAtUnixMs = completedAtUnixMs
+    self.completedBy = completedBy
   }
 
   /// Copies a protoc-c struct.
@@ -1424,6 +1439,9 @@ public struct Match: ProtobufMessage, Hashable {
     self.confirmedAtUnixMs = c.confirmed_at_unix_ms
     self.cancelledBy = c.cancelled_by
     self.cancelledAtUnixMs = c.cancelled_at_unix_ms
+    self.winningTeam = c.winning_team
+    self.completedAtUnixMs = c.completed_at_unix_ms
+    self.completedBy = c.completed_by
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -1439,6 +1457,9 @@ public struct Match: ProtobufMessage, Hashable {
     c.confirmed_at_unix_ms = confirmedAtUnixMs
     c.cancelled_by = cancelledBy
     c.cancelled_at_unix_ms = cancelledAtUnixMs
+    c.winning_team = winningTeam
+    c.completed_at_unix_ms = completedAtUnixMs
+    c.completed_by = completedBy
     return c
   }
 }

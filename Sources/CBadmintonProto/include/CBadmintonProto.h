@@ -16,5 +16,6 @@
 #include "badminton/v1/players.pb-c.h"
 #include "badminton/v1/rooms.pb-c.h"
 #include "badminton/v1/schedule.pb-c.h"
+#include "badminton/v1/surveys.pb-c.h"
 
 #endif

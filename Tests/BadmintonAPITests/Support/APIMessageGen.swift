@@ -211,8 +211,9 @@ enum APIMessageGen {
     Match(
       id: int64(&rng), mode: matchMode(&rng), slot: timeSlot(&rng),
       participants: (0..<count(&rng)).map { _ in matchParticipant(&rng) },
-      state: MatchState(rawValue: enumNumber(&rng, defined: 0...2)), proposalID: int64(&rng),
-      confirmedAtUnixMs: int64(&rng), cancelledBy: int64(&rng), cancelledAtUnixMs: int64(&rng))
+      state: MatchState(rawValue: enumNumber(&rng, defined: 0...3)), proposalID: int64(&rng),
+      confirmedAtUnixMs: int64(&rng), cancelledBy: int64(&rng), cancelledAtUnixMs: int64(&rng),
+      winningTeam: int32(&rng), completedAtUnixMs: int64(&rng), completedBy: int64(&rng))
   }
 
   static func proposalReceived(_ rng: inout any SeededRandomNumberGenerator) -> ProposalReceived {
@@ -231,7 +232,7 @@ enum APIMessageGen {
 
   /// No body, or any of the bodies this build knows.
   static func eventBody(_ rng: inout any SeededRandomNumberGenerator) -> Event.Body? {
-    switch Int.random(in: 0..<13, using: &rng) {
+    switch Int.random(in: 0..<15, using: &rng) {
     case 0: nil
     case 1: .verificationReviewed(verification(&rng))
     case 2: .partnerAvailable(partnerAvailable(&rng))
@@ -244,7 +245,9 @@ enum APIMessageGen {
     case 9: .roomInvitation(roomInvitation(&rng))
     case 10: .roomChanged(roomChanged(&rng))
     case 11: .messageReceived(directMessage(&rng))
-    default: .messageReceipt(messageReceipt(&rng))
+    case 12: .messageReceipt(messageReceipt(&rng))
+    case 13: .matchCompleted(matchChanged(&rng))
+    default: .surveyRequested(surveyRequested(&rng))
     }
   }
 

@@ -48,6 +48,37 @@ public nonisolated struct Badminton_V1_ReputationSummary: Sendable {
   public init() {}
 }
 
+/// A player as others see them in lists: friends, requests, rooms, threads.
+public nonisolated struct Badminton_V1_PlayerCard: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var userID: Int64 = 0
+
+  public var nickname: String = String()
+
+  public var displayLevel: Int32 = 0
+
+  /// Fewer than 5 peer evaluations: the display level is the self-reported one.
+  public var newPlayer: Bool = false
+
+  public var reputation: Badminton_V1_ReputationSummary {
+    get {_reputation ?? Badminton_V1_ReputationSummary()}
+    set {_reputation = newValue}
+  }
+  /// Returns true if `reputation` has been explicitly set.
+  public var hasReputation: Bool {self._reputation != nil}
+  /// Clears the value of `reputation`. Subsequent reads from it will return its default value.
+  public mutating func clearReputation() {self._reputation = nil}
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _reputation: Badminton_V1_ReputationSummary? = nil
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "badminton.v1"
@@ -92,6 +123,60 @@ nonisolated extension Badminton_V1_ReputationSummary: SwiftProtobuf.Message, Swi
     if lhs.averageSkillAccuracy != rhs.averageSkillAccuracy {return false}
     if lhs.punctualityPercentage != rhs.punctualityPercentage {return false}
     if lhs.averageCharacterRating != rhs.averageCharacterRating {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Badminton_V1_PlayerCard: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PlayerCard"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}user_id\0\u{1}nickname\0\u{3}display_level\0\u{3}new_player\0\u{1}reputation\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.userID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.nickname) }()
+      case 3: try { try decoder.decodeSingularInt32Field(value: &self.displayLevel) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.newPlayer) }()
+      case 5: try { try decoder.decodeSingularMessageField(value: &self._reputation) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    if self.userID != 0 {
+      try visitor.visitSingularInt64Field(value: self.userID, fieldNumber: 1)
+    }
+    if !self.nickname.isEmpty {
+      try visitor.visitSingularStringField(value: self.nickname, fieldNumber: 2)
+    }
+    if self.displayLevel != 0 {
+      try visitor.visitSingularInt32Field(value: self.displayLevel, fieldNumber: 3)
+    }
+    if self.newPlayer != false {
+      try visitor.visitSingularBoolField(value: self.newPlayer, fieldNumber: 4)
+    }
+    try { if let v = self._reputation {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+    } }()
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Badminton_V1_PlayerCard, rhs: Badminton_V1_PlayerCard) -> Bool {
+    if lhs.userID != rhs.userID {return false}
+    if lhs.nickname != rhs.nickname {return false}
+    if lhs.displayLevel != rhs.displayLevel {return false}
+    if lhs.newPlayer != rhs.newPlayer {return false}
+    if lhs._reputation != rhs._reputation {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -255,6 +255,9 @@ public nonisolated enum Badminton_V1_MatchState: SwiftProtobuf.Enum, Swift.CaseI
   case unspecified // = 0
   case confirmed // = 1
   case cancelled // = 2
+
+  /// Played: the result is recorded (badminton.v1.Surveys CompleteMatch).
+  case completed // = 3
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -266,6 +269,7 @@ public nonisolated enum Badminton_V1_MatchState: SwiftProtobuf.Enum, Swift.CaseI
     case 0: self = .unspecified
     case 1: self = .confirmed
     case 2: self = .cancelled
+    case 3: self = .completed
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -275,6 +279,7 @@ public nonisolated enum Badminton_V1_MatchState: SwiftProtobuf.Enum, Swift.CaseI
     case .unspecified: return 0
     case .confirmed: return 1
     case .cancelled: return 2
+    case .completed: return 3
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -284,6 +289,7 @@ public nonisolated enum Badminton_V1_MatchState: SwiftProtobuf.Enum, Swift.CaseI
     .unspecified,
     .confirmed,
     .cancelled,
+    .completed,
   ]
 
 }
@@ -911,7 +917,7 @@ public nonisolated struct Badminton_V1_MatchParticipant: Sendable {
   public init() {}
 }
 
-/// A confirmed game.
+/// A confirmed game, and what became of it.
 public nonisolated struct Badminton_V1_Match: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -942,6 +948,14 @@ public nonisolated struct Badminton_V1_Match: Sendable {
   public var cancelledBy: Int64 = 0
 
   public var cancelledAtUnixMs: Int64 = 0
+
+  /// Set when completed: the winning team, 1 or 2.
+  public var winningTeam: Int32 = 0
+
+  public var completedAtUnixMs: Int64 = 0
+
+  /// The participant who recorded the result.
+  public var completedBy: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1062,7 +1076,7 @@ public nonisolated struct Badminton_V1_ProposalEnded: Sendable {
   fileprivate var _proposal: Badminton_V1_Proposal? = nil
 }
 
-/// Event body: a match you are part of was confirmed, or cancelled.
+/// Event body: a match you are part of was confirmed, cancelled or completed.
 public nonisolated struct Badminton_V1_MatchChanged: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1109,7 +1123,7 @@ nonisolated extension Badminton_V1_InviteeAnswer: SwiftProtobuf._ProtoNameProvid
 }
 
 nonisolated extension Badminton_V1_MatchState: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0MATCH_STATE_UNSPECIFIED\0\u{1}CONFIRMED\0\u{1}CANCELLED\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0MATCH_STATE_UNSPECIFIED\0\u{1}CONFIRMED\0\u{1}CANCELLED\0\u{1}COMPLETED\0")
 }
 
 nonisolated extension Badminton_V1_LocalDate: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -2268,7 +2282,7 @@ nonisolated extension Badminton_V1_MatchParticipant: SwiftProtobuf.Message, Swif
 
 nonisolated extension Badminton_V1_Match: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Match"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}mode\0\u{1}slot\0\u{1}participants\0\u{1}state\0\u{3}proposal_id\0\u{3}confirmed_at_unix_ms\0\u{3}cancelled_by\0\u{3}cancelled_at_unix_ms\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}id\0\u{1}mode\0\u{1}slot\0\u{1}participants\0\u{1}state\0\u{3}proposal_id\0\u{3}confirmed_at_unix_ms\0\u{3}cancelled_by\0\u{3}cancelled_at_unix_ms\0\u{3}winning_team\0\u{3}completed_at_unix_ms\0\u{3}completed_by\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2285,6 +2299,9 @@ nonisolated extension Badminton_V1_Match: SwiftProtobuf.Message, SwiftProtobuf._
       case 7: try { try decoder.decodeSingularInt64Field(value: &self.confirmedAtUnixMs) }()
       case 8: try { try decoder.decodeSingularInt64Field(value: &self.cancelledBy) }()
       case 9: try { try decoder.decodeSingularInt64Field(value: &self.cancelledAtUnixMs) }()
+      case 10: try { try decoder.decodeSingularInt32Field(value: &self.winningTeam) }()
+      case 11: try { try decoder.decodeSingularInt64Field(value: &self.completedAtUnixMs) }()
+      case 12: try { try decoder.decodeSingularInt64Field(value: &self.completedBy) }()
       default: break
       }
     }
@@ -2322,6 +2339,15 @@ nonisolated extension Badminton_V1_Match: SwiftProtobuf.Message, SwiftProtobuf._
     if self.cancelledAtUnixMs != 0 {
       try visitor.visitSingularInt64Field(value: self.cancelledAtUnixMs, fieldNumber: 9)
     }
+    if self.winningTeam != 0 {
+      try visitor.visitSingularInt32Field(value: self.winningTeam, fieldNumber: 10)
+    }
+    if self.completedAtUnixMs != 0 {
+      try visitor.visitSingularInt64Field(value: self.completedAtUnixMs, fieldNumber: 11)
+    }
+    if self.completedBy != 0 {
+      try visitor.visitSingularInt64Field(value: self.completedBy, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2335,6 +2361,9 @@ nonisolated extension Badminton_V1_Match: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.confirmedAtUnixMs != rhs.confirmedAtUnixMs {return false}
     if lhs.cancelledBy != rhs.cancelledBy {return false}
     if lhs.cancelledAtUnixMs != rhs.cancelledAtUnixMs {return false}
+    if lhs.winningTeam != rhs.winningTeam {return false}
+    if lhs.completedAtUnixMs != rhs.completedAtUnixMs {return false}
+    if lhs.completedBy != rhs.completedBy {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -136,7 +136,7 @@ const ProtobufCMessageDescriptor badminton__v1__subscribe_request__descriptor =
   (ProtobufCMessageInit) badminton__v1__subscribe_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[14] =
+static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[16] =
 {
   {
     "sequence",
@@ -306,12 +306,37 @@ static const ProtobufCFieldDescriptor badminton__v1__event__field_descriptors[14
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "match_completed",
+    22,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, match_completed),
+    &badminton__v1__match_changed__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "survey_requested",
+    23,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Badminton__V1__Event, body_case),
+    offsetof(Badminton__V1__Event, survey_requested),
+    &badminton__v1__survey_requested__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__event__field_indices_by_name[] = {
   1,   /* field[1] = created_at_unix_ms */
   9,   /* field[9] = friend_request_accepted */
   8,   /* field[8] = friend_request_received */
   7,   /* field[7] = match_cancelled */
+  14,   /* field[14] = match_completed */
   6,   /* field[6] = match_confirmed */
   13,   /* field[13] = message_receipt */
   12,   /* field[12] = message_received */
@@ -321,13 +346,14 @@ static const unsigned badminton__v1__event__field_indices_by_name[] = {
   11,   /* field[11] = room_changed */
   10,   /* field[10] = room_invitation */
   0,   /* field[0] = sequence */
+  15,   /* field[15] = survey_requested */
   2,   /* field[2] = verification_reviewed */
 };
 static const ProtobufCIntRange badminton__v1__event__number_ranges[2 + 1] =
 {
   { 1, 0 },
   { 10, 2 },
-  { 0, 14 }
+  { 0, 16 }
 };
 const ProtobufCMessageDescriptor badminton__v1__event__descriptor =
 {
@@ -337,7 +363,7 @@ const ProtobufCMessageDescriptor badminton__v1__event__descriptor =
   "Badminton__V1__Event",
   "badminton.v1",
   sizeof(Badminton__V1__Event),
-  14,
+  16,
   badminton__v1__event__field_descriptors,
   badminton__v1__event__field_indices_by_name,
   2,  badminton__v1__event__number_ranges,

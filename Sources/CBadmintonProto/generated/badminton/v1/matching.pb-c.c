@@ -3280,7 +3280,7 @@ const ProtobufCMessageDescriptor badminton__v1__match_participant__descriptor =
   (ProtobufCMessageInit) badminton__v1__match_participant__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__match__field_descriptors[9] =
+static const ProtobufCFieldDescriptor badminton__v1__match__field_descriptors[12] =
 {
   {
     "id",
@@ -3390,10 +3390,48 @@ static const ProtobufCFieldDescriptor badminton__v1__match__field_descriptors[9]
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "winning_team",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, winning_team),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "completed_at_unix_ms",
+    11,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, completed_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "completed_by",
+    12,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__Match, completed_by),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__match__field_indices_by_name[] = {
   8,   /* field[8] = cancelled_at_unix_ms */
   7,   /* field[7] = cancelled_by */
+  10,   /* field[10] = completed_at_unix_ms */
+  11,   /* field[11] = completed_by */
   6,   /* field[6] = confirmed_at_unix_ms */
   0,   /* field[0] = id */
   1,   /* field[1] = mode */
@@ -3401,11 +3439,12 @@ static const unsigned badminton__v1__match__field_indices_by_name[] = {
   5,   /* field[5] = proposal_id */
   2,   /* field[2] = slot */
   4,   /* field[4] = state */
+  9,   /* field[9] = winning_team */
 };
 static const ProtobufCIntRange badminton__v1__match__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 9 }
+  { 0, 12 }
 };
 const ProtobufCMessageDescriptor badminton__v1__match__descriptor =
 {
@@ -3415,7 +3454,7 @@ const ProtobufCMessageDescriptor badminton__v1__match__descriptor =
   "Badminton__V1__Match",
   "badminton.v1",
   sizeof(Badminton__V1__Match),
-  9,
+  12,
   badminton__v1__match__field_descriptors,
   badminton__v1__match__field_indices_by_name,
   1,  badminton__v1__match__number_ranges,
@@ -3885,18 +3924,20 @@ const ProtobufCEnumDescriptor badminton__v1__invitee_answer__descriptor =
   badminton__v1__invitee_answer__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCEnumValue badminton__v1__match_state__enum_values_by_number[3] =
+static const ProtobufCEnumValue badminton__v1__match_state__enum_values_by_number[4] =
 {
   { "MATCH_STATE_UNSPECIFIED", "BADMINTON__V1__MATCH_STATE__MATCH_STATE_UNSPECIFIED", 0 },
   { "CONFIRMED", "BADMINTON__V1__MATCH_STATE__CONFIRMED", 1 },
   { "CANCELLED", "BADMINTON__V1__MATCH_STATE__CANCELLED", 2 },
+  { "COMPLETED", "BADMINTON__V1__MATCH_STATE__COMPLETED", 3 },
 };
 static const ProtobufCIntRange badminton__v1__match_state__value_ranges[] = {
-{0, 0},{0, 3}
+{0, 0},{0, 4}
 };
-static const ProtobufCEnumValueIndex badminton__v1__match_state__enum_values_by_name[3] =
+static const ProtobufCEnumValueIndex badminton__v1__match_state__enum_values_by_name[4] =
 {
   { "CANCELLED", 2 },
+  { "COMPLETED", 3 },
   { "CONFIRMED", 1 },
   { "MATCH_STATE_UNSPECIFIED", 0 },
 };
@@ -3907,9 +3948,9 @@ const ProtobufCEnumDescriptor badminton__v1__match_state__descriptor =
   "MatchState",
   "Badminton__V1__MatchState",
   "badminton.v1",
-  3,
+  4,
   badminton__v1__match_state__enum_values_by_number,
-  3,
+  4,
   badminton__v1__match_state__enum_values_by_name,
   1,
   badminton__v1__match_state__value_ranges,

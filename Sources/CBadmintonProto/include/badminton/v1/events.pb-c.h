@@ -20,6 +20,7 @@ PROTOBUF_C__BEGIN_DECLS
 #include "badminton/v1/friends.pb-c.h"
 #include "badminton/v1/messages.pb-c.h"
 #include "badminton/v1/rooms.pb-c.h"
+#include "badminton/v1/surveys.pb-c.h"
 
 typedef struct Badminton__V1__SubscribeRequest Badminton__V1__SubscribeRequest;
 typedef struct Badminton__V1__Event Badminton__V1__Event;
@@ -57,7 +58,9 @@ typedef enum {
   BADMINTON__V1__EVENT__BODY_ROOM_INVITATION = 18,
   BADMINTON__V1__EVENT__BODY_ROOM_CHANGED = 19,
   BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIVED = 20,
-  BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIPT = 21
+  BADMINTON__V1__EVENT__BODY_MESSAGE_RECEIPT = 21,
+  BADMINTON__V1__EVENT__BODY_MATCH_COMPLETED = 22,
+  BADMINTON__V1__EVENT__BODY_SURVEY_REQUESTED = 23
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__EVENT__BODY__CASE)
 } Badminton__V1__Event__BodyCase;
 
@@ -119,6 +122,14 @@ struct  Badminton__V1__Event
      * Messages this player sent were delivered to, or read by, the recipient.
      */
     Badminton__V1__MessageReceipt *message_receipt;
+    /*
+     * A match this player is part of was completed: its result is recorded.
+     */
+    Badminton__V1__MatchChanged *match_completed;
+    /*
+     * This player has a survey to fill in for a completed match, due in 48 hours.
+     */
+    Badminton__V1__SurveyRequested *survey_requested;
   };
 };
 #define BADMINTON__V1__EVENT__INIT \

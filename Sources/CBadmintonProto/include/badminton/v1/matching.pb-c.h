@@ -121,7 +121,11 @@ typedef enum _Badminton__V1__InviteeAnswer {
 typedef enum _Badminton__V1__MatchState {
   BADMINTON__V1__MATCH_STATE__MATCH_STATE_UNSPECIFIED = 0,
   BADMINTON__V1__MATCH_STATE__CONFIRMED = 1,
-  BADMINTON__V1__MATCH_STATE__CANCELLED = 2
+  BADMINTON__V1__MATCH_STATE__CANCELLED = 2,
+  /*
+   * Played: the result is recorded (badminton.v1.Surveys CompleteMatch).
+   */
+  BADMINTON__V1__MATCH_STATE__COMPLETED = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__MATCH_STATE)
 } Badminton__V1__MatchState;
 
@@ -580,7 +584,7 @@ struct  Badminton__V1__MatchParticipant
 
 
 /*
- * A confirmed game.
+ * A confirmed game, and what became of it.
  */
 struct  Badminton__V1__Match
 {
@@ -598,10 +602,19 @@ struct  Badminton__V1__Match
    */
   int64_t cancelled_by;
   int64_t cancelled_at_unix_ms;
+  /*
+   * Set when completed: the winning team, 1 or 2.
+   */
+  int32_t winning_team;
+  int64_t completed_at_unix_ms;
+  /*
+   * The participant who recorded the result.
+   */
+  int64_t completed_by;
 };
 #define BADMINTON__V1__MATCH__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__match__descriptor) \
-    , 0, BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED, NULL, 0,NULL, BADMINTON__V1__MATCH_STATE__MATCH_STATE_UNSPECIFIED, 0, 0, 0, 0 }
+    , 0, BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED, NULL, 0,NULL, BADMINTON__V1__MATCH_STATE__MATCH_STATE_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0 }
 
 
 struct  Badminton__V1__GetMatchRequest
@@ -678,7 +691,7 @@ struct  Badminton__V1__ProposalEnded
 
 
 /*
- * Event body: a match you are part of was confirmed, or cancelled.
+ * Event body: a match you are part of was confirmed, cancelled or completed.
  */
 struct  Badminton__V1__MatchChanged
 {
