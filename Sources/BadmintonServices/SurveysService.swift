@@ -72,6 +72,12 @@ public struct SurveysService: Surveys.ServiceProtocol {
     -> Survey
   {
     let caller = try context.requirePrincipal().userID
+    // A match has at most 3 other players: anything longer is refused before any work.
+    guard request.ratings.count <= SurveyRules.maximumRatings else {
+      throw DomainError.invalidField(
+        "ratings", "SURVEY_INVALID", en: "A survey rates at most 3 players.",
+        zhCN: "问卷最多评价3位球友。")
+    }
     let ratings = request.ratings.map { rating in
       SurveyRating(
         ratedID: rating.userID, skillLevel: Int(rating.skillLevel),

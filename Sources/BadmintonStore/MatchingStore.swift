@@ -386,7 +386,8 @@ public protocol ProposalStore: Sendable {
     id: Int64, playerID: Int64, now: Int64,
     notify: @escaping @Sendable (MatchCancellation) -> OutgoingEvents
   ) async throws -> MatchCancellation
-  /// Every confirmed match ending after `now`, to rebuild who is busy when.
+  /// Every confirmed or completed match ending after `now`, to rebuild who is busy when: a match
+  /// completed early still holds its players for its slot.
   func confirmedMatches(endingAfter now: Int64) async throws -> [MatchRecord]
 }
 

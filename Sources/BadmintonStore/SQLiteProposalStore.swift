@@ -106,11 +106,12 @@ extension SQLitePlayerStore: ProposalStore {
           db,
           sql: """
             SELECT 1 FROM game JOIN game_participant ON game_participant.game_id = game.id
-            WHERE game_participant.player_id = ? AND game.state = ?
+            WHERE game_participant.player_id = ? AND game.state != ?
               AND game.start_ms < ? AND game.end_ms > ?
             """,
+          // A match completed early still holds its players for its whole slot.
           arguments: [
-            player, StoredMatchState.confirmed.rawValue, slot.endUnixMs, slot.startUnixMs,
+            player, StoredMatchState.cancelled.rawValue, slot.endUnixMs, slot.startUnixMs,
           ])
         != nil
       if !usable || busy {
@@ -227,8 +228,8 @@ extension SQLitePlayerStore: ProposalStore {
   public func confirmedMatches(endingAfter now: Int64) async throws -> [MatchRecord] {
     try await writer.read { db in
       try Int64.fetchAll(
-        db, sql: "SELECT id FROM game WHERE state = ? AND end_ms > ? ORDER BY id",
-        arguments: [StoredMatchState.confirmed.rawValue, now]
+        db, sql: "SELECT id FROM game WHERE state != ? AND end_ms > ? ORDER BY id",
+        arguments: [StoredMatchState.cancelled.rawValue, now]
       ).compactMap { try Self.fetchMatch(db, id: $0) }
     }
   }

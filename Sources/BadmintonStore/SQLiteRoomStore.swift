@@ -218,10 +218,10 @@ extension SQLitePlayerStore: RoomStore {
           db,
           """
           SELECT 1 FROM game JOIN game_participant ON game_participant.game_id = game.id
-          WHERE game_participant.player_id = ? AND game.state = ?
+          WHERE game_participant.player_id = ? AND game.state != ?
             AND game.start_ms < ? AND game.end_ms > ?
           """,
-          [player, StoredMatchState.confirmed.rawValue, slot.endUnixMs, slot.startUnixMs])
+          [player, StoredMatchState.cancelled.rawValue, slot.endUnixMs, slot.startUnixMs])
         if busy || isBooked(player) { throw RoomErrors.playerBusy }
       }
       let players = try Self.roomPlayers(db, ids: before.playerIDs)

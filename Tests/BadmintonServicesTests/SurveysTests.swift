@@ -63,6 +63,46 @@ struct SurveysTests {
     #expect(error?.code == code, sourceLocation: sourceLocation)
   }
 
+  // MARK: Hostile input and busy time
+
+  @Test("a survey with more ratings than a match has players is refused before any work")
+  func submit_refusesHugeRatingLists() async throws {
+    try await withPlayerWorld { world in
+      let ann = try await world.player()
+      let bob = try await world.player()
+      let match = try await playedMatch(world, [ann, bob])
+      _ = try await world.client.surveys.completeMatch(
+        .init(matchID: match.id, winningTeam: 1), options: ann.options)
+      let flood = (0..<5_000).map { _ in rating(bob.id) }
+      let error = await rpcError {
+        _ = try await world.client.surveys.submitSurvey(
+          .init(matchID: match.id, ratings: flood), options: ann.options)
+      }
+      #expect(error?.reason == "SURVEY_INVALID")
+      #expect(error?.violations.map(\.field) == ["ratings"])
+      // The survey is still open and takes a proper answer.
+      let survey = try await submit(world, ann, match)
+      #expect(survey.state == .submitted)
+    }
+  }
+
+  @Test("a match completed early still holds its players for the rest of its slot")
+  func completedMatch_staysBusy() async throws {
+    try await withPlayerWorld { world in
+      let ann = try await world.player()
+      let bob = try await world.player()
+      let match = try await playedMatch(world, [ann, bob])
+      _ = try await world.client.surveys.completeMatch(
+        .init(matchID: match.id, winningTeam: 2), options: bob.options)
+      let room = try await world.client.rooms.createRoom(
+        .init(mode: .singles), options: ann.options)
+      _ = try await world.client.rooms.joinRoom(.init(code: room.code), options: bob.options)
+      await expectRefusal("ROOM_PLAYER_BUSY", code: .failedPrecondition) {
+        _ = try await world.client.rooms.startMatch(.init(), options: ann.options)
+      }
+    }
+  }
+
   // MARK: Completing
 
   @Test(

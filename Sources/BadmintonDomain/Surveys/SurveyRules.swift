@@ -21,6 +21,9 @@ public struct SurveyRating: Hashable, Sendable {
 /// The rules of completing a match and of its surveys: the result, the deadline, and what a
 /// valid survey holds.
 public enum SurveyRules {
+  /// The most ratings one survey may carry: a doubles match has 3 other players.
+  public static let maximumRatings = 3
+
   /// How long a participant has to submit their survey: 48 hours from completion.
   public static let answerWindowMs: Int64 = 48 * 3_600_000
   /// Skill ratings peers may give.
