@@ -1,4 +1,4 @@
-public import BadmintonAPI
+import BadmintonAPI
 public import BadmintonDomain
 public import BadmintonRPC
 public import BadmintonStore

@@ -1,5 +1,3 @@
-public import BadmintonDomain
-
 /// Where a friend request stands.
 public enum StoredFriendRequestState: Int, Hashable, Sendable {
   /// Waiting for the recipient.
