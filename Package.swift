@@ -15,6 +15,7 @@ let package = Package(
     .executable(name: "badminton-server", targets: ["BadmintonServer"]),
     .library(name: "BadmintonRPC", targets: ["BadmintonRPC"]),
     .library(name: "BadmintonAPI", targets: ["BadmintonAPI"]),
+    .library(name: "BadmintonJSON", targets: ["BadmintonJSON"]),
     // For the benchmarks package in Benchmarks/, which measures the layers one by one.
     .library(name: "BadmintonDomain", targets: ["BadmintonDomain"]),
     .library(name: "BadmintonStore", targets: ["BadmintonStore"]),
@@ -68,6 +69,13 @@ let package = Package(
     .target(
       name: "BadmintonAPI",
       dependencies: ["BadmintonRPC", "CBadmintonProto"],
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // The JSON form of every message in Proto/, driven by protoc-c's descriptors.
+    .target(
+      name: "BadmintonJSON",
+      dependencies: ["BadmintonRPC", "CBadmintonProto", "CProtobufC"],
       swiftSettings: defaultSwiftSettings
     ),
 
@@ -145,6 +153,17 @@ let package = Package(
       dependencies: [
         "BadmintonAPI",
         "BadmintonRPC",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+    .testTarget(
+      name: "BadmintonJSONTests",
+      dependencies: [
+        "BadmintonAPI",
+        "BadmintonJSON",
+        "BadmintonRPC",
+        "CBadmintonProto",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: defaultSwiftSettings

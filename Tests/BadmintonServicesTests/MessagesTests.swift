@@ -490,7 +490,7 @@ struct MessagesTests {
             threadOf[[from, to]] = sent.threadID
           case .delete(let player, let other):
             guard let thread = threadOf[[player, other]] else { continue }
-            try await world.client.messages.deleteConversation(
+            _ = try await world.client.messages.deleteConversation(
               .init(threadID: thread), options: players[player].options)
             cleared[[player, other]] =
               messages.filter { Set([$0.from, $0.to]) == [player, other] }.last!.id
@@ -535,7 +535,7 @@ struct MessagesTests {
       let ann = try await world.player()
       let bo = try await world.player()
       let old = try await Self.send(world, from: bo, to: ann, "old")
-      try await world.client.messages.deleteConversation(
+      _ = try await world.client.messages.deleteConversation(
         .init(threadID: old.threadID), options: ann.options)
       #expect(
         try await world.client.messages.listThreads(.init(), options: ann.options).threads.isEmpty)
@@ -547,7 +547,7 @@ struct MessagesTests {
       #expect(try await Self.loaded(world, ann, thread: old.threadID).map(\.id) == [new.id])
       let stranger = try await world.player()
       let refused = await rpcError {
-        try await world.client.messages.deleteConversation(
+        _ = try await world.client.messages.deleteConversation(
           .init(threadID: old.threadID), options: stranger.options)
       }
       #expect(refused?.reason == "THREAD_NOT_FOUND")
