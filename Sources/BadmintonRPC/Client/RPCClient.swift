@@ -83,6 +83,33 @@ public final class RPCClient: Sendable {
     }
   }
 
+  /// Calls the unary method at `path` (`/package.Service/Method`) with an encoded request and
+  /// returns the encoded response, retried as `unary` retries: for tools that work from message
+  /// descriptors rather than Swift types, such as the `badminton` command.
+  public func unary(
+    path: String, payload: [UInt8], idempotent: Bool, options: CallOptions = CallOptions()
+  ) async throws -> [UInt8] {
+    let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
+    let deadline = options.timeout.map { ContinuousClock.now + $0 }
+    return try await withRetries(idempotent: idempotent, deadline: deadline) { timeout in
+      try await self.connection().unary(
+        method: path, payload: payload, metadata: metadata, timeout: timeout)
+    }
+  }
+
+  /// Calls the server-streaming method at `path` with an encoded request; the stream yields each
+  /// encoded response and throws the `RPCError` that ends the call, as `serverStreaming` does.
+  public func serverStreaming(
+    path: String, payload: [UInt8], idempotent: Bool, options: CallOptions = CallOptions()
+  ) async throws -> AsyncThrowingStream<[UInt8], any Error> {
+    let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
+    let deadline = options.timeout.map { ContinuousClock.now + $0 }
+    return try await withRetries(idempotent: idempotent, deadline: deadline) { timeout in
+      try await self.connection().serverStreaming(
+        method: path, payload: payload, metadata: metadata, timeout: timeout)
+    }
+  }
+
   /// Sends PING on the connection (connecting first if needed) and waits for the PONG.
   public func ping() async throws {
     try await connection().ping()
