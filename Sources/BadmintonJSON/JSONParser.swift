@@ -232,6 +232,10 @@ struct JSONParser {
           guard let scalar = Unicode.Scalar(code) else {
             throw error("lone surrogate in \\u escape", at: escapeStart)
           }
+          // protobuf-c strings end at NUL, so a string holding one could not survive the trip.
+          guard code != 0 else {
+            throw error("\\u0000 cannot be part of a string", at: escapeStart)
+          }
           bytes += Array(String(Character(scalar)).utf8)
         default:
           offset -= 1

@@ -159,48 +159,108 @@ struct JSONToTree {
       "value \(literal) out of range for \(field.kind.protoName) field \"\(field.jsonName)\"")
   }
 
-  /// A signed integer in `range`; `1e3` and `5.0` count as integers.
+  /// What a JSON number literal is as an integer, worked out exactly from its digits (never
+  /// through `Double`, which would round).
+  enum ExactInteger {
+    case value(negative: Bool, magnitude: UInt64)
+    case notInteger
+    case tooLarge
+  }
+
+  /// `literal` (a JSON number: sign, digits, optional fraction and exponent) as an integer.
+  static func exactInteger(_ literal: String) -> ExactInteger {
+    var text = Substring(literal)
+    let negative = text.first == "-"
+    if negative { text = text.dropFirst() }
+    var exponent = 0
+    if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+      var written = text[text.index(after: e)...]
+      let negativeExponent = written.first == "-"
+      if written.first == "-" || written.first == "+" { written = written.dropFirst() }
+      written = written.drop { $0 == "0" }
+      // Exponents beyond any 64-bit value's reach are settled without computing them.
+      if written.count > 7 {
+        exponent = negativeExponent ? -100_000_000 : 100_000_000
+      } else {
+        guard let parsed = Int(written.isEmpty ? "0" : written) else { return .notInteger }
+        exponent = negativeExponent ? -parsed : parsed
+      }
+      text = text[..<e]
+    }
+    var digits: [UInt8] = []
+    var fractionDigits = 0
+    var inFraction = false
+    for character in text.utf8 {
+      if character == UInt8(ascii: ".") {
+        inFraction = true
+        continue
+      }
+      guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(character) else { return .notInteger }
+      digits.append(character - UInt8(ascii: "0"))
+      if inFraction { fractionDigits += 1 }
+    }
+    // Leading zeros add nothing; trailing zeros move into the exponent.
+    while digits.first == 0 { digits.removeFirst() }
+    if digits.isEmpty { return .value(negative: negative, magnitude: 0) }
+    var scale = exponent - fractionDigits
+    while digits.last == 0 {
+      digits.removeLast()
+      scale += 1
+    }
+    if scale < 0 { return .notInteger }
+    if digits.count + scale > 20 { return .tooLarge }
+    var magnitude: UInt64 = 0
+    for digit in digits + [UInt8](repeating: 0, count: scale) {
+      let (times, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+      let (sum, carry) = times.addingReportingOverflow(UInt64(digit))
+      if overflow || carry { return .tooLarge }
+      magnitude = sum
+    }
+    return .value(negative: negative, magnitude: magnitude)
+  }
+
+  private func notInteger(_ literal: String, _ node: JSONNode, _ field: FieldModel)
+    -> ProtoJSONError
+  {
+    error(
+      node.offset,
+      "value \(literal) is not an integer for \(field.kind.protoName) field \"\(field.jsonName)\"")
+  }
+
+  /// A signed integer in `range`; `1e3` and `5.0` count as integers, exactly.
   func integer(
     _ literal: String, _ node: JSONNode, _ field: FieldModel, in range: ClosedRange<Int64>
   ) throws(ProtoJSONError) -> Int64 {
-    if let number = Int64(literal) {
-      guard range.contains(number) else { throw outOfRange(literal, node, field) }
+    switch Self.exactInteger(literal) {
+    case .notInteger: throw notInteger(literal, node, field)
+    case .tooLarge: throw outOfRange(literal, node, field)
+    case .value(let negative, let magnitude):
+      let number: Int64?
+      if negative {
+        number =
+          magnitude == UInt64(Int64.max) + 1
+          ? Int64.min : Int64(exactly: magnitude).map { -$0 }
+      } else {
+        number = Int64(exactly: magnitude)
+      }
+      guard let number, range.contains(number) else { throw outOfRange(literal, node, field) }
       return number
     }
-    let isPlainInteger = !literal.contains { $0 == "." || $0 == "e" || $0 == "E" }
-    if isPlainInteger { throw outOfRange(literal, node, field) }
-    guard let number = Double(literal), number.rounded() == number else {
-      throw error(
-        node.offset,
-        "value \(literal) is not an integer for \(field.kind.protoName) field \"\(field.jsonName)\""
-      )
-    }
-    guard let exact = Int64(exactly: number), range.contains(exact) else {
-      throw outOfRange(literal, node, field)
-    }
-    return exact
   }
 
-  /// An unsigned integer up to `max`.
+  /// An unsigned integer up to `max`; `-0` is 0.
   func unsigned(
     _ literal: String, _ node: JSONNode, _ field: FieldModel, max: UInt64
   ) throws(ProtoJSONError) -> UInt64 {
-    if let number = UInt64(literal) {
-      guard number <= max else { throw outOfRange(literal, node, field) }
-      return number
+    switch Self.exactInteger(literal) {
+    case .notInteger: throw notInteger(literal, node, field)
+    case .tooLarge: throw outOfRange(literal, node, field)
+    case .value(let negative, let magnitude):
+      guard !negative || magnitude == 0, magnitude <= max else {
+        throw outOfRange(literal, node, field)
+      }
+      return magnitude
     }
-    let isPlainInteger = !literal.contains { $0 == "." || $0 == "e" || $0 == "E" }
-    if isPlainInteger { throw outOfRange(literal, node, field) }
-    guard let number = Double(literal), number.rounded() == number else {
-      throw error(
-        node.offset,
-        "value \(literal) is not an integer for \(field.kind.protoName) field \"\(field.jsonName)\""
-      )
-    }
-    guard number >= 0, let exact = UInt64(exactly: number), exact <= max else {
-      throw outOfRange(literal, node, field)
-    }
-    return exact
   }
 
   /// Whether `string` is a number as JSON writes one.

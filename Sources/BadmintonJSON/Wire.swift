@@ -3,14 +3,19 @@ struct WireReader {
   let bytes: [UInt8]
   var offset = 0
   var depth = 0
+  /// The end of the message (or packed run) being read: nothing is read past it.
+  var limit: Int
 
-  init(bytes: [UInt8]) { self.bytes = bytes }
+  init(bytes: [UInt8]) {
+    self.bytes = bytes
+    self.limit = bytes.count
+  }
 
   mutating func varint() throws(ProtoJSONError) -> UInt64 {
     var result: UInt64 = 0
     var shift: UInt64 = 0
     while true {
-      guard offset < bytes.count, shift < 64 else {
+      guard offset < limit, shift < 64 else {
         throw .binary("truncated or overlong varint at byte \(offset)")
       }
       let byte = bytes[offset]
@@ -33,7 +38,7 @@ struct WireReader {
 
   mutating func length(end: Int) throws(ProtoJSONError) -> Int {
     let length = try varint()
-    guard length <= UInt64(end - offset) else {
+    guard offset <= end, length <= UInt64(end - offset) else {
       throw .binary("length \(length) at byte \(offset) runs past the end of the message")
     }
     return Int(length)
@@ -65,7 +70,11 @@ struct WireReader {
     case .string:
       let count = try length(end: end)
       defer { offset += count }
-      return .string(String(decoding: bytes[offset..<offset + count], as: UTF8.self))
+      // proto3 strings are UTF-8; anything else is refused rather than silently replaced.
+      guard let text = String(validating: bytes[offset..<offset + count], as: UTF8.self) else {
+        throw .binary("field \"\(field.name)\" is not valid UTF-8 at byte \(offset)")
+      }
+      return .string(text)
     case .bytes:
       let count = try length(end: end)
       defer { offset += count }
@@ -95,6 +104,9 @@ struct WireReader {
 
   /// The message of `model` between the current offset and `end`.
   mutating func readMessage(_ model: MessageModel, end: Int) throws(ProtoJSONError) -> ProtoTree {
+    let outer = limit
+    limit = end
+    defer { limit = outer }
     var tree = ProtoTree(model)
     while offset < end {
       let tag = try varint()
@@ -111,6 +123,8 @@ struct WireReader {
       if field.isRepeated && field.kind.isPackable && wireType == 2 {
         let count = try length(end: end)
         let packedEnd = offset + count
+        limit = packedEnd
+        defer { limit = end }
         while offset < packedEnd {
           tree.values[index].append(try value(field, wireType: field.kind.wireType, end: packedEnd))
         }
@@ -134,10 +148,13 @@ struct WireReader {
         }
         // A repeated singular message merges into the earlier one, as protobuf does.
         if case .message(let later) = decoded,
-          case .message(let earlier)? = tree.values[index].first,
+          case .message(var earlier)? = tree.values[index].first,
           let descriptor = field.messageDescriptor
         {
-          tree.values[index] = [.message(Self.merge(earlier, later, MessageModel(descriptor)))]
+          // Taken out first, so that merging works on storage nothing else shares.
+          tree.values[index] = []
+          Self.merge(into: &earlier, later, MessageModel(descriptor))
+          tree.values[index] = [.message(earlier)]
         } else {
           tree.values[index] = [decoded]
         }
@@ -148,29 +165,29 @@ struct WireReader {
   }
 
   /// `later` merged into `earlier`: repeated fields append, messages merge, the rest replace.
-  static func merge(_ earlier: ProtoTree, _ later: ProtoTree, _ model: MessageModel) -> ProtoTree {
-    var result = earlier
+  static func merge(into earlier: inout ProtoTree, _ later: ProtoTree, _ model: MessageModel) {
     for (index, field) in model.fields.enumerated() where !later.values[index].isEmpty {
       if field.isRepeated {
-        result.values[index] += later.values[index]
+        earlier.values[index] += later.values[index]
         continue
       }
       if let oneof = field.oneof {
         for other in model.fields.indices where model.fields[other].oneof == oneof && other != index
         {
-          result.values[other] = []
+          earlier.values[other] = []
         }
       }
-      if case .message(let a)? = result.values[index].first,
+      if case .message(var a)? = earlier.values[index].first,
         case .message(let b)? = later.values[index].first,
         let descriptor = field.messageDescriptor
       {
-        result.values[index] = [.message(merge(a, b, MessageModel(descriptor)))]
+        earlier.values[index] = []
+        merge(into: &a, b, MessageModel(descriptor))
+        earlier.values[index] = [.message(a)]
       } else {
-        result.values[index] = later.values[index]
+        earlier.values[index] = later.values[index]
       }
     }
-    return result
   }
 }
 
