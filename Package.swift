@@ -13,6 +13,7 @@ let package = Package(
   name: "BadmintonBuddy",
   products: [
     .executable(name: "badminton-server", targets: ["BadmintonServer"]),
+    .executable(name: "badminton", targets: ["BadmintonCLI"]),
     .library(name: "BadmintonRPC", targets: ["BadmintonRPC"]),
     .library(name: "BadmintonAPI", targets: ["BadmintonAPI"]),
     .library(name: "BadmintonJSON", targets: ["BadmintonJSON"]),
@@ -131,6 +132,20 @@ let package = Package(
       swiftSettings: defaultSwiftSettings
     ),
 
+    .executableTarget(
+      name: "BadmintonCLI",
+      dependencies: [
+        "BadmintonAPI",
+        "BadmintonJSON",
+        "BadmintonRPC",
+        "CBadmintonProto",
+        "CProtobufC",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "Sources/badminton",
+      swiftSettings: defaultSwiftSettings
+    ),
+
     // Tests.
     .testTarget(
       name: "BadmintonRPCTests",
@@ -197,6 +212,18 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+    // End to end: `badminton` against `badminton-server`, both run as subprocesses from the
+    // build folder (`swift build --build-tests` builds every product next to the test bundle).
+    .testTarget(
+      name: "BadmintonCLITests",
+      dependencies: [
+        "BadmintonAPI",
+        "BadmintonJSON",
+        "BadmintonRPC",
+        "CBadmintonProto",
       ],
       swiftSettings: defaultSwiftSettings
     ),

@@ -1,9 +1,11 @@
 /// Writes a `ProtoTree` as pretty-printed JSON: 2-space indent, fields in field-number order,
-/// proto3 defaults left out.
+/// proto3 defaults left out; or all on one line without spaces when `compact`.
 struct JSONPrinter {
   var output = ""
+  var compact = false
 
   mutating func newline(_ indent: Int) {
+    if compact { return }
     output.append("\n")
     output.append(String(repeating: " ", count: indent))
   }
@@ -17,7 +19,7 @@ struct JSONPrinter {
       output.append(first ? "{" : ",")
       first = false
       newline(indent + 2)
-      output.append("\"\(field.jsonName)\": ")
+      output.append(compact ? "\"\(field.jsonName)\":" : "\"\(field.jsonName)\": ")
       if field.isRepeated {
         output.append("[")
         for (position, value) in values.enumerated() {

@@ -12,13 +12,14 @@ public enum ProtoJSON {
   /// Fields appear in field-number order with a 2-space indent; fields at their default are left
   /// out, except a present singular message (`{}`) and a set oneof member. Unknown binary fields
   /// are skipped. Bytes that are not a valid encoding throw an error at line 0, column 0.
+  /// `compact` prints the same JSON on one line without spaces (for JSON lines).
   public static func encode(
-    _ bytes: [UInt8], as message: CMessageDescriptor
+    _ bytes: [UInt8], as message: CMessageDescriptor, compact: Bool = false
   ) throws(ProtoJSONError) -> String {
     let model = MessageModel(message)
     var reader = WireReader(bytes: bytes)
     let tree = try reader.readMessage(model, end: bytes.count)
-    var printer = JSONPrinter()
+    var printer = JSONPrinter(compact: compact)
     printer.printMessage(tree, model, indent: 0)
     printer.output.append("\n")
     return printer.output

@@ -30,6 +30,21 @@ struct OutputTests {
     #expect(try ProtoJSON.decode(expected, as: Profile.self) == profile)
   }
 
+  @Test("compact output is the same JSON on one line, without spaces outside strings")
+  func compactProfile() throws {
+    var profile = Profile(
+      userID: 42, nickname: "Ana Smash", selfLevel: 5, newPlayer: true, winRate: 0.5,
+      joinedAtUnixMs: 1_700_000_000_000, locale: "zh-CN")
+    profile.reputation.averageSkillAccuracy = 1
+    let compact = try ProtoJSON.encode(
+      profile.serializedBytes(), as: Profile.cDescriptor, compact: true)
+    #expect(
+      compact == #"{"userId":"42","nickname":"Ana Smash","selfLevel":5,"newPlayer":true,"#
+        + #""winRate":0.5,"joinedAtUnixMs":"1700000000000","#
+        + #""reputation":{"averageSkillAccuracy":1},"locale":"zh-CN"}"# + "\n")
+    #expect(try ProtoJSON.decode(compact, as: Profile.self) == profile)
+  }
+
   @Test("an empty message is {}; a present empty message field is {}")
   func empty() {
     #expect(ProtoJSON.encode(GetMyProfileRequest()) == "{}\n")
