@@ -29,6 +29,10 @@ enum ExitStatus {
   /// The exit status for a call that ended with `error`.
   static func status(for error: RPCError) -> Int32 {
     if error.reason == RPCError.connectFailed("").reason { return cannotConnect }
+    // Too large is refused the same way every time: not worth retrying as it is.
+    if error.reason == "REQUEST_TOO_LARGE" || error.reason == "RESPONSE_TOO_LARGE" {
+      return refused
+    }
     switch error.code {
     case .invalidArgument, .failedPrecondition, .outOfRange, .alreadyExists, .notFound:
       return refused

@@ -17,7 +17,10 @@ struct GlobalOptions: ParsableArguments {
   @Option(help: "The language of status messages: en or zh-CN.")
   var locale: String = "en"
 
-  @Option(help: ArgumentHelp("The whole call's time limit in seconds.", valueName: "seconds"))
+  @Option(
+    help: ArgumentHelp(
+      "Time limit in seconds for each call to the server, retries included.",
+      valueName: "seconds"))
   var timeout: Double?
 
   @Flag(help: "Print JSON compactly, one message a line, instead of indented.")
@@ -27,8 +30,8 @@ struct GlobalOptions: ParsableArguments {
     guard RPCLocale(rawValue: locale) != nil else {
       throw ValidationError("--locale must be en or zh-CN")
     }
-    if let timeout, !(timeout > 0) {
-      throw ValidationError("--timeout must be more than 0 seconds")
+    if let timeout, !(0.001...31_536_000).contains(timeout) {
+      throw ValidationError("--timeout must be from 0.001 to 31536000 seconds (a year)")
     }
     _ = try endpoint()
   }

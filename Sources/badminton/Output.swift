@@ -3,22 +3,47 @@ import BadmintonJSON
 import BadmintonRPC
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Writing to standard output and standard error without buffering, so pipes see each line at
 /// once (a subscriber's events, a script's progress).
 enum Output {
   /// Writes `text` and a newline to standard output.
   static func line(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    write(text + "\n", to: STDOUT_FILENO)
   }
 
   /// Writes `text` as is to standard output.
   static func write(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+    write(text, to: STDOUT_FILENO)
   }
 
   /// Writes `text` and a newline to standard error.
   static func error(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    write(text + "\n", to: STDERR_FILENO)
+  }
+
+  /// Writes all of `text` to `descriptor`. When the reader has gone (`badminton subscribe | head`
+  /// after `head` exits), the command ends quietly with status 0, as command-line tools do.
+  private static func write(_ text: String, to descriptor: Int32) {
+    var bytes = Array(text.utf8)
+    var written = 0
+    while written < bytes.count {
+      let count = bytes.withUnsafeMutableBytes { buffer in
+        Glibc.write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+      }
+      if count > 0 {
+        written += count
+      } else if count < 0 && errno == EINTR {
+        continue
+      } else {
+        // EPIPE (the pipe's reader is gone; SIGPIPE is ignored once a socket opens) or another
+        // failure to write: nothing more can be said on this stream.
+        exit(descriptor == STDOUT_FILENO ? 0 : 1)
+      }
+    }
   }
 
   /// The JSON of the binary message `bytes` of type `message`, ending in a newline; bytes that

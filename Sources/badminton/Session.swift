@@ -52,7 +52,9 @@ struct Session: Equatable {
     } catch {
       throw CLIFailure(message: "cannot create \(folder): \(error)", status: ExitStatus.ioError)
     }
-    let descriptor = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o600)
+    // A folder that already existed is tightened too; the file is never followed as a link.
+    _ = chmod(folder, 0o700)
+    let descriptor = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard descriptor >= 0 else {
       throw CLIFailure(
         message: "cannot write \(path): \(String(cString: strerror(errno)))",

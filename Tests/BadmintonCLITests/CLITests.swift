@@ -254,6 +254,24 @@ struct CLITests {
     }
     #expect(request.recipient.userID == annID)
     #expect(event.sequence > 0)
+
+    // The subscriber is connected now (it printed a line): a later event arrives live, as the
+    // next line, resumable from the first one's sequence.
+    let carlID = try world.registerAndLogin("carl", phone: "+8613800000013")
+    let later = try world.run(
+      ["call", "Friends/SendFriendRequest", #"{"userId": "\#(annID)"}"#], as: "carl")
+    #expect(later.status == 0, "\(later.stderr)")
+    line = []
+    while let byte = output.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A {
+      line.append(byte)
+    }
+    let next = try ProtoJSON.decode(String(decoding: line, as: UTF8.self), as: Event.self)
+    guard case .friendRequestReceived(let second)? = next.body else {
+      Issue.record("expected a second event, got \(String(decoding: line, as: UTF8.self))")
+      return
+    }
+    #expect(second.sender.userID == carlID)
+    #expect(next.sequence == event.sequence + 1)
   }
 
   @Test("demo plays the main path to the end, twice on the same server")

@@ -56,9 +56,12 @@ struct LogoutCommand: AsyncParsableCommand {
         Output.line("not logged in")
         return
       }
+      // The token goes only to the server that issued it, whatever --server says.
+      var issuer = global
+      issuer.server = session.server
       do {
-        try await global.withClient { client in
-          _ = try await client.accounts.logout(options: global.callOptions(token: session.token))
+        try await issuer.withClient { client in
+          _ = try await client.accounts.logout(options: issuer.callOptions(token: session.token))
         }
       } catch let error as RPCError where error.code == .unauthenticated {
         // The session had ended already: forgetting it is all that is left to do.
