@@ -54,7 +54,7 @@ public struct Housekeeping: Service {
 
   /// Expires the rooms idle for 30 minutes and tells their players; runs every
   /// `roomInterval`, so a room nobody touches is closed within that much of its expiry.
-  public func sweepRooms() async throws {
+  private func sweepRooms() async throws {
     try await rooms?.sweep()
   }
 

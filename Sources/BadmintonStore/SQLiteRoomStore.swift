@@ -47,7 +47,7 @@ extension SQLitePlayerStore: RoomStore {
       // 31^6 codes: a clash is rare, and a few draws make one vanishingly unlikely.
       var drawn = code()
       var draws = 1
-      while try Self.has(db, "SELECT 1 FROM room WHERE code = ? AND state = 1", [drawn]) {
+      while try Self.exists(db, "SELECT 1 FROM room WHERE code = ? AND state = 1", [drawn]) {
         guard draws < 32 else { throw RoomStoreError.noFreeCode }
         drawn = code()
         draws += 1
@@ -118,7 +118,7 @@ extension SQLitePlayerStore: RoomStore {
         return
       }
       guard
-        try Self.has(
+        try Self.exists(
           db, "SELECT 1 FROM room_participant WHERE room_id = ? AND player_id = ?", [id, playerID]),
         let room = try Self.fetchRoom(db, id: id)
       else { throw RoomErrors.notFound }
@@ -214,7 +214,7 @@ extension SQLitePlayerStore: RoomStore {
       guard RoomRules.isReady(mode: before.mode, participantCount: before.participants.count)
       else { throw RoomErrors.notReady }
       for player in before.playerIDs {
-        let busy = try Self.has(
+        let busy = try Self.exists(
           db,
           """
           SELECT 1 FROM game JOIN game_participant ON game_participant.game_id = game.id
@@ -360,12 +360,6 @@ extension SQLitePlayerStore {
     let room = try fetchRoom(db, id: id)!
     guard room.ownerID == ownerID else { throw RoomErrors.notOwner }
     return room
-  }
-
-  private static func has(_ db: Database, _ sql: String, _ arguments: StatementArguments)
-    throws -> Bool
-  {
-    try Row.fetchOne(db, sql: sql, arguments: arguments) != nil
   }
 
   private static func roomPlayers(_ db: Database, ids: [Int64]) throws -> [Int64: PlayerRecord] {

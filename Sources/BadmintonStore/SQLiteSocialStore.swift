@@ -217,7 +217,8 @@ extension SQLitePlayerStore: SocialStore {
 
   // MARK: Inside a transaction
 
-  private static func exists(_ db: Database, _ sql: String, _ arguments: StatementArguments)
+  /// Whether `sql` finds a row, inside the caller's transaction.
+  static func exists(_ db: Database, _ sql: String, _ arguments: StatementArguments)
     throws -> Bool
   {
     try Row.fetchOne(db, sql: sql, arguments: arguments) != nil
