@@ -11,6 +11,7 @@
 #   --server PATH   use this badminton-server binary instead of building one
 #   --only NAME     run only the named scenarios (repeatable): bomb partial validation churn
 #                   descriptors login-flood uploads
+#   --server-arg A  pass option A to every server started (repeatable), e.g. to try a limit
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,12 +19,14 @@ root=$(cd "$here/../.." && pwd)
 quick=()
 server=""
 only=()
+extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=(--quick) ;;
     --server) server=$2; shift ;;
     --only) only+=("$2"); shift ;;
-    *) echo "usage: $0 [--quick] [--server PATH] [--only SCENARIO]..." >&2; exit 2 ;;
+    --server-arg) extra+=("$2"); shift ;;
+    *) echo "usage: $0 [--quick] [--server PATH] [--only SCENARIO]... [--server-arg ARG]..." >&2; exit 2 ;;
   esac
   shift
 done
@@ -77,10 +80,11 @@ start_server() {
   : >"$data/out"
   if [ "$nofile" = "-" ]; then
     "$server" --host 127.0.0.1 --port 0 --data-dir "$data/data" --log-level error \
-      --shutdown-grace-seconds 0 "$@" >"$data/out" 2>"$data/log" &
+      --shutdown-grace-seconds 0 ${extra[@]+"${extra[@]}"} "$@" >"$data/out" 2>"$data/log" &
   else
     bash -c 'ulimit -Sn "$0" && exec "$@"' "$nofile" "$server" --host 127.0.0.1 --port 0 \
-      --data-dir "$data/data" --log-level error --shutdown-grace-seconds 0 "$@" \
+      --data-dir "$data/data" --log-level error --shutdown-grace-seconds 0 \
+      ${extra[@]+"${extra[@]}"} "$@" \
       >"$data/out" 2>"$data/log" &
   fi
   server_pid=$!
