@@ -2,6 +2,7 @@ import BadmintonAPI
 import BadmintonDomain
 import BadmintonRPC
 import BadmintonServices
+import BadmintonStore
 import PropertyBased
 import Testing
 
@@ -105,6 +106,18 @@ struct MessagePagesTests {
     #expect(ResponseBudget.encodedSize(largest) * 3 / 2 < budget.itemBytes)
     #expect(budget.fitting([largest, largest]) == 1)
     #expect(budget.fitting([MessageThread]()) == 0)
+  }
+
+  @Test("the services refuse to start with a response limit below one page of the largest items")
+  func start_refusesTinyResponseLimit() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let tooSmall = ResponseBudget.minimumBodySize - 1
+    await #expect(throws: PlayerServicesError.responseLimitTooSmall(tooSmall)) {
+      _ = try await PlayerServices.start(
+        store: store,
+        configuration: PlayerServicesConfiguration(
+          passwordCost: .testing, maximumResponseBytes: tooSmall))
+    }
   }
 
   @Test("170 near-maximum messages from one stranger page through the default frame limit")
