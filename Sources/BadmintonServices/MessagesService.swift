@@ -12,13 +12,21 @@ public struct MessagesService: Messages.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
   let events: EventPublisher
+  let budget: ResponseBudget
+
+  /// The kind of ListThreads' page tokens.
+  static let threadListKind = "threads"
 
   /// The service over `store`. Blocks are read by the store inside each send's transaction, so a
-  /// block committed a moment earlier always counts.
-  public init(store: any ServerStore, clock: any WallClock, events: EventPublisher) {
+  /// block committed a moment earlier always counts. Every page fits `budget`.
+  public init(
+    store: any ServerStore, clock: any WallClock, events: EventPublisher,
+    budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize)
+  ) {
     self.store = store
     self.clock = clock
     self.events = events
+    self.budget = budget
   }
 
   public func sendMessage(_ request: SendMessageRequest, context: ServerContext) async throws
@@ -84,27 +92,38 @@ public struct MessagesService: Messages.ServiceProtocol {
       threadID: request.threadID, playerID: caller,
       beforeMessageID: request.beforeMessageID == 0 ? nil : request.beforeMessageID,
       limit: limit + 1)
-    let shown = page.prefix(limit)
+    let messages = page.map(Self.message)
+    let shown = messages.prefix(budget.fitting(messages.prefix(limit)))
     return LoadMessagesResponse(
-      messages: shown.map(Self.message),
-      nextBeforeMessageID: page.count > limit ? shown.last!.id : 0)
+      messages: Array(shown), nextBeforeMessageID: page.count > shown.count ? shown.last!.id : 0)
   }
 
   public func listThreads(_ request: ListThreadsRequest, context: ServerContext) async throws
     -> ListThreadsResponse
   {
     let caller = try context.requirePrincipal().userID
-    let threads = try await store.threads(playerID: caller)
-    let players = try await store.players(ids: threads.map(\.otherID))
+    let pageSize = try PageRules.size(Int(request.pageSize))
+    let before =
+      try request.pageToken.isEmpty
+      ? nil : PageToken.parse(request.pageToken, kind: Self.threadListKind, count: 1)[0]
+    // One more than the page tells whether another page follows.
+    let page = try await store.threads(
+      playerID: caller, beforeLastMessageID: before, limit: pageSize + 1)
+    let listed = Array(page.threads.prefix(pageSize))
+    let players = try await store.players(ids: listed.map(\.otherID))
+    let threads = listed.map { thread in
+      MessageThread(
+        id: thread.threadID,
+        other: players[thread.otherID].map(PlayerCard.init) ?? PlayerCard(userID: thread.otherID),
+        lastMessage: Self.message(thread.lastMessage),
+        unreadCount: Int32(clamping: thread.unreadCount))
+    }
+    let shown = threads.prefix(budget.fitting(threads))
+    let next =
+      page.threads.count > shown.count
+      ? PageToken(kind: Self.threadListKind, values: [shown.last!.lastMessage.id]).text : ""
     return ListThreadsResponse(
-      threads: threads.map { thread in
-        MessageThread(
-          id: thread.threadID,
-          other: players[thread.otherID].map(PlayerCard.init) ?? PlayerCard(userID: thread.otherID),
-          lastMessage: Self.message(thread.lastMessage),
-          unreadCount: Int32(clamping: thread.unreadCount))
-      },
-      totalUnread: Int32(clamping: threads.reduce(0) { $0 + $1.unreadCount }))
+      threads: Array(shown), totalUnread: Int32(clamping: page.totalUnread), nextPageToken: next)
   }
 
   public func syncMessages(_ request: SyncMessagesRequest, context: ServerContext) async throws
@@ -114,10 +133,11 @@ public struct MessagesService: Messages.ServiceProtocol {
     let limit = try MessageRules.pageLimit(request.limit, maximum: MessageRules.syncPageLimit)
     let after = max(request.afterMessageID, 0)
     let page = try await store.messages(playerID: caller, afterMessageID: after, limit: limit + 1)
-    let shown = page.prefix(limit)
+    let messages = page.map(Self.message)
+    let shown = messages.prefix(budget.fitting(messages.prefix(limit)))
     return SyncMessagesResponse(
-      messages: shown.map(Self.message), nextAfterMessageID: shown.last?.id ?? after,
-      more: page.count > limit)
+      messages: Array(shown), nextAfterMessageID: shown.last?.id ?? after,
+      more: page.count > shown.count)
   }
 
   public func deleteConversation(_ request: DeleteConversationRequest, context: ServerContext)

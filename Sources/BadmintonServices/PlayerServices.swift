@@ -14,6 +14,10 @@ public struct PlayerServicesConfiguration: Sendable {
   public var eventRetention: Duration
   /// Events a live subscriber may fall behind by before its stream is ended.
   public var maximumBufferedEvents: Int
+  /// The server's largest frame body (`WireConfiguration.maximumBodySize`): paged answers are
+  /// filled up to a budget below it. At least `ResponseBudget.minimumBodySize`. Default: the
+  /// wire's default.
+  public var maximumResponseBytes: Int
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -21,13 +25,15 @@ public struct PlayerServicesConfiguration: Sendable {
     passwordCost: PasswordHasher.Cost = .standard,
     administratorIDs: Set<Int64> = [],
     eventRetention: Duration = .seconds(30 * 24 * 3600),
-    maximumBufferedEvents: Int = 256
+    maximumBufferedEvents: Int = 256,
+    maximumResponseBytes: Int = WireConfiguration().maximumBodySize
   ) {
     self.sessionLifetime = sessionLifetime
     self.passwordCost = passwordCost
     self.administratorIDs = administratorIDs
     self.eventRetention = eventRetention
     self.maximumBufferedEvents = maximumBufferedEvents
+    self.maximumResponseBytes = maximumResponseBytes
   }
 }
 
@@ -55,6 +61,10 @@ public struct PlayerServices: Sendable {
     store: any ServerStore, configuration: PlayerServicesConfiguration,
     clock: any WallClock = SystemWallClock()
   ) async throws -> PlayerServices {
+    guard configuration.maximumResponseBytes >= ResponseBudget.minimumBodySize else {
+      throw PlayerServicesError.responseLimitTooSmall(configuration.maximumResponseBytes)
+    }
+    let budget = ResponseBudget(maximumBodySize: configuration.maximumResponseBytes)
     for id in configuration.administratorIDs.sorted() {
       guard try await store.player(id: id) != nil else {
         throw PlayerServicesError.unknownAdministrator(id)
@@ -86,7 +96,7 @@ public struct PlayerServices: Sendable {
         matching,
         FriendsService(store: store, clock: clock, events: events, blocks: blocks),
         rooms,
-        MessagesService(store: store, clock: clock, events: events),
+        MessagesService(store: store, clock: clock, events: events, budget: budget),
         ScheduleService(store: store, clock: clock),
         surveys,
       ],
@@ -101,11 +111,15 @@ public enum PlayerServicesError: Error, Hashable, CustomStringConvertible {
   /// An administrator id names no registered player: naming an id before its account exists
   /// would make whoever registers next an administrator.
   case unknownAdministrator(Int64)
+  /// The largest response is too small for one page of the largest items.
+  case responseLimitTooSmall(Int)
 
   public var description: String {
     switch self {
     case .unknownAdministrator(let id):
       "administrator \(id) is not a registered player; register the account first, then name its id"
+    case .responseLimitTooSmall(let bytes):
+      "a response limit of \(bytes) bytes is below \(ResponseBudget.minimumBodySize)"
     }
   }
 }

@@ -119,6 +119,20 @@ public struct MessageThreadRecord: Hashable, Sendable {
   }
 }
 
+/// A page of a player's threads and the badge read with it.
+public struct MessageThreadPage: Hashable, Sendable {
+  /// The threads, latest message first.
+  public var threads: [MessageThreadRecord]
+  /// The player's unread messages across all threads, not only this page's.
+  public var totalUnread: Int
+
+  /// A page with the given fields.
+  public init(threads: [MessageThreadRecord], totalUnread: Int) {
+    self.threads = threads
+    self.totalUnread = totalUnread
+  }
+}
+
 /// Direct messages and their threads, behind an interface of our own. Every method that writes
 /// returns only after the write is committed.
 ///
@@ -165,8 +179,12 @@ public protocol MessageStore: Sendable {
   func messages(playerID: Int64, afterMessageID: Int64, limit: Int) async throws
     -> [MessageRecord]
 
-  /// The threads in which `playerID` can see a message, latest message first.
-  func threads(playerID: Int64) async throws -> [MessageThreadRecord]
+  /// Up to `limit` of the threads in which `playerID` can see a message, latest message first
+  /// (by the id of the newest message they can see, which no two threads share), only those
+  /// whose newest message has an id below `beforeLastMessageID` (nil: from the latest), with
+  /// the player's unread messages across all threads read in the same transaction.
+  func threads(playerID: Int64, beforeLastMessageID: Int64?, limit: Int) async throws
+    -> MessageThreadPage
 
   /// The messages to `playerID` they can see and have not read, across all threads.
   func unreadCount(playerID: Int64) async throws -> Int

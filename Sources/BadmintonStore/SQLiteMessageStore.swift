@@ -202,33 +202,40 @@ extension SQLitePlayerStore: MessageStore {
     ORDER BY id LIMIT ?
     """
 
-  public func threads(playerID: Int64) async throws -> [MessageThreadRecord] {
+  public func threads(playerID: Int64, beforeLastMessageID: Int64?, limit: Int) async throws
+    -> MessageThreadPage
+  {
     try await writer.read { db in
       let rows = try Row.fetchAll(
-        db,
-        sql: """
-          SELECT member.thread_id, member.other_id,
-            (SELECT id FROM direct_message
-              WHERE thread_id = member.thread_id AND id > member.cleared_through_id
-                AND (sender_id = member.player_id OR hidden = 0)
-              ORDER BY id DESC LIMIT 1) AS last_id,
-            (SELECT count(*) FROM direct_message
-              WHERE recipient_id = member.player_id AND thread_id = member.thread_id
-                AND read_at_ms IS NULL AND hidden = 0 AND id > member.cleared_through_id) AS unread
-          FROM message_thread_member AS member WHERE member.player_id = ?
-          """,
-        arguments: [playerID])
-      return try rows.compactMap { row -> MessageThreadRecord? in
-        guard let lastID: Int64 = row["last_id"],
-          let last = try Self.fetchMessage(db, id: lastID)
-        else { return nil }
+        db, sql: Self.threadListSQL,
+        arguments: [playerID, beforeLastMessageID ?? Int64.max, limit])
+      let threads = try rows.compactMap { row -> MessageThreadRecord? in
+        guard let last = try Self.fetchMessage(db, id: row["last_id"]) else { return nil }
         return MessageThreadRecord(
           threadID: row["thread_id"], otherID: row["other_id"], lastMessage: last,
           unreadCount: row["unread"])
       }
-      .sorted { $0.lastMessage.id > $1.lastMessage.id }
+      return MessageThreadPage(
+        threads: threads, totalUnread: try Self.unreadCount(db, playerID: playerID))
     }
   }
+
+  /// A page of a player's threads, latest message first: each thread's newest message the
+  /// player can see (a thread of none is left out), below the page's cursor.
+  static let threadListSQL = """
+    SELECT * FROM (
+      SELECT member.thread_id, member.other_id,
+        (SELECT id FROM direct_message
+          WHERE thread_id = member.thread_id AND id > member.cleared_through_id
+            AND (sender_id = member.player_id OR hidden = 0)
+          ORDER BY id DESC LIMIT 1) AS last_id,
+        (SELECT count(*) FROM direct_message
+          WHERE recipient_id = member.player_id AND thread_id = member.thread_id
+            AND read_at_ms IS NULL AND hidden = 0 AND id > member.cleared_through_id) AS unread
+      FROM message_thread_member AS member WHERE member.player_id = ?)
+    WHERE last_id IS NOT NULL AND last_id < ?
+    ORDER BY last_id DESC LIMIT ?
+    """
 
   public func unreadCount(playerID: Int64) async throws -> Int {
     try await writer.read { db in try Self.unreadCount(db, playerID: playerID) }

@@ -63,8 +63,9 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       throw ValidationError(
         "--log-level must be one of trace, debug, info, notice, warning, error, critical")
     }
-    guard maxFrameBytes >= 1024 else {
-      throw ValidationError("--max-frame-bytes must be at least 1024")
+    guard maxFrameBytes >= ResponseBudget.minimumBodySize else {
+      throw ValidationError(
+        "--max-frame-bytes must be at least \(ResponseBudget.minimumBodySize) (a page of messages)")
     }
     guard maxConcurrentCalls >= 1 else {
       throw ValidationError("--max-concurrent-calls must be at least 1")
@@ -103,7 +104,7 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       configuration: PlayerServicesConfiguration(
         sessionLifetime: .seconds(sessionDays * 24 * 3600),
         passwordCost: PasswordHasher.Cost(rounds: 1 << scryptLogN, blockSize: 8, parallelism: 1),
-        administratorIDs: Set(administratorIDs)))
+        administratorIDs: Set(administratorIDs), maximumResponseBytes: maxFrameBytes))
 
     let server = RPCServer(
       configuration: ServerConfiguration(

@@ -140,4 +140,41 @@ struct MessageStoreTests {
     }
     #expect(rows == 0)
   }
+
+  @Test("thread pages of any size, each below the last cursor, make the whole list with one badge")
+  func threadPages_concatenate() async throws {
+    let (store, _) = try Self.store()
+    let (ann, _) = try await Self.players(store)
+    var others: [Int64] = []
+    for index in 0..<6 {
+      others.append(
+        try await store.createPlayer(StoreFixtures.newPlayer(phone: "+861390000010\(index)")).id)
+    }
+    // Messages to and from ann in a shuffled order of threads, so threads move to the top.
+    var newest: [Int64: Int64] = [:]
+    var unread = 0
+    for step in 0..<30 {
+      let other = others[(step * 7 + step / 4) % others.count]
+      let toAnn = step % 3 != 0
+      let sent = try await Self.send(
+        store, toAnn ? other : ann, toAnn ? ann : other, id: "s\(step)")
+      newest[sent.message.threadID] = sent.message.id
+      unread += toAnn ? 1 : 0
+    }
+    // Oracle: the threads by their newest message, newest first.
+    let expected = newest.sorted { $0.value > $1.value }.map(\.key)
+    for limit in 1...7 {
+      var listed: [Int64] = []
+      var before: Int64? = nil
+      while true {
+        let page = try await store.threads(playerID: ann, beforeLastMessageID: before, limit: limit)
+        #expect(page.totalUnread == unread)
+        #expect(page.threads.count <= limit)
+        listed += page.threads.map(\.threadID)
+        guard page.threads.count == limit, let last = page.threads.last else { break }
+        before = last.lastMessage.id
+      }
+      #expect(listed == expected)
+    }
+  }
 }

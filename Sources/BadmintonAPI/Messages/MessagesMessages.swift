@@ -368,17 +368,32 @@ public struct ListThreadsRequest: ProtobufMessage, Hashable {
   /// protoc-c's descriptor of `badminton.v1.ListThreadsRequest`.
   public static let cDescriptor = CDescriptors.message("badminton.v1.ListThreadsRequest")
 
-  /// The message, which has no fields.
-  public init() {}
+  /// 1-100; 0 = 20.
+  public var pageSize: Int32
+  /// The previous page's `nextPageToken`; empty for the first page.
+  public var pageToken: String
+
+  /// The message with every field at its default.
+  public init() { self.init(pageSize: 0) }
+
+  /// A message with the given fields.
+  public init(pageSize: Int32 = 0, pageToken: String = "") {
+    self.pageSize = pageSize
+    self.pageToken = pageToken
+  }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) {
+    self.pageSize = c.page_size
+    self.pageToken = CField.string(c.page_token)
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
   public func cMessage(in arena: CArena) -> CMessage {
     var c = CMessage()
     badminton__v1__list_threads_request__init(&c)
+    c.page_size = pageSize
+    c.page_token = arena.string(pageToken)
     return c
   }
 }
@@ -444,8 +459,10 @@ public struct ListThreadsResponse: ProtobufMessage, Hashable {
 
   /// Latest message first.
   public var threads: [MessageThread]
-  /// The badge: unread messages across all threads.
+  /// The badge: unread messages across all threads, not only this page's.
   public var totalUnread: Int32
+  /// The `pageToken` of the next page; empty when this page is the last.
+  public var nextPageToken: String
 
   /// The message with every field at its default.
   public init() { self.init(threads: []) }
@@ -453,16 +470,19 @@ public struct ListThreadsResponse: ProtobufMessage, Hashable {
   /// A message with the given fields.
   public init(
     threads: [MessageThread] = [],
-    totalUnread: Int32 = 0
+    totalUnread: Int32 = 0,
+    nextPageToken: String = ""
   ) {
     self.threads = threads
     self.totalUnread = totalUnread
+    self.nextPageToken = nextPageToken
   }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
     self.threads = try CField.messages(c.n_threads, c.threads, as: MessageThread.self)
     self.totalUnread = c.total_unread
+    self.nextPageToken = CField.string(c.next_page_token)
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -471,6 +491,7 @@ public struct ListThreadsResponse: ProtobufMessage, Hashable {
     badminton__v1__list_threads_response__init(&c)
     (c.n_threads, c.threads) = arena.messages(threads)
     c.total_unread = totalUnread
+    c.next_page_token = arena.string(nextPageToken)
     return c
   }
 }

@@ -218,7 +218,7 @@ extension APIMessageGen {
 
   static func listThreadsRequest(_ rng: inout any SeededRandomNumberGenerator) -> ListThreadsRequest
   {
-    ListThreadsRequest()
+    ListThreadsRequest(pageSize: int32(&rng), pageToken: string(&rng))
   }
 
   static func messageThread(_ rng: inout any SeededRandomNumberGenerator) -> MessageThread {
@@ -231,7 +231,8 @@ extension APIMessageGen {
     -> ListThreadsResponse
   {
     ListThreadsResponse(
-      threads: (0..<count(&rng)).map { _ in messageThread(&rng) }, totalUnread: int32(&rng))
+      threads: (0..<count(&rng)).map { _ in messageThread(&rng) }, totalUnread: int32(&rng),
+      nextPageToken: string(&rng))
   }
 
   static func syncMessagesRequest(_ rng: inout any SeededRandomNumberGenerator)

@@ -65,8 +65,11 @@ struct PlayerWorld {
   }
 }
 
-/// Runs `body` against a fresh server with the player services.
-func withPlayerWorld<T>(_ body: (PlayerWorld) async throws -> T) async throws -> T {
+/// Runs `body` against a fresh server with the player services, whose frame bodies and paged
+/// answers are limited to `maximumBodySize` bytes.
+func withPlayerWorld<T>(
+  maximumBodySize: Int = 6 * 1024 * 1024, _ body: (PlayerWorld) async throws -> T
+) async throws -> T {
   let store = try SQLitePlayerStore.inMemory()
   let clock = ManualClock()
   // The administrator's account exists before the server names it, as in production.
@@ -78,13 +81,14 @@ func withPlayerWorld<T>(_ body: (PlayerWorld) async throws -> T) async throws ->
   let players = try await PlayerServices.start(
     store: store,
     configuration: PlayerServicesConfiguration(
-      passwordCost: .testing, administratorIDs: [administrator.id]),
+      passwordCost: .testing, administratorIDs: [administrator.id],
+      maximumResponseBytes: maximumBodySize),
     clock: clock)
   var logger = Logger(label: "test.server")
   logger.logLevel = .critical
   let server = RPCServer(
     configuration: ServerConfiguration(
-      port: 0, wire: WireConfiguration(maximumBodySize: 6 * 1024 * 1024)),
+      port: 0, wire: WireConfiguration(maximumBodySize: maximumBodySize)),
     services: players.services,
     authenticator: players.authenticator, logger: logger)
   return try await withThrowingTaskGroup(of: Void.self) { group in

@@ -1214,9 +1214,42 @@ const ProtobufCMessageDescriptor badminton__v1__load_messages_response__descript
   (ProtobufCMessageInit) badminton__v1__load_messages_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define badminton__v1__list_threads_request__field_descriptors NULL
-#define badminton__v1__list_threads_request__field_indices_by_name NULL
-#define badminton__v1__list_threads_request__number_ranges NULL
+static const ProtobufCFieldDescriptor badminton__v1__list_threads_request__field_descriptors[2] =
+{
+  {
+    "page_size",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListThreadsRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListThreadsRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__list_threads_request__field_indices_by_name[] = {
+  0,   /* field[0] = page_size */
+  1,   /* field[1] = page_token */
+};
+static const ProtobufCIntRange badminton__v1__list_threads_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
 const ProtobufCMessageDescriptor badminton__v1__list_threads_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -1225,10 +1258,10 @@ const ProtobufCMessageDescriptor badminton__v1__list_threads_request__descriptor
   "Badminton__V1__ListThreadsRequest",
   "badminton.v1",
   sizeof(Badminton__V1__ListThreadsRequest),
-  0,
+  2,
   badminton__v1__list_threads_request__field_descriptors,
   badminton__v1__list_threads_request__field_indices_by_name,
-  0,  badminton__v1__list_threads_request__number_ranges,
+  1,  badminton__v1__list_threads_request__number_ranges,
   (ProtobufCMessageInit) badminton__v1__list_threads_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -1309,7 +1342,7 @@ const ProtobufCMessageDescriptor badminton__v1__message_thread__descriptor =
   (ProtobufCMessageInit) badminton__v1__message_thread__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__list_threads_response__field_descriptors[2] =
+static const ProtobufCFieldDescriptor badminton__v1__list_threads_response__field_descriptors[3] =
 {
   {
     "threads",
@@ -1335,15 +1368,28 @@ static const ProtobufCFieldDescriptor badminton__v1__list_threads_response__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "next_page_token",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListThreadsResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__list_threads_response__field_indices_by_name[] = {
+  2,   /* field[2] = next_page_token */
   0,   /* field[0] = threads */
   1,   /* field[1] = total_unread */
 };
 static const ProtobufCIntRange badminton__v1__list_threads_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor badminton__v1__list_threads_response__descriptor =
 {
@@ -1353,7 +1399,7 @@ const ProtobufCMessageDescriptor badminton__v1__list_threads_response__descripto
   "Badminton__V1__ListThreadsResponse",
   "badminton.v1",
   sizeof(Badminton__V1__ListThreadsResponse),
-  2,
+  3,
   badminton__v1__list_threads_response__field_descriptors,
   badminton__v1__list_threads_response__field_indices_by_name,
   1,  badminton__v1__list_threads_response__number_ranges,

@@ -154,7 +154,8 @@ struct  Badminton__V1__LoadMessagesRequest
    */
   int64_t before_message_id;
   /*
-   * 1-50; 0 = 50.
+   * 1-50; 0 = 50. A page also ends early, never fails, when the next message would take the
+   * answer past the server's response budget (see docs/messages.md).
    */
   int32_t limit;
 };
@@ -184,10 +185,19 @@ struct  Badminton__V1__LoadMessagesResponse
 struct  Badminton__V1__ListThreadsRequest
 {
   ProtobufCMessage base;
+  /*
+   * 1-100; 0 = 20. A page also ends early when the next thread would take the answer past the
+   * server's response budget.
+   */
+  int32_t page_size;
+  /*
+   * From the previous page's `next_page_token`; empty for the first page.
+   */
+  char *page_token;
 };
 #define BADMINTON__V1__LIST_THREADS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_threads_request__descriptor) \
-     }
+    , 0, (char *)protobuf_c_empty_string }
 
 
 struct  Badminton__V1__MessageThread
@@ -212,13 +222,17 @@ struct  Badminton__V1__ListThreadsResponse
   size_t n_threads;
   Badminton__V1__MessageThread **threads;
   /*
-   * The badge: unread messages across all threads.
+   * The badge: unread messages across all threads, not only this page's.
    */
   int32_t total_unread;
+  /*
+   * The `page_token` of the next page; empty when this page is the last.
+   */
+  char *next_page_token;
 };
 #define BADMINTON__V1__LIST_THREADS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_threads_response__descriptor) \
-    , 0,NULL, 0 }
+    , 0,NULL, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Badminton__V1__SyncMessagesRequest
@@ -229,7 +243,8 @@ struct  Badminton__V1__SyncMessagesRequest
    */
   int64_t after_message_id;
   /*
-   * 1-500; 0 = 500.
+   * 1-500; 0 = 500. A page also ends early, with `more` set, when the next message would take
+   * the answer past the server's response budget.
    */
   int32_t limit;
 };
