@@ -22,3 +22,31 @@ public enum PageRules {
     return size
   }
 }
+
+/// What a name shown to other players (a nickname) may hold, scalar by scalar.
+public enum NameRules {
+  /// Whether `scalar` is a format character or a line or paragraph separator (Unicode general
+  /// categories Cf, Zl, Zp): invisible by itself, and able to hide or reorder what a reader sees
+  /// (zero-width joiners and spaces, the right-to-left override U+202E, the byte order mark).
+  public static func isFormatOrSeparator(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.properties.generalCategory {
+    case .format, .lineSeparator, .paragraphSeparator: true
+    default: false
+    }
+  }
+
+  /// Whether `scalar` shows something by itself: not white space, not a code point that
+  /// renderers ignore (such as the Hangul fillers or variation selectors), not a mark that
+  /// only decorates the character before it, and not the blank Braille pattern U+2800.
+  public static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+    let properties = scalar.properties
+    switch properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .spacingMark, .control, .format, .lineSeparator,
+      .paragraphSeparator, .spaceSeparator:
+      return false
+    default:
+      return !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint
+        && scalar.value != 0x2800
+    }
+  }
+}

@@ -21,7 +21,9 @@ public enum PlayerRules {
   /// The phone number if it is in E.164 form (`+` then 2 to 15 digits, the first not 0).
   public static func validatePhone(_ phone: String) throws(DomainError) -> String {
     let digits = phone.utf8.dropFirst()
-    guard phone.utf8.first == UInt8(ascii: "+"), (2...15).contains(digits.count),
+    // Bytes only: the length is checked before any byte is looked at.
+    guard phone.utf8.count <= 16, phone.utf8.first == UInt8(ascii: "+"),
+      (2...15).contains(digits.count),
       digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
       digits.first != UInt8(ascii: "0")
     else {
@@ -33,19 +35,21 @@ public enum PlayerRules {
     return phone
   }
 
-  /// The nickname trimmed, if it has 1 to 30 characters, at most 240 UTF-8 bytes and no control
-  /// characters.
+  /// The most UTF-8 bytes a nickname may arrive with, white space around it included. Checked
+  /// before anything that works character by character, so a huge nickname costs one
+  /// comparison.
+  public static let maximumNicknameInputBytes = 1024
+
+  /// The nickname trimmed, if it has 1 to 30 characters, at most 240 UTF-8 bytes, no control,
+  /// format or separator characters, and something visible.
   public static func validateNickname(_ nickname: String) throws(DomainError) -> String {
+    // Bytes first: everything after this works per character or per scalar.
+    guard nickname.utf8.count <= maximumNicknameInputBytes else { throw nicknameLength }
     let trimmed = String(
       nickname.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     guard trimmed.utf8.count <= maximumNicknameBytes,
       (1...maximumNicknameLength).contains(trimmed.count)
-    else {
-      throw .invalidField(
-        "nickname", "NICKNAME_LENGTH",
-        en: "The nickname must have 1 to 30 characters (at most 240 bytes in UTF-8).",
-        zhCN: "昵称须为 1 到 30 个字符（UTF-8 编码不超过 240 字节）。")
-    }
+    else { throw nicknameLength }
     guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
     else {
       throw .invalidField(
@@ -53,24 +57,47 @@ public enum PlayerRules {
         en: "The nickname must not contain control characters.",
         zhCN: "昵称不能包含控制字符。")
     }
+    // Anywhere in what was sent, even at an end that trimming would drop.
+    guard !nickname.unicodeScalars.contains(where: NameRules.isFormatOrSeparator) else {
+      throw .invalidField(
+        "nickname", "NICKNAME_FORMAT_CHARACTERS",
+        en: "The nickname must not contain invisible formatting characters or line separators "
+          + "(such as zero-width joiners, direction overrides or byte order marks).",
+        zhCN: "昵称不能包含不可见的格式字符或分行符（例如零宽连接符、方向覆盖符或字节顺序标记）。")
+    }
+    guard trimmed.unicodeScalars.contains(where: NameRules.isVisible) else {
+      throw .invalidField(
+        "nickname", "NICKNAME_INVISIBLE",
+        en: "The nickname must contain at least one visible character.",
+        zhCN: "昵称须至少包含一个可见字符。")
+    }
     return trimmed
   }
 
+  /// The error for a nickname that is empty, too long or too large.
+  static let nicknameLength = DomainError.invalidField(
+    "nickname", "NICKNAME_LENGTH",
+    en: "The nickname must have 1 to 30 characters (at most 240 bytes in UTF-8).",
+    zhCN: "昵称须为 1 到 30 个字符（UTF-8 编码不超过 240 字节）。")
+
   /// Checks that a new password has 8 to 256 characters and at most 1024 UTF-8 bytes.
   public static func validatePassword(_ password: String) throws(DomainError) {
+    // Bytes first: a huge password is refused before its characters are counted.
+    guard password.utf8.count <= maximumPasswordBytes else { throw passwordTooLong }
     guard password.count >= minimumPasswordLength else {
       throw .invalidField(
         "password", "PASSWORD_TOO_SHORT",
         en: "The password must have at least 8 characters.",
         zhCN: "密码至少需要 8 个字符。")
     }
-    guard isWithinPasswordLimits(password) else {
-      throw .invalidField(
-        "password", "PASSWORD_TOO_LONG",
-        en: "The password must have at most 256 characters (1024 bytes in UTF-8).",
-        zhCN: "密码最多 256 个字符（UTF-8 编码不超过 1024 字节）。")
-    }
+    guard isWithinPasswordLimits(password) else { throw passwordTooLong }
   }
+
+  /// The error for a password over 256 characters or 1024 UTF-8 bytes.
+  static let passwordTooLong = DomainError.invalidField(
+    "password", "PASSWORD_TOO_LONG",
+    en: "The password must have at most 256 characters (1024 bytes in UTF-8).",
+    zhCN: "密码最多 256 个字符（UTF-8 编码不超过 1024 字节）。")
 
   /// True when `password` is no longer than a password may be, in characters and in bytes.
   public static func isWithinPasswordLimits(_ password: String) -> Bool {
@@ -98,7 +125,8 @@ public enum PlayerRules {
   /// The locale, `en` when empty, if it is one the product supports.
   public static func validateLocale(_ locale: String) throws(DomainError) -> String {
     if locale.isEmpty { return "en" }
-    guard locales.contains(locale) else {
+    // Bytes first: comparing strings works per character.
+    guard locale.utf8.count <= 8, locales.contains(locale) else {
       throw .invalidField(
         "locale", "LOCALE_UNSUPPORTED",
         en: "The locale must be en or zh-CN.",

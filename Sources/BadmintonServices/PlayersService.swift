@@ -180,7 +180,8 @@ public struct PlayersService: Players.ServiceProtocol {
   }
 
   static func decodePageToken(_ token: String) throws -> NearbyHit {
-    let parts = token.split(separator: ".")
+    // Bytes first: a token this server gives out is well under 128 bytes.
+    let parts = token.utf8.count <= 128 ? token.split(separator: ".") : []
     guard parts.count == 2, let bits = UInt64(parts[0], radix: 16), let id = Int64(parts[1]) else {
       throw DomainError.invalidField(
         "page_token", "PAGE_TOKEN_INVALID", en: "The page token is not one this server gave out.",

@@ -75,6 +75,8 @@ public struct MatchCursor: Hashable, Comparable, Sendable {
 
   /// The cursor a `token` names, or `PAGE_TOKEN_INVALID` when it is not one `token` gives.
   public init(token: String) throws(DomainError) {
+    // Bytes first: a token this server gives out is well under 128 bytes.
+    guard token.utf8.count <= 128 else { throw Self.invalidToken }
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 4, let skill = Int(parts[0]), let bits = UInt64(parts[1], radix: 16),
       let posted = Int64(parts[2]), let id = Int64(parts[3])

@@ -22,14 +22,24 @@ public enum TimeSlotRules {
     (0..<selectableDays).contains(daysFromToday)
   }
 
-  /// Checks that `identifier` names a time zone the server knows, such as `Asia/Shanghai`.
+  /// The longest time zone name, in UTF-8 bytes; longer text is refused before any lookup.
+  public static let maximumTimeZoneBytes = 64
+
+  /// Checks that `identifier` is a canonical IANA time zone name, such as `Asia/Shanghai`, or
+  /// `UTC`: one of `timeZoneNames`. Abbreviations (`CST`, which could be China's or the US
+  /// central zone), fixed offsets (`GMT+8`, `Etc/GMT-8`), `SystemV/*` names and aliases such as
+  /// `Asia/Calcutta` or `US/Eastern` are refused with `TIME_ZONE_UNKNOWN`.
   public static func validateTimeZone(_ identifier: String) throws(DomainError) {
-    _ = try Zone(identifier)
+    // Bytes first: hashing a huge string for the lookup would already be work per character.
+    guard identifier.utf8.count <= maximumTimeZoneBytes, timeZoneNames.contains(identifier) else {
+      throw Zone.unknown
+    }
   }
 
   /// The local date at `nowUnixMs` in the time zone `timeZone`.
   public static func today(timeZone: String, nowUnixMs: Int64) throws(DomainError) -> LocalDate {
-    try Zone(timeZone).date(at: nowUnixMs)
+    try validateTimeZone(timeZone)
+    return try Zone(timeZone).date(at: nowUnixMs)
   }
 
   /// The slot from `startMinute` to `endMinute` of `date` in `timeZone`, if it may be posted at
@@ -39,6 +49,7 @@ public enum TimeSlotRules {
   public static func slot(
     date: LocalDate, startMinute: Int, endMinute: Int, timeZone: String, nowUnixMs: Int64
   ) throws(DomainError) -> TimeSlot {
+    try validateTimeZone(timeZone)
     let zone = try Zone(timeZone)
     return try slot(
       date: date, startMinute: startMinute, endMinute: endMinute, in: zone, nowUnixMs: nowUnixMs)
@@ -91,14 +102,20 @@ public enum TimeSlotRules {
   struct Zone {
     private var calendar = Calendar(identifier: .gregorian)
 
-    /// The zone named `identifier`, or `TIME_ZONE_UNKNOWN`.
+    /// The error for a time zone name that is not one of `timeZoneNames`.
+    static let unknown = DomainError.invalidField(
+      "time_zone", "TIME_ZONE_UNKNOWN",
+      en: "The time zone must be a canonical IANA time zone name, such as Asia/Shanghai, or UTC; "
+        + "abbreviations such as CST and offsets such as GMT+8 are not accepted.",
+      zhCN: "时区须为规范的 IANA 时区名称（例如 Asia/Shanghai）或 UTC；不接受 CST 等缩写或 GMT+8 等偏移。")
+
+    /// The zone named `identifier`, or `TIME_ZONE_UNKNOWN` when the platform does not know it.
+    /// Requests' names are checked with `validateTimeZone` first; names already stored are
+    /// read as they are.
     init(_ identifier: String) throws(DomainError) {
-      guard let timeZone = TimeZone(identifier: identifier) else {
-        throw .invalidField(
-          "time_zone", "TIME_ZONE_UNKNOWN",
-          en: "The time zone must be an IANA time zone name, such as Asia/Shanghai.",
-          zhCN: "时区须为 IANA 时区名称，例如 Asia/Shanghai。")
-      }
+      guard identifier.utf8.count <= TimeSlotRules.maximumTimeZoneBytes,
+        let timeZone = TimeZone(identifier: identifier)
+      else { throw Self.unknown }
       calendar.timeZone = timeZone
     }
 

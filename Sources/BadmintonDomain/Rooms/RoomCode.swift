@@ -13,9 +13,15 @@ public enum RoomCode {
     String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
   }
 
+  /// The most UTF-8 bytes a typed code may have, white space around it included; longer text is
+  /// refused before any character of it is looked at.
+  public static let maximumTypedBytes = 64
+
   /// The code a player typed, in the form rooms store it: white space around it removed and
-  /// letters in upper case; nil when what is left is not `length` characters of `alphabet`.
+  /// letters in upper case; nil when what is left is not `length` characters of `alphabet`, or
+  /// when the text is over `maximumTypedBytes`.
   public static func normalized(_ text: String) -> String? {
+    guard text.utf8.count <= maximumTypedBytes else { return nil }
     let trimmed = text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace)
     let candidate = String(trimmed.reversed()).uppercased()
     return isWellFormed(candidate) ? candidate : nil

@@ -25,19 +25,38 @@ public protocol ProtobufMessage: Sendable, Equatable {
 public struct MessageDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
   /// The full name of the message that was expected.
   public var messageType: String
+  /// The path of a string field that holds U+0000 (e.g. `ratings[1].note`), when that is why the
+  /// bytes were refused: protobuf-c would cut such a string at the NUL.
+  public var fieldWithNUL: String?
 
-  /// An error for `messageType`.
-  public init(messageType: String) { self.messageType = messageType }
+  /// An error for `messageType`; `fieldWithNUL` names a string field that holds U+0000.
+  public init(messageType: String, fieldWithNUL: String? = nil) {
+    self.messageType = messageType
+    self.fieldWithNUL = fieldWithNUL
+  }
 
-  public var description: String { "bytes are not a valid \(messageType) message" }
+  public var description: String {
+    if let fieldWithNUL {
+      return "field \(fieldWithNUL) of \(messageType) holds U+0000"
+    }
+    return "bytes are not a valid \(messageType) message"
+  }
 }
 
 extension ProtobufMessage {
   /// The message's full protobuf name, e.g. `badminton.rpc.v1.Envelope`.
   public static var fullName: String { cDescriptor.fullName }
 
-  /// Decodes the protobuf encoding in `bytes`.
+  /// Decodes the protobuf encoding in `bytes`. Every message is decoded here; a string field
+  /// (at any depth, in any element of a repeated field) that holds U+0000 is refused with its
+  /// path, as protobuf-c would cut it at the NUL.
   public init(serializedBytes bytes: UnsafeRawBufferPointer) throws(MessageDecodingError) {
+    switch StringFieldScan.scan(bytes, Self.cDescriptor.pointer) {
+    case nil: break
+    case .nul(let field)?:
+      throw MessageDecodingError(messageType: Self.fullName, fieldWithNUL: field)
+    case .tooDeep?: throw MessageDecodingError(messageType: Self.fullName)
+    }
     // protobuf-c reads nothing for a zero length, but wants a valid pointer all the same.
     var empty: UInt8 = 0
     let unpacked = withUnsafePointer(to: &empty) { emptyPointer in

@@ -55,6 +55,7 @@ public struct HandlerRegistry: Sendable {
     do {
       return try M(serializedBytes: payload)
     } catch {
+      if let field = error.fieldWithNUL { throw RPCError.stringContainsNUL(field: field) }
       throw RPCError.requestMalformed(M.fullName)
     }
   }

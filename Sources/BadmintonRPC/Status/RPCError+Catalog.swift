@@ -20,6 +20,17 @@ extension RPCError {
         zhCN: "请求内容不是有效的 \(type) 消息。"))
   }
 
+  /// A string field of the request, at path `field` (e.g. `ratings[1].note`), holds U+0000,
+  /// which no text in the product may hold.
+  public static func stringContainsNUL(field: String) -> RPCError {
+    let text = LocalizedText(
+      en: "The field \(field) contains the character U+0000, which text may not hold.",
+      zhCN: "字段 \(field) 含有字符 U+0000，文本中不能包含该字符。")
+    return RPCError(
+      code: .invalidArgument, reason: "STRING_CONTAINS_NUL", message: text,
+      violations: [Violation(field: field, reason: "STRING_CONTAINS_NUL", description: text)])
+  }
+
   /// The response payload does not parse as the method's response message (client side).
   public static func responseMalformed(_ type: String) -> RPCError {
     RPCError(
