@@ -209,7 +209,10 @@ public final class RPCServer: Service, Sendable {
             // A peer that does not read its answers is not read from either, so its unread
             // answers cannot grow the server's memory.
             BackPressureHandler(),
-            ByteToMessageHandler(FrameDecoder(configuration: configuration.wire)),
+            ByteToMessageHandler(
+              FrameDecoder(
+                configuration: configuration.wire, budget: requestBudget,
+                frameTimeout: TimeAmount(configuration.frameTimeout))),
             IdleStateHandler(readTimeout: TimeAmount(configuration.idleTimeout)),
             FrameEncoder(configuration: configuration.wire),
             handler,

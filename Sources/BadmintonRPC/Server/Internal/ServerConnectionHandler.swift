@@ -25,6 +25,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   }
 
   private struct OpenCall {
+    /// Tells this call from a later one that reuses its id once it has been answered.
+    let serial: UInt64
     let kind: MethodKind
     let locale: RPCLocale
     var task: Task<Void, Never>?
@@ -46,6 +48,11 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private var taskExecutor: EventLoopTaskExecutor?
   private var state = State.active
   private var calls: [UInt64: OpenCall] = [:]
+  /// Handler tasks started on this connection that have not ended yet, answered or not: a call
+  /// ended early by CANCEL or its deadline holds its place in the concurrency limit until its
+  /// handler has really stopped.
+  private(set) var runningHandlers = 0
+  private var nextSerial: UInt64 = 0
   private var graceTimer: Scheduled<Void>?
   /// While draining: true once the linger after GOAWAY has passed, so that an idle connection
   /// may close.
@@ -154,7 +161,11 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     guard let method = registry.method(at: request.method) else {
       return answer(callID, kind: .unary, locale: locale, .failure(.methodNotFound(request.method)))
     }
-    guard calls.count < configuration.maximumConcurrentCallsPerConnection else {
+    guard request.payload.count <= method.maximumRequestBytes else {
+      let error = RPCError.requestTooLarge(limit: method.maximumRequestBytes)
+      return answer(callID, kind: method.kind, locale: locale, .failure(error))
+    }
+    guard runningHandlers < configuration.maximumConcurrentCallsPerConnection else {
       let error = RPCError.tooManyConcurrentCalls(
         limit: configuration.maximumConcurrentCallsPerConnection)
       return answer(callID, kind: method.kind, locale: locale, .failure(error))
@@ -168,7 +179,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
     let loop = context.eventLoop
     let handler = NIOLoopBound(self, eventLoop: loop)
-    var call = OpenCall(kind: method.kind, locale: locale)
+    nextSerial += 1
+    let serial = nextSerial
+    var call = OpenCall(serial: serial, kind: method.kind, locale: locale)
     var deadline: ContinuousClock.Instant?
     if request.timeoutMilliseconds > 0 {
       let timeout = Int64(request.timeoutMilliseconds)
@@ -186,8 +199,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     calls[callID] = call
 
     let budget = requestBudget
+    runningHandlers += 1
     calls[callID]?.task = Self.run(
-      method, payload: request.payload, context: serverContext, sink: sink,
+      method, payload: request.payload, context: serverContext, serial: serial, sink: sink,
       authenticator: authenticator, handler: handler, on: taskExecutor,
       finally: { budget.release(heldBytes) })
   }
@@ -198,7 +212,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   /// tasks it calls; the store's work runs on its database queues and password hashing on NIO's
   /// thread pool. A handler that waits for a lock holds up the loop meanwhile.
   private static func run(
-    _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, sink: RawResponseSink,
+    _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, serial: UInt64,
+    sink: RawResponseSink,
     authenticator: (any Authenticator)?, handler: NIOLoopBound<ServerConnectionHandler>,
     on executor: EventLoopTaskExecutor?, finally release: @escaping @Sendable () -> Void
   ) -> Task<Void, Never> {
@@ -216,7 +231,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       release()
       // Queued even when the task already runs on the loop, so that the call's last frame
       // follows whatever the loop was given before (a GOAWAY queued by a shutdown, say).
-      handler.eventLoop.execute { handler.value.finishCall(context.callID, outcome) }
+      handler.eventLoop.execute {
+        handler.value.finishCall(context.callID, serial: serial, outcome)
+      }
     }
   }
 
@@ -245,8 +262,13 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
   }
 
-  private func finishCall(_ callID: UInt64, _ outcome: Outcome) {
-    guard let call = calls.removeValue(forKey: callID) else { return }
+  /// The handler of call `serial` has ended: its place in the concurrency limit is free, and the
+  /// call is answered unless something else answered it first.
+  private func finishCall(_ callID: UInt64, serial: UInt64, _ outcome: Outcome) {
+    runningHandlers -= 1
+    guard calls[callID]?.serial == serial, let call = calls.removeValue(forKey: callID) else {
+      return
+    }
     call.deadline?.cancel()
     answer(callID, kind: call.kind, locale: call.locale, outcome)
     callEnded()
