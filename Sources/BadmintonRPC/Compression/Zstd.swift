@@ -102,7 +102,11 @@ public enum Zstd {
       guard let base = input.baseAddress, input.count > 0 else {
         throw Zstd.Error(kind: .corrupt, detail: "empty body")
       }
-      if let windowSize = Self.windowSize(input), windowSize > (1 << windowLogMax) {
+      let size = ZSTD_getFrameContentSize(base, input.count)
+      // A single-segment frame's window is its content.
+      if let windowSize = Self.windowSize(input) ?? (size < UInt64.max - 1 ? size : nil),
+        windowSize > (1 << windowLogMax)
+      {
         throw Zstd.Error(kind: .windowTooLarge, detail: "window of \(windowSize) bytes")
       }
       let frameSize = ZSTD_findFrameCompressedSize(base, input.count)
@@ -110,7 +114,6 @@ public enum Zstd {
       guard frameSize == input.count else {
         throw Zstd.Error(kind: .corrupt, detail: "data after the frame")
       }
-      let size = ZSTD_getFrameContentSize(base, input.count)
       if size == UInt64.max {  // ZSTD_CONTENTSIZE_UNKNOWN
         throw Zstd.Error(kind: .contentSizeUnknown, detail: "content size not stated")
       }
@@ -125,7 +128,8 @@ public enum Zstd {
 
     /// The window a zstd frame header asks for, when `input` starts with one (RFC 8878 3.1.1.1).
     private static func windowSize(_ input: UnsafeRawBufferPointer) -> UInt64? {
-      guard input.count >= 6, input.loadUnaligned(as: UInt32.self).littleEndian == 0xFD2F_B528 else {
+      guard input.count >= 6, input.loadUnaligned(as: UInt32.self).littleEndian == 0xFD2F_B528
+      else {
         return nil
       }
       let descriptor = input[4]

@@ -78,7 +78,8 @@ public struct FrameDecoder: ByteToMessageDecoder {
           try decompressor.contentSize(of: raw, limit: configuration.maximumBodySize)
         }
         if let budget {
-          let cost = size + Zstd.Decompressor.contextSize
+          // The output buffer's real capacity, and the context that fills it.
+          let cost = Self.bufferCapacity(for: size) + Zstd.Decompressor.contextSize
           guard budget.reserve(cost) else { throw ProtocolViolation.serverBusy(bytes: cost) }
           charged = cost
         }
