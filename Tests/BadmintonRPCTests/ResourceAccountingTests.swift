@@ -248,6 +248,31 @@ struct MethodLimitTests {
     }
   }
 
+  @Test("a handler past its deadline that has not stopped still holds its place")
+  func expiredHandler_holdsItsSlot() async throws {
+    let gate = Gate()
+    try await withTestServer(
+      configuration: ServerConfiguration(maximumConcurrentCallsPerConnection: 1),
+      services: { [LimitedService(probe: $0, gate: gate)] }
+    ) { _, port, probe in
+      let raw = try await RawConnection.connect(port: port)
+      try await raw.send(
+        Raw.request(1, "held", method: LimitedService.stubborn.path, timeoutMilliseconds: 1))
+      #expect(try await raw.readEnvelope()?.status?.reason == "DEADLINE_EXCEEDED")
+      #expect(await probe.wait { $0.started == 1 })
+      try await raw.send(Raw.request(2, "next", method: LimitedService.small.path))
+      #expect(try await raw.readEnvelope()?.status?.reason == "TOO_MANY_CONCURRENT_CALLS")
+      gate.open()
+      await raw.close()
+    }
+  }
+
+  @Test("methods take 64 KiB requests unless they name another limit")
+  func defaultLimit_is64KiB() {
+    #expect(TestService.unary.maximumRequestBytes == 65_536)
+    #expect(LimitedService.small.maximumRequestBytes == 1024)
+  }
+
   @Test("a cancelled handler that has not stopped still holds its place in the call limit")
   func cancelledHandler_holdsItsSlot() async throws {
     let gate = Gate()
