@@ -1,4 +1,5 @@
 import BadmintonRPC
+import Logging
 import NIOCore
 import NIOEmbedded
 import Synchronization
@@ -303,6 +304,108 @@ struct MethodLimitTests {
       }
       #expect(Raw.text(answered) == "next")
       await raw.close()
+    }
+  }
+}
+
+/// Accepts the one token `good`.
+private struct OneTokenAuthenticator: Authenticator {
+  func authenticate(bearerToken: String) async throws -> Principal? {
+    bearerToken == "good" ? Principal(userID: 1, isAdministrator: false) : nil
+  }
+}
+
+/// An authenticated method that takes large requests and answers their size.
+private struct UploadService: RPCService {
+  static let upload = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
+    service: "test.v1.Upload", method: "Upload", kind: .unary, idempotent: false,
+    requiresAuthentication: true, maximumRequestBytes: 1 << 20)
+
+  func registerMethods(in registry: inout HandlerRegistry) {
+    registry.register(Self.upload) { request, _ in
+      HealthCheckRequest(service: "\(request.service.utf8.count)")
+    }
+  }
+}
+
+@Suite("Large frames need a session")
+struct LargeFrameSessionTests {
+  private let configuration = WireConfiguration(maximumBodySize: 1 << 20)
+
+  @Test("a frame over 64 KiB is refused from its header until a call has been authenticated")
+  func largeFrame_needsSession() throws {
+    let trust = ConnectionTrust()
+    let decoder = FrameDecoder(configuration: configuration, trust: trust)
+    var small = ByteBuffer(bytes: header(65_536))
+    #expect(try decoder.decodeEnvelope(from: &small) == nil)
+    var large = ByteBuffer(bytes: header(65_537))
+    let refused = #expect(throws: ProtocolViolation.self) {
+      try decoder.decodeEnvelope(from: &large)
+    }
+    #expect(refused?.rpcError.reason == "LARGE_FRAME_NEEDS_SESSION")
+    #expect(refused?.rpcError.code == .unauthenticated)
+    trust.sessionAuthenticated = true
+    #expect(try decoder.decodeEnvelope(from: &large) == nil)
+  }
+
+  private func withUploadServer(_ body: (Int) async throws -> Void) async throws {
+    var logger = Logger(label: "test.server")
+    logger.logLevel = .critical
+    let server = RPCServer(
+      configuration: ServerConfiguration(port: 0), services: [UploadService()],
+      authenticator: OneTokenAuthenticator(), logger: logger)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { try await server.run() }
+      let port = try await server.localAddress().port!
+      do {
+        try await body(port)
+      } catch {
+        group.cancelAll()
+        throw error
+      }
+      group.cancelAll()
+    }
+  }
+
+  @Test("a peer without a session that sends a large frame gets GOAWAY and is closed")
+  func unauthenticatedLargeFrame_getsGoAway() async throws {
+    try await withUploadServer { port in
+      let raw = try await RawConnection.connect(port: port)
+      // Sent plain: the frame is as large as the request.
+      let large = String(repeating: "a", count: 100_000)
+      try await raw.send(Raw.request(1, large, method: UploadService.upload.path))
+      let seen = try await raw.readUntilClosed()
+      #expect(seen.last?.kind == .goAway)
+      #expect(seen.last?.status?.reason == "LARGE_FRAME_NEEDS_SESSION")
+    }
+  }
+
+  @Test("the reference client checks its session first, then sends the large request")
+  func client_sendsLargeRequestTransparently() async throws {
+    try await withUploadServer { port in
+      try await withTestClient(port: port) { client in
+        var rng = SystemRandomNumberGenerator()
+        // Incompressible, so that the frame really is over 64 KiB.
+        let text = String(
+          (0..<300_000).map { _ in
+            Character(UnicodeScalar(UInt8.random(in: 0x21...0x7E, using: &rng)))
+          })
+        let options = CallOptions(bearerToken: "good")
+        let answer = try await client.unary(
+          UploadService.upload, HealthCheckRequest(service: text), options: options)
+        #expect(answer.service == "300000")
+        // Once checked, the connection takes large requests without another check.
+        let again = try await client.unary(
+          UploadService.upload, HealthCheckRequest(service: text), options: options)
+        #expect(again.service == "300000")
+        // A bad token fails the call with the session's own error.
+        let error = await rpcError {
+          _ = try await client.unary(
+            UploadService.upload, HealthCheckRequest(service: text),
+            options: CallOptions(bearerToken: "bad"))
+        }
+        #expect(error?.reason == "SESSION_INVALID")
+      }
     }
   }
 }

@@ -86,7 +86,7 @@ public final class RPCClient: Sendable {
     return try await withRetries(idempotent: method.idempotent, deadline: deadline) { timeout in
       let connection = try await self.connection()
       return ResponseStream(
-        payloads: try connection.serverStreaming(
+        payloads: try await connection.serverStreaming(
           method: method.path, payload: payload, metadata: metadata, timeout: timeout))
     }
   }

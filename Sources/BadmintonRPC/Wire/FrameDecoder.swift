@@ -24,14 +24,18 @@ public struct FrameDecoder: ByteToMessageDecoder {
   private let decompressor: Zstd.Decompressor
   private let budget: RequestMemoryBudget?
   private let frameTimeout: TimeAmount?
+  private let trust: ConnectionTrust?
   private let progress = Progress()
 
-  /// A decoder for one connection; with a `budget`, large frames are charged to it, and with a
-  /// `frameTimeout`, a frame that takes longer to arrive is a violation.
+  /// A decoder for one connection; with a `budget`, large frames are charged to it, with a
+  /// `frameTimeout`, a frame that takes longer to arrive is a violation, and with a `trust`,
+  /// a frame over `WireConfiguration.unchargedFrameBytes` is a violation until a call on the
+  /// connection has passed authentication.
   public init(
     configuration: WireConfiguration, budget: RequestMemoryBudget? = nil,
-    frameTimeout: TimeAmount? = nil
+    frameTimeout: TimeAmount? = nil, trust: ConnectionTrust? = nil
   ) {
+    self.trust = trust
     self.configuration = configuration
     self.decompressor = Zstd.Decompressor(maximumOutput: configuration.maximumBodySize)
     self.budget = budget
@@ -57,6 +61,11 @@ public struct FrameDecoder: ByteToMessageDecoder {
     }
     guard Int(length) <= configuration.maximumBodySize else {
       throw .frameTooLarge(length, limit: configuration.maximumBodySize)
+    }
+    if let trust, !trust.sessionAuthenticated,
+      Int(length) > WireConfiguration.unchargedFrameBytes
+    {
+      throw .frameNeedsSession(length, limit: WireConfiguration.unchargedFrameBytes)
     }
     if let budget, progress.charged == 0, Int(length) > WireConfiguration.unchargedFrameBytes {
       let capacity = Self.bufferCapacity(for: FrameFormat.headerSize + Int(length))

@@ -53,6 +53,17 @@ public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible,
       zhCN: "压缩的帧内容所需的 zstd 窗口超过了 \(limit) 字节的内容上限。")
   }
 
+  /// A frame over the size a connection without an authenticated call may send.
+  public static func frameNeedsSession(_ length: UInt32, limit: Int) -> ProtocolViolation {
+    ProtocolViolation(
+      .unauthenticated, "LARGE_FRAME_NEEDS_SESSION",
+      en:
+        "A frame body of \(length) bytes exceeds \(limit) bytes; larger frames are accepted only after a call on this connection has passed authentication (Health/CheckSession).",
+      zhCN:
+        "帧内容 \(length) 字节，超过了 \(limit) 字节；只有在此连接上已有请求通过身份验证（Health/CheckSession）后才接受更大的帧。"
+    )
+  }
+
   /// A compressed body does not state its content size in its zstd frame header.
   public static let compressedSizeUnstated = ProtocolViolation(
     .invalidArgument, "COMPRESSED_SIZE_UNSTATED",

@@ -25,6 +25,17 @@ public struct WireConfiguration: Sendable, Hashable {
   }
 }
 
+/// Whether a call on a connection has passed authentication: until one has, the server accepts
+/// no frame over `WireConfiguration.unchargedFrameBytes` on it. Used on the connection's event
+/// loop only.
+public final class ConnectionTrust {
+  /// True once a call on the connection has passed authentication.
+  public var sessionAuthenticated = false
+
+  /// A connection on which no call has passed authentication yet.
+  public init() {}
+}
+
 /// Constants of the frame format.
 public enum FrameFormat {
   /// Flags byte plus 32-bit length.

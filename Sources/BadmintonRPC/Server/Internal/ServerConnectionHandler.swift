@@ -42,6 +42,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private let authenticator: (any Authenticator)?
   private let configuration: ServerConfiguration
   private let requestBudget: RequestMemoryBudget
+  /// Set once a call on the connection passes authentication; the frame decoder reads it.
+  private let trust: ConnectionTrust?
   private var logger: Logger
   private(set) var context: ChannelHandlerContext!
   /// Runs the connection's handler tasks on its event loop.
@@ -67,8 +69,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   init(
     registry: HandlerRegistry, authenticator: (any Authenticator)?,
-    configuration: ServerConfiguration, requestBudget: RequestMemoryBudget, logger: Logger
+    configuration: ServerConfiguration, requestBudget: RequestMemoryBudget, logger: Logger,
+    trust: ConnectionTrust? = nil
   ) {
+    self.trust = trust
     self.registry = registry
     self.authenticator = authenticator
     self.configuration = configuration
@@ -223,6 +227,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
         var context = context
         if method.info.requiresAuthentication {
           context = context.authenticated(as: try await authenticate(context, with: authenticator))
+          // Queued before the call's answer, so the peer sees the answer only once it holds.
+          handler.eventLoop.execute { handler.value.trust?.sessionAuthenticated = true }
         }
         outcome = .success(try await method.invoke(payload, context, sink))
       } catch {
