@@ -44,6 +44,9 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   @Option(help: "Request bytes that the open calls of all connections may hold together.")
   var maxRequestBytesInFlight = 256 << 20
 
+  @Option(help: "Seconds a frame may take to arrive whole once its first byte is in.")
+  var frameTimeoutSeconds = 60
+
   @Option(
     name: .customLong("admin-id"),
     help:
@@ -79,6 +82,9 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     guard maxRequestBytesInFlight >= maxFrameBytes else {
       throw ValidationError("--max-request-bytes-in-flight must be at least --max-frame-bytes")
     }
+    guard frameTimeoutSeconds >= 1 else {
+      throw ValidationError("--frame-timeout-seconds must be at least 1")
+    }
     guard sessionDays >= 1 else { throw ValidationError("--session-days must be at least 1") }
     guard (10...20).contains(scryptLogN) else {
       throw ValidationError("--scrypt-log-n must be 10...20")
@@ -106,14 +112,16 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         passwordCost: PasswordHasher.Cost(rounds: 1 << scryptLogN, blockSize: 8, parallelism: 1),
         administratorIDs: Set(administratorIDs), maximumResponseBytes: maxFrameBytes))
 
+    var configuration = ServerConfiguration(
+      host: host, port: port,
+      wire: WireConfiguration(maximumBodySize: maxFrameBytes),
+      maximumConcurrentCallsPerConnection: maxConcurrentCalls,
+      idleTimeout: .seconds(idleTimeoutSeconds),
+      shutdownGracePeriod: .seconds(shutdownGraceSeconds),
+      maximumRequestBytesInFlight: maxRequestBytesInFlight)
+    configuration.frameTimeout = .seconds(frameTimeoutSeconds)
     let server = RPCServer(
-      configuration: ServerConfiguration(
-        host: host, port: port,
-        wire: WireConfiguration(maximumBodySize: maxFrameBytes),
-        maximumConcurrentCallsPerConnection: maxConcurrentCalls,
-        idleTimeout: .seconds(idleTimeoutSeconds),
-        shutdownGracePeriod: .seconds(shutdownGraceSeconds),
-        maximumRequestBytesInFlight: maxRequestBytesInFlight),
+      configuration: configuration,
       services: players.services,
       authenticator: players.authenticator,
       logger: logger)

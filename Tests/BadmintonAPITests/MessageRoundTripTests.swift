@@ -620,3 +620,19 @@ struct MessageRoundTripTests {
     }
   }
 }
+
+@Suite("Request limits of the API methods")
+struct RequestLimitTests {
+  @Test("a verification request with the largest document fits its method's request limit")
+  func largestVerification_fits() {
+    let request = SubmitVerificationRequest(
+      document: Array(repeating: 0xFF, count: 5 * 1024 * 1024))
+    #expect(request.serializedBytes().count <= Players.submitVerification.maximumRequestBytes)
+  }
+
+  @Test("every other method keeps the small default limit")
+  func otherMethods_keepTheDefault() {
+    #expect(Players.getProfile.maximumRequestBytes == 64 * 1024)
+    #expect(Players.updateProfile.maximumRequestBytes == 64 * 1024)
+  }
+}

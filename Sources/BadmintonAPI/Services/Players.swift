@@ -35,7 +35,9 @@ public enum Players {
   /// `SubmitVerification`: submits a championship document for review.
   public static let submitVerification = MethodDescriptor<SubmitVerificationRequest, Verification>(
     service: serviceName, method: "SubmitVerification", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true,
+    // A document of up to 5 MiB and its few short fields.
+    maximumRequestBytes: 5 * 1024 * 1024 + 64 * 1024)
 
   /// `ListMyVerifications`: the caller's verification requests, newest first.
   public static let listMyVerifications = MethodDescriptor<

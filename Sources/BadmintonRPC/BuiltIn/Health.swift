@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The built-in health service, `badminton.rpc.v1.Health`: no authentication needed.
+/// The built-in health service, `badminton.rpc.v1.Health`: only `CheckSession` needs a session.
 public enum Health {
   /// The service's full name.
   public static let serviceName = "badminton.rpc.v1.Health"
@@ -15,9 +15,16 @@ public enum Health {
     service: serviceName, method: "Watch", kind: .serverStreaming, idempotent: true,
     requiresAuthentication: false)
 
+  /// `CheckSession`: SERVING when the caller's session is valid. A connection on which a call
+  /// has passed authentication may carry frames over 64 KiB; the reference client calls this
+  /// first on a connection where it must send a larger request.
+  public static let checkSession = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(
+    service: serviceName, method: "CheckSession", kind: .unary, idempotent: true,
+    requiresAuthentication: true)
+
   /// The service as its stubs expose it.
   public static let descriptor = ServiceDescriptor(
-    name: serviceName, methods: [check.info, watch.info])
+    name: serviceName, methods: [check.info, watch.info, checkSession.info])
 
   /// What a health service implements.
   public protocol ServiceProtocol: RPCService {
@@ -45,6 +52,13 @@ public enum Health {
       try await client.unary(Health.check, request, options: options)
     }
 
+    /// Calls `CheckSession` with the options' session token.
+    public func checkSession(options: CallOptions = CallOptions()) async throws
+      -> HealthCheckResponse
+    {
+      try await client.unary(Health.checkSession, HealthCheckRequest(), options: options)
+    }
+
     /// Calls `Watch`; the stream ends when the server ends the call.
     public func watch(
       _ request: HealthCheckRequest = HealthCheckRequest(), options: CallOptions = CallOptions()
@@ -62,6 +76,8 @@ extension Health.ServiceProtocol {
     registry.register(Health.watch) { request, context, writer in
       try await self.watch(request, context: context, responses: writer)
     }
+    // The core has checked the session before the handler runs.
+    registry.register(Health.checkSession) { _, _ in HealthCheckResponse(status: .serving) }
   }
 }
 

@@ -51,6 +51,10 @@ public final class RPCClient: Sendable {
     options: CallOptions = CallOptions()
   ) async throws -> Response {
     let payload = request.serializedBytes()
+    // The server would refuse it unread: refused here without a round trip.
+    guard payload.count <= method.maximumRequestBytes else {
+      throw RPCError.requestTooLarge(limit: method.maximumRequestBytes)
+    }
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }
     let bytes = try await withRetries(idempotent: method.idempotent, deadline: deadline) {
@@ -73,12 +77,16 @@ public final class RPCClient: Sendable {
     options: CallOptions = CallOptions()
   ) async throws -> ResponseStream<Response> {
     let payload = request.serializedBytes()
+    // The server would refuse it unread: refused here without a round trip.
+    guard payload.count <= method.maximumRequestBytes else {
+      throw RPCError.requestTooLarge(limit: method.maximumRequestBytes)
+    }
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }
     return try await withRetries(idempotent: method.idempotent, deadline: deadline) { timeout in
       let connection = try await self.connection()
       return ResponseStream(
-        payloads: try connection.serverStreaming(
+        payloads: try await connection.serverStreaming(
           method: method.path, payload: payload, metadata: metadata, timeout: timeout))
     }
   }

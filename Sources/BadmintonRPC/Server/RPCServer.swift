@@ -202,14 +202,18 @@ public final class RPCServer: Service, Sendable {
       .childChannelOption(.maxMessagesPerRead, value: 16)
       .childChannelInitializer { [weak self] channel in
         channel.eventLoop.makeCompletedFuture {
+          let trust = ConnectionTrust()
           let handler = ServerConnectionHandler(
             registry: registry, authenticator: authenticator, configuration: configuration,
-            requestBudget: requestBudget, logger: logger)
+            requestBudget: requestBudget, logger: logger, trust: trust)
           try channel.pipeline.syncOperations.addHandlers([
             // A peer that does not read its answers is not read from either, so its unread
             // answers cannot grow the server's memory.
             BackPressureHandler(),
-            ByteToMessageHandler(FrameDecoder(configuration: configuration.wire)),
+            ByteToMessageHandler(
+              FrameDecoder(
+                configuration: configuration.wire, budget: requestBudget,
+                frameTimeout: TimeAmount(configuration.frameTimeout), trust: trust)),
             IdleStateHandler(readTimeout: TimeAmount(configuration.idleTimeout)),
             FrameEncoder(configuration: configuration.wire),
             handler,

@@ -15,6 +15,9 @@ public struct ServerConfiguration: Sendable {
   /// Bytes of request frames that the calls open on all connections together may hold; a call
   /// that would pass it gets RESOURCE_EXHAUSTED (`SERVER_BUSY`). Default 256 MiB.
   public var maximumRequestBytesInFlight: Int
+  /// A frame whose first byte has arrived must arrive whole within this long, else the
+  /// connection gets GOAWAY (`FRAME_TIMEOUT`) and is closed. Default 60 seconds.
+  public var frameTimeout: Duration = .seconds(60)
 
   /// A configuration with the defaults for whatever is not given.
   public init(

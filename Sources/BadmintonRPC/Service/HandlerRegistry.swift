@@ -4,6 +4,8 @@ public struct RegisteredMethod: Sendable {
   public let info: MethodInfo
   /// Unary or streaming.
   public let kind: MethodKind
+  /// The largest request payload the method accepts, in bytes.
+  public let maximumRequestBytes: Int
   /// Decodes the request, runs the handler, and returns the encoded response (unary) or nil
   /// after the stream is written (streaming).
   public let invoke: @Sendable ([UInt8], ServerContext, RawResponseSink) async throws -> [UInt8]?
@@ -24,7 +26,9 @@ public struct HandlerRegistry: Sendable {
   ) {
     precondition(method.kind == .unary, "\(method.path) is not unary")
     add(
-      RegisteredMethod(info: method.info, kind: .unary) { payload, context, _ in
+      RegisteredMethod(
+        info: method.info, kind: .unary, maximumRequestBytes: method.maximumRequestBytes
+      ) { payload, context, _ in
         let request = try Self.decode(Request.self, payload)
         return try await handler(request, context).serializedBytes()
       })
@@ -39,7 +43,10 @@ public struct HandlerRegistry: Sendable {
   ) {
     precondition(method.kind == .serverStreaming, "\(method.path) is not server streaming")
     add(
-      RegisteredMethod(info: method.info, kind: .serverStreaming) { payload, context, sink in
+      RegisteredMethod(
+        info: method.info, kind: .serverStreaming,
+        maximumRequestBytes: method.maximumRequestBytes
+      ) { payload, context, sink in
         let request = try Self.decode(Request.self, payload)
         try await handler(request, context, ResponseStreamWriter(sink: sink))
         return nil

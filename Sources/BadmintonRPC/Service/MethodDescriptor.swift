@@ -20,17 +20,26 @@ public struct MethodDescriptor<Request: ProtobufMessage, Response: ProtobufMessa
   public let idempotent: Bool
   /// True when the method needs `authorization: Bearer <token>`.
   public let requiresAuthentication: Bool
+  /// The largest serialized request the method accepts, in bytes; the server refuses a larger
+  /// one with RESOURCE_EXHAUSTED (`REQUEST_TOO_LARGE`) before decoding it or running the
+  /// handler. Default `defaultMaximumRequestBytes`.
+  public let maximumRequestBytes: Int
+
+  /// The request limit of a method that does not name one: 64 KiB, far above any request of
+  /// short texts and ids.
+  public static var defaultMaximumRequestBytes: Int { 64 * 1024 }
 
   /// A method of `service`.
   public init(
     service: String, method: String, kind: MethodKind, idempotent: Bool,
-    requiresAuthentication: Bool = true
+    requiresAuthentication: Bool = true, maximumRequestBytes: Int = 64 * 1024
   ) {
     self.service = service
     self.method = method
     self.kind = kind
     self.idempotent = idempotent
     self.requiresAuthentication = requiresAuthentication
+    self.maximumRequestBytes = maximumRequestBytes
   }
 
   /// The method path, e.g. `/badminton.rpc.v1.Health/Check`.

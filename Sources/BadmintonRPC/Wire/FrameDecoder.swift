@@ -3,16 +3,53 @@ public import NIOCore
 /// Turns bytes into envelopes: reads the 5-byte header, checks the flags and the announced
 /// length before buffering the body, decompresses zstd bodies with a cap, and parses the
 /// envelope. Any failure is a `ProtocolViolation`.
+///
+/// With a memory budget, a frame whose body is over `WireConfiguration.unchargedFrameBytes` is
+/// charged to it as soon as its header announces the length, at the capacity its buffer grows to,
+/// before the body is buffered; a compressed body is charged for its output and its zstd
+/// context before it is decompressed. Both are given back when the frame is parsed or the
+/// connection goes away. With a frame timeout, a frame whose first byte has arrived must
+/// arrive whole within it.
 public struct FrameDecoder: ByteToMessageDecoder {
   public typealias InboundOut = Envelope
 
+  /// What the decoder holds between calls: the bytes charged to the budget for the frame in
+  /// progress, and its timer.
+  private final class Progress {
+    var charged = 0
+    var timer: Scheduled<Void>?
+  }
+
   private let configuration: WireConfiguration
   private let decompressor: Zstd.Decompressor
+  private let budget: RequestMemoryBudget?
+  private let frameTimeout: TimeAmount?
+  private let trust: ConnectionTrust?
+  private let progress = Progress()
 
-  /// A decoder for one connection.
-  public init(configuration: WireConfiguration) {
+  /// A decoder for one connection; with a `budget`, large frames are charged to it, with a
+  /// `frameTimeout`, a frame that takes longer to arrive is a violation, and with a `trust`,
+  /// a frame over `WireConfiguration.unchargedFrameBytes` is a violation until a call on the
+  /// connection has passed authentication.
+  public init(
+    configuration: WireConfiguration, budget: RequestMemoryBudget? = nil,
+    frameTimeout: TimeAmount? = nil, trust: ConnectionTrust? = nil
+  ) {
+    self.trust = trust
     self.configuration = configuration
     self.decompressor = Zstd.Decompressor(maximumOutput: configuration.maximumBodySize)
+    self.budget = budget
+    self.frameTimeout = frameTimeout
+  }
+
+  /// The bytes charged to the budget for the frame in progress.
+  public var chargedBytes: Int { progress.charged }
+
+  /// The memory a buffer holding `bytes` grows to: NIO grows buffers to powers of two.
+  static func bufferCapacity(for bytes: Int) -> Int {
+    var capacity = 1
+    while capacity < bytes { capacity <<= 1 }
+    return capacity
   }
 
   /// The next envelope in `buffer`, or nil when its bytes have not all arrived.
@@ -25,30 +62,66 @@ public struct FrameDecoder: ByteToMessageDecoder {
     guard Int(length) <= configuration.maximumBodySize else {
       throw .frameTooLarge(length, limit: configuration.maximumBodySize)
     }
+    if let trust, !trust.sessionAuthenticated,
+      Int(length) > WireConfiguration.unchargedFrameBytes
+    {
+      throw .frameNeedsSession(length, limit: WireConfiguration.unchargedFrameBytes)
+    }
+    if let budget, progress.charged == 0, Int(length) > WireConfiguration.unchargedFrameBytes {
+      let capacity = Self.bufferCapacity(for: FrameFormat.headerSize + Int(length))
+      guard budget.reserve(capacity) else { throw .serverBusy(bytes: capacity) }
+      progress.charged = capacity
+    }
     guard buffer.readableBytes >= FrameFormat.headerSize + Int(length) else { return nil }
     buffer.moveReaderIndex(forwardBy: FrameFormat.headerSize)
     let body = buffer.readSlice(length: Int(length))!
+    defer { releaseFrame() }
 
     let decoded: Result<Envelope, ProtocolViolation>
     if flags & FrameFormat.compressedFlag != 0 {
+      var charged = 0
+      defer { budget?.release(charged) }
       let plain: ByteBuffer
       do {
-        plain = try body.withUnsafeReadableBytes { (raw) throws(Zstd.Error) -> ByteBuffer in
-          try decompressor.decompress(
-            raw, limit: configuration.maximumBodySize, allocator: ByteBufferAllocator())
+        let size = try body.withUnsafeReadableBytes { (raw) throws(Zstd.Error) -> Int in
+          try decompressor.contentSize(of: raw, limit: configuration.maximumBodySize)
         }
-      } catch {
+        if let budget {
+          // The output buffer's real capacity, and the context that fills it.
+          let cost = Self.bufferCapacity(for: size) + Zstd.Decompressor.contextSize
+          guard budget.reserve(cost) else { throw ProtocolViolation.serverBusy(bytes: cost) }
+          charged = cost
+        }
+        plain = try body.withUnsafeReadableBytes { (raw) throws(Zstd.Error) -> ByteBuffer in
+          try decompressor.decompress(raw, contentSize: size, allocator: ByteBufferAllocator())
+        }
+      } catch let error as ProtocolViolation {
+        throw error
+      } catch let error as Zstd.Error {
         switch error.kind {
         case .tooLarge: throw .decompressedTooLarge(limit: configuration.maximumBodySize)
         case .windowTooLarge: throw .compressionWindowTooLarge(limit: configuration.maximumBodySize)
+        case .contentSizeUnknown: throw .compressedSizeUnstated
         case .corrupt, .compressionFailed: throw .compressionCorrupt(error.detail)
         }
+      } catch {
+        throw .compressionCorrupt("\(error)")
       }
       decoded = Self.parse(plain)
     } else {
       decoded = Self.parse(body)
     }
     return try decoded.get()
+  }
+
+  /// Gives back what the frame in progress was charged.
+  private func releaseFrame() {
+    progress.timer?.cancel()
+    progress.timer = nil
+    if progress.charged > 0 {
+      budget?.release(progress.charged)
+      progress.charged = 0
+    }
   }
 
   private static func parse(_ body: ByteBuffer) -> Result<Envelope, ProtocolViolation> {
@@ -64,7 +137,16 @@ public struct FrameDecoder: ByteToMessageDecoder {
   public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
     -> DecodingState
   {
-    guard let envelope = try decodeEnvelope(from: &buffer) else { return .needMoreData }
+    guard let envelope = try decodeEnvelope(from: &buffer) else {
+      if let frameTimeout, progress.timer == nil, buffer.readableBytes > 0 {
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let seconds = max(1, frameTimeout.nanoseconds / 1_000_000_000)
+        progress.timer = context.eventLoop.scheduleTask(in: frameTimeout) {
+          bound.value.fireErrorCaught(ProtocolViolation.frameTimeout(seconds: seconds))
+        }
+      }
+      return .needMoreData
+    }
     context.fireChannelRead(Self.wrapInboundOut(envelope))
     return .continue
   }
@@ -73,7 +155,16 @@ public struct FrameDecoder: ByteToMessageDecoder {
     context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
   ) throws -> DecodingState {
     // Frames that arrived whole are still delivered; a frame cut off by the close is dropped.
-    try decode(context: context, buffer: &buffer)
+    guard let envelope = try decodeEnvelope(from: &buffer) else {
+      releaseFrame()
+      return .needMoreData
+    }
+    context.fireChannelRead(Self.wrapInboundOut(envelope))
+    return .continue
+  }
+
+  public mutating func decoderRemoved(context: ChannelHandlerContext) {
+    releaseFrame()
   }
 }
 

@@ -53,6 +53,39 @@ public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible,
       zhCN: "压缩的帧内容所需的 zstd 窗口超过了 \(limit) 字节的内容上限。")
   }
 
+  /// A frame over the size a connection without an authenticated call may send.
+  public static func frameNeedsSession(_ length: UInt32, limit: Int) -> ProtocolViolation {
+    ProtocolViolation(
+      .unauthenticated, "LARGE_FRAME_NEEDS_SESSION",
+      en:
+        "A frame body of \(length) bytes exceeds \(limit) bytes; larger frames are accepted only after a call on this connection has passed authentication (Health/CheckSession).",
+      zhCN:
+        "帧内容 \(length) 字节，超过了 \(limit) 字节；只有在此连接上已有请求通过身份验证（Health/CheckSession）后才接受更大的帧。"
+    )
+  }
+
+  /// A compressed body does not state its content size in its zstd frame header.
+  public static let compressedSizeUnstated = ProtocolViolation(
+    .invalidArgument, "COMPRESSED_SIZE_UNSTATED",
+    en: "A compressed frame body must state its content size in its zstd frame header.",
+    zhCN: "压缩的帧内容必须在 zstd 帧头中声明其解压后的大小。")
+
+  /// The server-wide memory budget for requests cannot hold the frame now.
+  public static func serverBusy(bytes: Int) -> ProtocolViolation {
+    ProtocolViolation(
+      .resourceExhausted, "SERVER_BUSY",
+      en: "The server cannot take a frame of \(bytes) bytes now; try again later.",
+      zhCN: "服务器现在无法接收 \(bytes) 字节的帧，请稍后再试。")
+  }
+
+  /// A frame did not arrive whole within the frame timeout after its first byte.
+  public static func frameTimeout(seconds: Int64) -> ProtocolViolation {
+    ProtocolViolation(
+      .deadlineExceeded, "FRAME_TIMEOUT",
+      en: "A frame did not arrive whole within \(seconds) seconds of its first byte.",
+      zhCN: "帧在首字节到达后 \(seconds) 秒内未完整到达。")
+  }
+
   /// The body is not an envelope.
   public static let envelopeMalformed = ProtocolViolation(
     .invalidArgument, "ENVELOPE_MALFORMED",

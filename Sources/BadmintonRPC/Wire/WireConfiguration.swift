@@ -8,6 +8,11 @@ public struct WireConfiguration: Sendable, Hashable {
   /// zstd level for outgoing bodies. Default 1 (fastest).
   public var compressionLevel: Int32
 
+  /// Bodies up to this size are not charged to a server's request memory budget: every
+  /// connection may hold one such frame of its own (about what one socket read brings anyway),
+  /// so that small frames such as CANCEL and PING always get through. 64 KiB.
+  public static let unchargedFrameBytes = 64 * 1024
+
   /// The defaults: 4 MiB bodies, compression from 1 KiB at zstd level 1.
   public init(
     maximumBodySize: Int = 4 * 1024 * 1024,
@@ -18,6 +23,17 @@ public struct WireConfiguration: Sendable, Hashable {
     self.compressionThreshold = compressionThreshold
     self.compressionLevel = compressionLevel
   }
+}
+
+/// Whether a call on a connection has passed authentication: until one has, the server accepts
+/// no frame over `WireConfiguration.unchargedFrameBytes` on it. Used on the connection's event
+/// loop only.
+public final class ConnectionTrust {
+  /// True once a call on the connection has passed authentication.
+  public var sessionAuthenticated = false
+
+  /// A connection on which no call has passed authentication yet.
+  public init() {}
 }
 
 /// Constants of the frame format.

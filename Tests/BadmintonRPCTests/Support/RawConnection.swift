@@ -127,13 +127,17 @@ enum RawFrames {
     return (bytes[0], try Envelope(serializedBytes: body))
   }
 
-  /// One zstd frame of `input`; `windowLog` forces the window size zstd would otherwise choose.
-  static func zstdCompress(_ input: [UInt8], level: Int32 = 3, windowLog: Int32? = nil) -> [UInt8] {
+  /// One zstd frame of `input`; `windowLog` forces the window size zstd would otherwise choose,
+  /// and `statesSize: false` leaves the content size out of the frame header.
+  static func zstdCompress(
+    _ input: [UInt8], level: Int32 = 3, windowLog: Int32? = nil, statesSize: Bool = true
+  ) -> [UInt8] {
     var output = [UInt8](repeating: 0, count: ZSTD_compressBound(input.count))
     let context = ZSTD_createCCtx()
     defer { ZSTD_freeCCtx(context) }
     ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)
     if let windowLog { ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, windowLog) }
+    if !statesSize { ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 0) }
     let size = output.withUnsafeMutableBytes { out in
       input.withUnsafeBytes {
         ZSTD_compress2(context, out.baseAddress, out.count, $0.baseAddress, $0.count)

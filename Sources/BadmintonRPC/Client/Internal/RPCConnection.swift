@@ -10,6 +10,8 @@ final class RPCConnection: Sendable {
   private let maximumBodySize: Int
   private let nextCallID = Atomic<UInt64>(1)
   private let nextPing = Atomic<UInt64>(1)
+  /// True once a call on this connection has passed authentication.
+  private let sessionChecked = Atomic<Bool>(false)
 
   private init(
     channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, flags: ConnectionFlags,
@@ -65,6 +67,7 @@ final class RPCConnection: Sendable {
     async throws -> [UInt8]
   {
     try checkSize(method: method, payload: payload, metadata: metadata)
+    try await ensureSession(method: method, payload: payload, metadata: metadata, timeout: timeout)
     let callID = allocateCallID()
     let gate = CancellationGate()
     let handler = self.handler
@@ -88,8 +91,9 @@ final class RPCConnection: Sendable {
   /// STREAM_END status. Dropping or cancelling the stream sends CANCEL.
   func serverStreaming(
     method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?
-  ) throws -> AsyncThrowingStream<[UInt8], any Error> {
+  ) async throws -> AsyncThrowingStream<[UInt8], any Error> {
     try checkSize(method: method, payload: payload, metadata: metadata)
+    try await ensureSession(method: method, payload: payload, metadata: metadata, timeout: timeout)
     let callID = allocateCallID()
     let handler = self.handler
     let (stream, continuation) = AsyncThrowingStream.makeStream(of: [UInt8].self)
@@ -104,6 +108,24 @@ final class RPCConnection: Sendable {
         pending: .stream(continuation))
     }
     return stream
+  }
+
+  /// The server accepts frames over `WireConfiguration.unchargedFrameBytes` only on a connection
+  /// on which a call has passed authentication: before the first such request that carries a
+  /// session token, calls `Health/CheckSession` with it here.
+  private func ensureSession(
+    method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?
+  ) async throws {
+    guard !sessionChecked.load(ordering: .acquiring),
+      !FrameFormat.fits(
+        payload: payload.count, method: method, metadata: metadata,
+        limit: WireConfiguration.unchargedFrameBytes),
+      metadata.contains(where: { $0.key == "authorization" })
+    else { return }
+    let session = metadata.filter { $0.key == "authorization" || $0.key == "locale" }
+    _ = try await unary(
+      method: Health.checkSession.path, payload: [], metadata: session, timeout: timeout)
+    sessionChecked.store(true, ordering: .releasing)
   }
 
   /// Refuses, before sending, a request the server would take as a protocol violation.

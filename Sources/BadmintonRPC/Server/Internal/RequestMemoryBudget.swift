@@ -1,16 +1,18 @@
 import Synchronization
 
-/// The bytes of request frames held by the calls open on every connection of a server, so that
-/// many large requests at once cannot grow its memory without bound.
-final class RequestMemoryBudget: Sendable {
+/// The bytes that request frames take on every connection of a server together: frames still
+/// arriving, their decompressed bodies while they are parsed, and the requests held by open calls
+/// until their handlers end, so that many large requests at once cannot grow its memory without
+/// bound.
+public final class RequestMemoryBudget: Sendable {
   private let limit: Int
   private let used = Atomic<Int>(0)
 
   /// A budget of `limit` bytes.
-  init(limit: Int) { self.limit = limit }
+  public init(limit: Int) { self.limit = limit }
 
   /// Takes `bytes` from the budget; false, taking nothing, when that would pass the limit.
-  func reserve(_ bytes: Int) -> Bool {
+  public func reserve(_ bytes: Int) -> Bool {
     var current = used.load(ordering: .relaxed)
     while true {
       guard current + bytes <= limit else { return false }
@@ -22,10 +24,10 @@ final class RequestMemoryBudget: Sendable {
   }
 
   /// Gives back `bytes` taken by `reserve`.
-  func release(_ bytes: Int) {
+  public func release(_ bytes: Int) {
     used.subtract(bytes, ordering: .relaxed)
   }
 
   /// The bytes taken now.
-  var inUse: Int { used.load(ordering: .relaxed) }
+  public var inUse: Int { used.load(ordering: .relaxed) }
 }

@@ -25,6 +25,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   }
 
   private struct OpenCall {
+    /// Tells this call from a later one that reuses its id once it has been answered.
+    let serial: UInt64
     let kind: MethodKind
     let locale: RPCLocale
     var task: Task<Void, Never>?
@@ -40,12 +42,19 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private let authenticator: (any Authenticator)?
   private let configuration: ServerConfiguration
   private let requestBudget: RequestMemoryBudget
+  /// Set once a call on the connection passes authentication; the frame decoder reads it.
+  private let trust: ConnectionTrust?
   private var logger: Logger
   private(set) var context: ChannelHandlerContext!
   /// Runs the connection's handler tasks on its event loop.
   private var taskExecutor: EventLoopTaskExecutor?
   private var state = State.active
   private var calls: [UInt64: OpenCall] = [:]
+  /// Handler tasks started on this connection that have not ended yet, answered or not: a call
+  /// ended early by CANCEL or its deadline holds its place in the concurrency limit until its
+  /// handler has really stopped.
+  private(set) var runningHandlers = 0
+  private var nextSerial: UInt64 = 0
   private var graceTimer: Scheduled<Void>?
   /// While draining: true once the linger after GOAWAY has passed, so that an idle connection
   /// may close.
@@ -60,8 +69,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   init(
     registry: HandlerRegistry, authenticator: (any Authenticator)?,
-    configuration: ServerConfiguration, requestBudget: RequestMemoryBudget, logger: Logger
+    configuration: ServerConfiguration, requestBudget: RequestMemoryBudget, logger: Logger,
+    trust: ConnectionTrust? = nil
   ) {
+    self.trust = trust
     self.registry = registry
     self.authenticator = authenticator
     self.configuration = configuration
@@ -154,7 +165,11 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     guard let method = registry.method(at: request.method) else {
       return answer(callID, kind: .unary, locale: locale, .failure(.methodNotFound(request.method)))
     }
-    guard calls.count < configuration.maximumConcurrentCallsPerConnection else {
+    guard request.payload.count <= method.maximumRequestBytes else {
+      let error = RPCError.requestTooLarge(limit: method.maximumRequestBytes)
+      return answer(callID, kind: method.kind, locale: locale, .failure(error))
+    }
+    guard runningHandlers < configuration.maximumConcurrentCallsPerConnection else {
       let error = RPCError.tooManyConcurrentCalls(
         limit: configuration.maximumConcurrentCallsPerConnection)
       return answer(callID, kind: method.kind, locale: locale, .failure(error))
@@ -168,7 +183,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
     let loop = context.eventLoop
     let handler = NIOLoopBound(self, eventLoop: loop)
-    var call = OpenCall(kind: method.kind, locale: locale)
+    nextSerial += 1
+    let serial = nextSerial
+    var call = OpenCall(serial: serial, kind: method.kind, locale: locale)
     var deadline: ContinuousClock.Instant?
     if request.timeoutMilliseconds > 0 {
       let timeout = Int64(request.timeoutMilliseconds)
@@ -186,8 +203,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     calls[callID] = call
 
     let budget = requestBudget
+    runningHandlers += 1
     calls[callID]?.task = Self.run(
-      method, payload: request.payload, context: serverContext, sink: sink,
+      method, payload: request.payload, context: serverContext, serial: serial, sink: sink,
       authenticator: authenticator, handler: handler, on: taskExecutor,
       finally: { budget.release(heldBytes) })
   }
@@ -198,7 +216,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   /// tasks it calls; the store's work runs on its database queues and password hashing on NIO's
   /// thread pool. A handler that waits for a lock holds up the loop meanwhile.
   private static func run(
-    _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, sink: RawResponseSink,
+    _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, serial: UInt64,
+    sink: RawResponseSink,
     authenticator: (any Authenticator)?, handler: NIOLoopBound<ServerConnectionHandler>,
     on executor: EventLoopTaskExecutor?, finally release: @escaping @Sendable () -> Void
   ) -> Task<Void, Never> {
@@ -208,6 +227,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
         var context = context
         if method.info.requiresAuthentication {
           context = context.authenticated(as: try await authenticate(context, with: authenticator))
+          // Queued before the call's answer, so the peer sees the answer only once it holds.
+          handler.eventLoop.execute { handler.value.trust?.sessionAuthenticated = true }
         }
         outcome = .success(try await method.invoke(payload, context, sink))
       } catch {
@@ -216,7 +237,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       release()
       // Queued even when the task already runs on the loop, so that the call's last frame
       // follows whatever the loop was given before (a GOAWAY queued by a shutdown, say).
-      handler.eventLoop.execute { handler.value.finishCall(context.callID, outcome) }
+      handler.eventLoop.execute {
+        handler.value.finishCall(context.callID, serial: serial, outcome)
+      }
     }
   }
 
@@ -245,8 +268,13 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
   }
 
-  private func finishCall(_ callID: UInt64, _ outcome: Outcome) {
-    guard let call = calls.removeValue(forKey: callID) else { return }
+  /// The handler of call `serial` has ended: its place in the concurrency limit is free, and the
+  /// call is answered unless something else answered it first.
+  private func finishCall(_ callID: UInt64, serial: UInt64, _ outcome: Outcome) {
+    runningHandlers -= 1
+    guard calls[callID]?.serial == serial, let call = calls.removeValue(forKey: callID) else {
+      return
+    }
     call.deadline?.cancel()
     answer(callID, kind: call.kind, locale: call.locale, outcome)
     callEnded()

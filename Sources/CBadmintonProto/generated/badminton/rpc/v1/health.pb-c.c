@@ -206,13 +206,15 @@ const ProtobufCEnumDescriptor badminton__rpc__v1__serving_status__descriptor =
   badminton__rpc__v1__serving_status__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor badminton__rpc__v1__health__method_descriptors[2] =
+static const ProtobufCMethodDescriptor badminton__rpc__v1__health__method_descriptors[3] =
 {
   { "Check", &badminton__rpc__v1__health_check_request__descriptor, &badminton__rpc__v1__health_check_response__descriptor },
   { "Watch", &badminton__rpc__v1__health_check_request__descriptor, &badminton__rpc__v1__health_check_response__descriptor },
+  { "CheckSession", &badminton__rpc__v1__health_check_request__descriptor, &badminton__rpc__v1__health_check_response__descriptor },
 };
 const unsigned badminton__rpc__v1__health__method_indices_by_name[] = {
   0,        /* Check */
+  2,        /* CheckSession */
   1         /* Watch */
 };
 const ProtobufCServiceDescriptor badminton__rpc__v1__health__descriptor =
@@ -222,7 +224,7 @@ const ProtobufCServiceDescriptor badminton__rpc__v1__health__descriptor =
   "Health",
   "Badminton__Rpc__V1__Health",
   "badminton.rpc.v1",
-  2,
+  3,
   badminton__rpc__v1__health__method_descriptors,
   badminton__rpc__v1__health__method_indices_by_name
 };
@@ -241,6 +243,14 @@ void badminton__rpc__v1__health__watch(ProtobufCService *service,
 {
   assert(service->descriptor == &badminton__rpc__v1__health__descriptor);
   service->invoke(service, 1, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
+void badminton__rpc__v1__health__check_session(ProtobufCService *service,
+                                               const Badminton__Rpc__V1__HealthCheckRequest *input,
+                                               Badminton__Rpc__V1__HealthCheckResponse_Closure closure,
+                                               void *closure_data)
+{
+  assert(service->descriptor == &badminton__rpc__v1__health__descriptor);
+  service->invoke(service, 2, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__rpc__v1__health__init (Badminton__Rpc__V1__Health_Service *service,
                                        Badminton__Rpc__V1__Health_ServiceDestroy destroy)

@@ -119,6 +119,10 @@ struct Badminton__Rpc__V1__Health_Service
                 const Badminton__Rpc__V1__HealthCheckRequest *input,
                 Badminton__Rpc__V1__HealthCheckResponse_Closure closure,
                 void *closure_data);
+  void (*check_session)(Badminton__Rpc__V1__Health_Service *service,
+                        const Badminton__Rpc__V1__HealthCheckRequest *input,
+                        Badminton__Rpc__V1__HealthCheckResponse_Closure closure,
+                        void *closure_data);
 };
 typedef void (*Badminton__Rpc__V1__Health_ServiceDestroy)(Badminton__Rpc__V1__Health_Service *);
 void badminton__rpc__v1__health__init (Badminton__Rpc__V1__Health_Service *service,
@@ -128,7 +132,8 @@ void badminton__rpc__v1__health__init (Badminton__Rpc__V1__Health_Service *servi
 #define BADMINTON__RPC__V1__HEALTH__INIT(function_prefix__) \
     { BADMINTON__RPC__V1__HEALTH__BASE_INIT,\
       function_prefix__ ## check,\
-      function_prefix__ ## watch  }
+      function_prefix__ ## watch,\
+      function_prefix__ ## check_session  }
 void badminton__rpc__v1__health__check(ProtobufCService *service,
                                        const Badminton__Rpc__V1__HealthCheckRequest *input,
                                        Badminton__Rpc__V1__HealthCheckResponse_Closure closure,
@@ -137,6 +142,10 @@ void badminton__rpc__v1__health__watch(ProtobufCService *service,
                                        const Badminton__Rpc__V1__HealthCheckRequest *input,
                                        Badminton__Rpc__V1__HealthCheckResponse_Closure closure,
                                        void *closure_data);
+void badminton__rpc__v1__health__check_session(ProtobufCService *service,
+                                               const Badminton__Rpc__V1__HealthCheckRequest *input,
+                                               Badminton__Rpc__V1__HealthCheckResponse_Closure closure,
+                                               void *closure_data);
 
 /* --- descriptors --- */
 
