@@ -58,6 +58,15 @@ extension RPCError {
         zhCN: "请求超过了 \(limit) 字节的帧上限，未发送。"))
   }
 
+  /// The server refused a request longer than its method's limit, before decoding it.
+  public static func requestOverMethodLimit(limit: Int) -> RPCError {
+    RPCError(
+      code: .resourceExhausted, reason: "REQUEST_TOO_LARGE",
+      message: LocalizedText(
+        en: "The request exceeds this method's limit of \(limit) bytes.",
+        zhCN: "请求超过了此方法 \(limit) 字节的上限。"))
+  }
+
   /// The call's deadline passed before it finished.
   public static let deadlineExceeded = RPCError(
     code: .deadlineExceeded, reason: "DEADLINE_EXCEEDED",

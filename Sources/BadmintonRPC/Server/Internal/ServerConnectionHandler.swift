@@ -166,7 +166,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       return answer(callID, kind: .unary, locale: locale, .failure(.methodNotFound(request.method)))
     }
     guard request.payload.count <= method.maximumRequestBytes else {
-      let error = RPCError.requestTooLarge(limit: method.maximumRequestBytes)
+      let error = RPCError.requestOverMethodLimit(limit: method.maximumRequestBytes)
       return answer(callID, kind: method.kind, locale: locale, .failure(error))
     }
     guard runningHandlers < configuration.maximumConcurrentCallsPerConnection else {
