@@ -90,12 +90,6 @@ public enum LocationPrivacy {
     return banded(Geo.distanceMiles(first, second))
   }
 
-  /// The distance between two shown positions, in whole bands.
-  static func bandedDistanceMiles(betweenShown a: Coordinate, _ b: Coordinate) -> Double {
-    let (first, second) = ordered(a, b)
-    return banded(Geo.distanceMiles(first, second))
-  }
-
   /// The two points in a fixed order, so a distance is the same bits whichever way it is asked.
   private static func ordered(_ a: Coordinate, _ b: Coordinate) -> (Coordinate, Coordinate) {
     (a.latitude, a.longitude) <= (b.latitude, b.longitude) ? (a, b) : (b, a)

@@ -30,15 +30,19 @@ struct LocationPrivacyServiceTests {
   /// them, and then only the target's own point fits.
   static func expectCellStaysHidden(
     _ target: Coordinate, positions: [Coordinate], answers: [Double],
+    model: (Coordinate, Coordinate) -> Double = { position, candidate in
+      LocationPrivacy.banded(
+        Geo.distanceMiles(
+          LocationPrivacy.shownPosition(of: position),
+          LocationPrivacy.shownPosition(of: candidate)))
+    },
     sourceLocation: SourceLocation = #_sourceLocation
   ) {
     let lattice = lattice(around: target)
     let region = Set(
       lattice.filter { candidate in
-        let shown = LocationPrivacy.shownPosition(of: candidate)
-        return zip(positions, answers).allSatisfy { position, answer in
-          LocationPrivacy.banded(
-            Geo.distanceMiles(LocationPrivacy.shownPosition(of: position), shown)) == answer
+        zip(positions, answers).allSatisfy { position, answer in
+          model(position, candidate) == answer
         }
       })
     let cell = LocationPrivacy.cell(of: target)
@@ -91,6 +95,41 @@ struct LocationPrivacyServiceTests {
         answers.append(entry.distanceMiles)
       }
       Self.expectCellStaysHidden(Self.target, positions: positions, answers: answers)
+    }
+  }
+
+  @Test("searching for partners from many places leaves a whole cell too")
+  func trilateration_findMatches() async throws {
+    try await withPlayerWorld { world in
+      let target = try await world.player(nickname: "Target")
+      let adversary = try await world.player(nickname: "Adversary")
+      let point = GeoPoint(latitude: Self.target.latitude, longitude: Self.target.longitude)
+      _ = try await world.client.matching.postAvailability(
+        MatchingTests.request(at: point, radius: 50), options: target.options)
+      var rng = Xoshiro(seed: (11, 5, 1, 2027))
+      var positions: [Coordinate] = []
+      var answers: [Double] = []
+      for step in 0..<30 {
+        // Availability may be posted anywhere: no speed limit applies to it.
+        let spread = step % 2 == 0 ? 0.02 : 0.3
+        let position = Coordinate(
+          latitude: Self.target.latitude + Double.random(in: -spread...spread, using: &rng),
+          longitude: Self.target.longitude + Double.random(in: -spread...spread, using: &rng))
+        let mine = try await world.client.matching.postAvailability(
+          MatchingTests.request(
+            at: GeoPoint(latitude: position.latitude, longitude: position.longitude), radius: 50),
+          options: adversary.options)
+        let found = try await world.client.matching.findMatches(
+          .init(availabilityID: mine.id), options: adversary.options)
+        let candidate = try #require(found.candidates.first { $0.userID == target.id })
+        positions.append(position)
+        answers.append(candidate.distanceMiles)
+        _ = try await world.client.matching.cancelAvailability(
+          .init(availabilityID: mine.id), options: adversary.options)
+      }
+      Self.expectCellStaysHidden(
+        Self.target, positions: positions, answers: answers,
+        model: LocationPrivacy.shownDistanceMiles)
     }
   }
 
