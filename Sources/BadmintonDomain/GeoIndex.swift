@@ -114,12 +114,21 @@ public struct GeoIndex: Sendable {
   /// The first `limit` players within `radiusMiles` of `center` (the boundary included) that
   /// come after `cursor` in nearest-first order (see `NearbyHit.precedes`) and for whom
   /// `excluded` is false, nearest first.
+  ///
+  /// `shownDistance` turns each distance into the one hits carry, compare with the radius (as
+  /// `shownDistance(radiusMiles)`) and are ordered by; it must never be less than its input nor
+  /// smaller for a larger input. By default distances are exact.
   public func nearest(
     to center: Coordinate, radiusMiles: Double, after cursor: NearbyHit? = nil, limit: Int,
+    shownDistance: (Double) -> Double = { $0 },
     excluding excluded: (Int64) -> Bool = { _ in false }
   ) -> [NearbyHit] {
     precondition(limit > 0, "limit must be positive")
     guard radiusMiles >= 0, !rows.isEmpty else { return [] }
+    // A point is in when its shown distance is within the shown radius; its exact distance is
+    // then at most the shown radius, which is how far the search reaches.
+    let shownRadius = shownDistance(radiusMiles)
+    let radiusMiles = shownRadius
     let reach = grid.reach(around: center, radiusMiles: radiusMiles)
     var frontiers = Heap<Frontier>()
     for rowNumber in reach.rows {
@@ -153,11 +162,13 @@ public struct GeoIndex: Sendable {
     let origin = Geo.Origin(center)
     var best = Heap<NearbyHit>()
     while var frontier = frontiers.popMin() {
-      if best.count == limit, frontier.boundMiles > best.max!.distanceMiles { break }
+      if best.count == limit, shownDistance(frontier.boundMiles) > best.max!.distanceMiles {
+        break
+      }
       let row = rows[frontier.row]!
       for point in row.cells[frontier.place] {
-        let distance = origin.distanceMiles(to: point.coordinate)
-        guard distance <= radiusMiles else { continue }
+        let distance = shownDistance(origin.distanceMiles(to: point.coordinate))
+        guard distance <= shownRadius else { continue }
         let hit = NearbyHit(playerID: point.playerID, distanceMiles: distance)
         if let cursor, !(cursor < hit) { continue }
         if best.count == limit, !(hit < best.max!) { continue }

@@ -129,6 +129,11 @@ public struct PlayersService: Players.ServiceProtocol {
     let location = try Coordinate.validated(
       latitude: request.latitude, longitude: request.longitude)
     let now = clock.nowUnixMs()
+    // Hopping from place to place to measure others from many sides is slowed to travel speed.
+    let stored = try await player(caller.userID)
+    try index.acceptMove(
+      caller.userID, to: location, atUnixMs: now,
+      stored: stored.location.map { ($0, stored.locationUpdatedAtUnixMs ?? now) })
     let revision = try await store.updateLocation(id: caller.userID, to: location, atUnixMs: now)
     index.update(caller.userID, to: location, revision: revision)
     return UpdateLocationResponse(updatedAtUnixMs: now)
@@ -174,21 +179,30 @@ public struct PlayersService: Players.ServiceProtocol {
       players: entries, nextPageToken: more ? Self.encodePageToken(page.last!) : "")
   }
 
-  /// A page token: the last hit's distance (its exact bits) and player id.
+  /// A page token: the last hit's shown distance as a whole number of bands, and its player id,
+  /// in decimal, joined by a dot.
   static func encodePageToken(_ hit: NearbyHit) -> String {
-    "\(String(hit.distanceMiles.bitPattern, radix: 16)).\(hit.playerID)"
+    "\(Int((hit.distanceMiles / LocationPrivacy.bandMiles).rounded())).\(hit.playerID)"
   }
 
-  static func decodePageToken(_ token: String) throws -> NearbyHit {
+  /// The hit a page token names; only the exact text `encodePageToken` gives for a shown
+  /// distance within the largest radius and a positive player id, else `PAGE_TOKEN_INVALID`.
+  static func decodePageToken(_ token: String) throws(DomainError) -> NearbyHit {
     // Bytes first: a token this server gives out is well under 128 bytes.
-    let parts = token.utf8.count <= 128 ? token.split(separator: ".") : []
-    guard parts.count == 2, let bits = UInt64(parts[0], radix: 16), let id = Int64(parts[1]) else {
-      throw DomainError.invalidField(
-        "page_token", "PAGE_TOKEN_INVALID", en: "The page token is not one this server gave out.",
-        zhCN: "分页标记无效。")
-    }
-    return NearbyHit(playerID: id, distanceMiles: Double(bitPattern: bits))
+    guard token.utf8.count <= 128 else { throw invalidPageToken }
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    let maximumBands = Int((Geo.maximumRadiusMiles / LocationPrivacy.bandMiles).rounded(.up))
+    guard parts.count == 2, let bands = Int(parts[0]), (1...maximumBands).contains(bands),
+      let id = Int64(parts[1]), id > 0
+    else { throw invalidPageToken }
+    let hit = NearbyHit(playerID: id, distanceMiles: Double(bands) * LocationPrivacy.bandMiles)
+    guard encodePageToken(hit) == token else { throw invalidPageToken }
+    return hit
   }
+
+  private static let invalidPageToken = DomainError.invalidField(
+    "page_token", "PAGE_TOKEN_INVALID", en: "The page token is not one this server gave out.",
+    zhCN: "分页标记无效。")
 
   // MARK: Verification
 

@@ -168,11 +168,13 @@ struct MatchingIndexTests {
         let other = current(id)!
         let start = max(query.slot.startUnixMs, other.slot.startUnixMs)
         let end = min(query.slot.endUnixMs, other.slot.endUnixMs)
-        let distance = Geo.distanceMiles(query.location, other.location)
+        // Requests fit by the distance players are shown, radii rounded up to whole bands.
+        let distance = LocationPrivacy.shownDistanceMiles(query.location, other.location)
         let difference = abs(query.displayLevel - other.displayLevel)
         let overlap = TimeSlot(startUnixMs: start, endUnixMs: end)
         guard other.playerID != query.playerID, other.mode == query.mode,
-          end - start >= 30 * 60_000, distance <= min(query.radiusMiles, other.radiusMiles),
+          end - start >= 30 * 60_000,
+          distance <= LocationPrivacy.banded(min(query.radiusMiles, other.radiusMiles)),
           difference <= min(query.skillTolerance, other.skillTolerance),
           !excluded.contains(other.playerID), !isBusy(other.playerID, overlap)
         else { return nil }

@@ -77,20 +77,25 @@ struct MatchingRulesTests {
   @Test("page tokens name a cursor and nothing else")
   func cursorTokens() async throws {
     await propertyCheck(
-      count: 1000, input: Gen.int(in: 0...8), Gen.double(in: 0...50), Gen.int64(),
-      Gen.int64()
-    ) { skill, distance, posted, id throws in
+      count: 1000, input: Gen.int(in: 0...8), Gen.int(in: 1...100), Gen.int64(in: 0...Int64.max),
+      Gen.int64(in: 1...Int64.max)
+    ) { skill, bands, posted, id throws in
       let cursor = MatchCursor(
-        skillDifference: skill, distanceMiles: distance, postedAtUnixMs: posted, requestID: id)
+        skillDifference: skill, distanceMiles: Double(bands) * LocationPrivacy.bandMiles,
+        postedAtUnixMs: posted, requestID: id)
       #expect(try MatchCursor(token: cursor.token) == cursor)
     }
     let valid = MatchCursor(
       skillDifference: 1, distanceMiles: 2.5, postedAtUnixMs: 3, requestID: 4
     ).token
+    #expect(valid == "1.5.3.4")
     for token in [
-      "", "1.2.3", "1.4004000000000000.3.4.5", "x.4004000000000000.3.4", "9.4004000000000000.3.4",
-      "1.7ff8000000000000.3.4", "1.bff0000000000000.3.4", "01.4004000000000000.3.4",
-      "1.4004000000000000.3.", valid + " ",
+      "", "1.5.3", "1.5.3.4.5", "x.5.3.4", "9.5.3.4", "-1.5.3.4", "+1.5.3.4", "01.5.3.4",
+      "1.5.3.", valid + " ", " " + valid, "1.05.3.4", "1.+5.3.4", "1.-0.3.4", "1.0.3.4",
+      "1.101.3.4", "1.nan.3.4", "1.inf.3.4", "1.-inf.3.4", "1.2.5.3.4", "1.5e0.3.4",
+      "1.4004000000000000.3.4", "1.7ff8000000000000.3.4", "1.5.-1.3", "1.5.-0.4",
+      "1.5.-9223372036854775808.4", "1.5.3.-9223372036854775808", "1.5.3.0", "1.5.3.-0",
+      "1.5.3.9223372036854775808", "1.5.3.+4", "1.5.3.4\0", "1.5.3.٤",
     ] {
       let error = Self.error { _ = try MatchCursor(token: token) }
       #expect(error?.reason == "PAGE_TOKEN_INVALID", "\(token)")

@@ -199,7 +199,8 @@ struct PlayersTests {
         _ = try await world.client.players.updateLocation(
           .init(latitude: location.latitude, longitude: location.longitude), options: player.options
         )
-        let distance = Geo.distanceMiles(center, location)
+        // Others are shown distances between cell centres, in whole bands.
+        let distance = LocationPrivacy.shownDistanceMiles(center, location)
         if distance <= 50 { expected.append((player.id, distance)) }
       }
       world.clock.advance(by: 90_000)
@@ -218,7 +219,7 @@ struct PlayersTests {
       #expect(seen.map(\.userID) == expected.map(\.0))
       #expect(!seen.contains { $0.userID == me.id })
       for (entry, want) in zip(seen, expected) {
-        #expect(abs(entry.distanceMiles - want.1) < 1e-9)
+        #expect(entry.distanceMiles == want.1)
         #expect(entry.locationAgeSeconds == 90)
         #expect(entry.newPlayer)
         #expect(entry.reputation == ReputationSummary.empty)

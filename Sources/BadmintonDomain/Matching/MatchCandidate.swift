@@ -4,7 +4,8 @@ public struct MatchCandidate: Hashable, Sendable {
   public var requestID: Int64
   /// The player who posted it.
   public var playerID: Int64
-  /// The great-circle distance between the two requests' locations, in miles.
+  /// The distance between the two requests' locations as players are shown it, in miles: whole
+  /// bands between their cells' centres (see `LocationPrivacy.shownDistanceMiles`).
   public var distanceMiles: Double
   /// How many levels the two players' displayed levels differ by.
   public var skillDifference: Int
@@ -44,7 +45,7 @@ public struct MatchCandidate: Hashable, Sendable {
 public struct MatchCursor: Hashable, Comparable, Sendable {
   /// The skill difference of the last candidate returned.
   public var skillDifference: Int
-  /// Its distance in miles.
+  /// Its shown distance in miles, a whole number of `LocationPrivacy.bandMiles`.
   public var distanceMiles: Double
   /// When its request was posted, in unix milliseconds.
   public var postedAtUnixMs: Int64
@@ -66,28 +67,31 @@ public struct MatchCursor: Hashable, Comparable, Sendable {
       < (b.skillDifference, b.distanceMiles, b.postedAtUnixMs, b.requestID)
   }
 
-  /// The cursor as text: the skill difference, the distance's IEEE-754 bits in hexadecimal,
-  /// the posting time and the request id, joined by dots.
+  /// The cursor as text: the skill difference, the shown distance in whole bands, the posting
+  /// time and the request id, in decimal, joined by dots.
   public var token: String {
-    "\(skillDifference).\(String(distanceMiles.bitPattern, radix: 16)).\(postedAtUnixMs)"
-      + ".\(requestID)"
+    "\(skillDifference).\(Int((distanceMiles / LocationPrivacy.bandMiles).rounded()))"
+      + ".\(postedAtUnixMs).\(requestID)"
   }
 
-  /// The cursor a `token` names, or `PAGE_TOKEN_INVALID` when it is not one `token` gives.
+  /// The cursor a `token` names, or `PAGE_TOKEN_INVALID` when it is not the exact text `token`
+  /// gives for a cursor a search can return: a level gap a tolerance allows, a shown distance
+  /// within the largest radius, a posting time not before 1970 and a positive request id.
   public init(token: String) throws(DomainError) {
     // Bytes first: a token this server gives out is well under 128 bytes.
     guard token.utf8.count <= 128 else { throw Self.invalidToken }
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 4, let skill = Int(parts[0]), let bits = UInt64(parts[1], radix: 16),
-      let posted = Int64(parts[2]), let id = Int64(parts[3])
+    let maximumBands = Int(
+      (LocationPrivacy.banded(Geo.maximumRadiusMiles) / LocationPrivacy.bandMiles).rounded())
+    guard parts.count == 4, let skill = Int(parts[0]), MatchRules.skillTolerances.contains(skill),
+      let bands = Int(parts[1]), (1...maximumBands).contains(bands),
+      let posted = Int64(parts[2]), posted >= 0, let id = Int64(parts[3]), id > 0
     else { throw Self.invalidToken }
     self.init(
-      skillDifference: skill, distanceMiles: Double(bitPattern: bits), postedAtUnixMs: posted,
-      requestID: id)
-    // Only the exact text a cursor gives, with a level gap and a distance a candidate can have.
-    guard MatchRules.skillTolerances.contains(skill), distanceMiles.isFinite, distanceMiles >= 0,
-      self.token == token
-    else { throw Self.invalidToken }
+      skillDifference: skill, distanceMiles: Double(bands) * LocationPrivacy.bandMiles,
+      postedAtUnixMs: posted, requestID: id)
+    // Only the canonical text: no sign, no leading zeros, no other spelling of the same numbers.
+    guard self.token == token else { throw Self.invalidToken }
   }
 
   private static let invalidToken = DomainError.invalidField(

@@ -284,8 +284,13 @@ public struct MatchIndex: Sendable {
   private func visitCandidates(
     for query: MatchRequest, excluding excluded: Set<Int64>, _ body: (MatchCandidate) -> Void
   ) {
-    let radius = min(query.radiusMiles, Geo.maximumRadiusMiles)
-    guard radius >= 0, query.slot.startUnixMs < query.slot.endUnixMs else { return }
+    guard query.radiusMiles >= 0, query.slot.startUnixMs < query.slot.endUnixMs else { return }
+    // A request fits by the distance between cell centres, each at most
+    // `LocationPrivacy.maximumSnapMiles` from its true location, so the true locations of
+    // fitting requests are at most this far apart.
+    let radius =
+      LocationPrivacy.banded(min(query.radiusMiles, Geo.maximumRadiusMiles))
+      + 2 * LocationPrivacy.maximumSnapMiles
     let days = Self.days(of: query.slot)
     let cells = grid.cells(around: query.location, radiusMiles: radius)
     // A slot longer than the index's span of days need not visit the days in between.

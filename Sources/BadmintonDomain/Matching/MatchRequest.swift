@@ -69,7 +69,8 @@ public enum MatchRules {
   }
 
   /// `other` as a candidate for `request` if the two fit: different players, the same mode, at
-  /// least 30 minutes in common, within both radii of each other (and 50 miles), and levels
+  /// least 30 minutes in common, a shown distance (`LocationPrivacy.shownDistanceMiles`) within
+  /// both radii (and 50 miles), each rounded up to whole bands, and levels
   /// within both tolerances. The rule is symmetric; blocks and confirmed matches are the index's
   /// to check.
   public static func candidate(_ other: MatchRequest, for request: MatchRequest)
@@ -80,10 +81,11 @@ public enum MatchRules {
     else { return nil }
     let skillDifference = abs(other.displayLevel - request.displayLevel)
     guard skillDifference <= min(request.skillTolerance, other.skillTolerance) else { return nil }
-    let distance = Geo.distanceMiles(request.location, other.location)
-    guard distance <= min(request.radiusMiles, other.radiusMiles, Geo.maximumRadiusMiles) else {
-      return nil
-    }
+    // Only the distance players are shown decides, so that whether a request fits tells
+    // nothing finer about where it is than its cell (see `LocationPrivacy`).
+    let distance = LocationPrivacy.shownDistanceMiles(request.location, other.location)
+    let radius = min(request.radiusMiles, other.radiusMiles, Geo.maximumRadiusMiles)
+    guard distance <= LocationPrivacy.banded(radius) else { return nil }
     return MatchCandidate(
       requestID: other.id, playerID: other.playerID, distanceMiles: distance,
       skillDifference: skillDifference, overlap: overlap, postedAtUnixMs: other.postedAtUnixMs)

@@ -1,0 +1,235 @@
+import BadmintonAPI
+import BadmintonDomain
+import BadmintonRPC
+import BadmintonServices
+import BadmintonStore
+import Foundation
+import PropertyBased
+import Testing
+
+@Suite("Nearby players never give away where another player is")
+struct LocationPrivacyServiceTests {
+  private static let target = Coordinate(latitude: 31.2304, longitude: 121.4737)
+
+  /// A fine lattice around `target`: every 0.05 miles, 1.5 miles each way.
+  static func lattice(around target: Coordinate) -> [Coordinate] {
+    let milesPerDegreeLatitude = Geo.earthRadiusMiles * .pi / 180
+    let milesPerDegreeLongitude = milesPerDegreeLatitude * cos(target.latitude * .pi / 180)
+    return (-30...30).flatMap { north in
+      (-30...30).map { east in
+        Coordinate(
+          latitude: target.latitude + Double(north) * 0.05 / milesPerDegreeLatitude,
+          longitude: target.longitude + Double(east) * 0.05 / milesPerDegreeLongitude)
+      }
+    }
+  }
+
+  /// Oracle: the lattice points around `target` that a search from each of `positions` would
+  /// show at the distance it did, by the adversary's own model of the algorithm: the distance
+  /// between cell centres in whole bands. `answers` holds exact distances when the server gives
+  /// them, and then only the target's own point fits.
+  static func expectCellStaysHidden(
+    _ target: Coordinate, positions: [Coordinate], answers: [Double],
+    model: (Coordinate, Coordinate) -> Double = { position, candidate in
+      LocationPrivacy.banded(
+        Geo.distanceMiles(
+          LocationPrivacy.shownPosition(of: position),
+          LocationPrivacy.shownPosition(of: candidate)))
+    },
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let lattice = lattice(around: target)
+    let region = Set(
+      lattice.filter { candidate in
+        zip(positions, answers).allSatisfy { position, answer in
+          model(position, candidate) == answer
+        }
+      })
+    let cell = LocationPrivacy.cell(of: target)
+    let inCell = lattice.filter { LocationPrivacy.cell(of: $0) == cell }
+    #expect(inCell.count >= 100, sourceLocation: sourceLocation)
+    #expect(inCell.allSatisfy(region.contains), "\(target)", sourceLocation: sourceLocation)
+    // So the locations that fit every answer reach at least a cell, about 1 km, each way.
+    let latitudes = region.map(\.latitude)
+    let longitudes = region.map(\.longitude)
+    if let south = latitudes.min(), let north = latitudes.max(), let west = longitudes.min(),
+      let east = longitudes.max()
+    {
+      let northSouth = (north - south) * Geo.earthRadiusMiles * .pi / 180
+      let eastWest = Geo.distanceMiles(
+        Coordinate(latitude: target.latitude, longitude: west),
+        Coordinate(latitude: target.latitude, longitude: east))
+      #expect(northSouth >= 0.55 && eastWest >= 0.55, sourceLocation: sourceLocation)
+    }
+  }
+
+  @Test("moving about within the speed limit and searching from each place leaves a whole cell")
+  func trilateration_withSpeedLimit() async throws {
+    try await withPlayerWorld { world in
+      let target = try await world.player(nickname: "Target")
+      let adversary = try await world.player(nickname: "Adversary")
+      _ = try await world.client.players.updateLocation(
+        .init(latitude: Self.target.latitude, longitude: Self.target.longitude),
+        options: target.options)
+      var rng = Xoshiro(seed: (27, 31, 121, 2026))
+      var positions: [Coordinate] = []
+      var answers: [Double] = []
+      var last: Coordinate?
+      for step in 0..<24 {
+        let spread = step % 2 == 0 ? 0.02 : 0.3
+        let position = Coordinate(
+          latitude: Self.target.latitude + Double.random(in: -spread...spread, using: &rng),
+          longitude: Self.target.longitude + Double.random(in: -spread...spread, using: &rng))
+        // Wait as long as the speed limit asks before moving there.
+        if let last {
+          let hours = Geo.distanceMiles(last, position) / LocationPrivacy.maximumSpeedMph
+          world.clock.advance(by: Int64((hours * 3_600_000).rounded(.up)) + 1)
+        }
+        _ = try await world.client.players.updateLocation(
+          .init(latitude: position.latitude, longitude: position.longitude),
+          options: adversary.options)
+        last = position
+        let found = try await world.client.players.nearbyPlayers(options: adversary.options)
+        let entry = try #require(found.players.first { $0.userID == target.id })
+        positions.append(position)
+        answers.append(entry.distanceMiles)
+      }
+      Self.expectCellStaysHidden(Self.target, positions: positions, answers: answers)
+    }
+  }
+
+  @Test("searching for partners from many places leaves a whole cell too")
+  func trilateration_findMatches() async throws {
+    try await withPlayerWorld { world in
+      let target = try await world.player(nickname: "Target")
+      let adversary = try await world.player(nickname: "Adversary")
+      let point = GeoPoint(latitude: Self.target.latitude, longitude: Self.target.longitude)
+      _ = try await world.client.matching.postAvailability(
+        MatchingTests.request(at: point, radius: 50), options: target.options)
+      var rng = Xoshiro(seed: (11, 5, 1, 2027))
+      var positions: [Coordinate] = []
+      var answers: [Double] = []
+      for step in 0..<30 {
+        // Availability may be posted anywhere: no speed limit applies to it.
+        let spread = step % 2 == 0 ? 0.02 : 0.3
+        let position = Coordinate(
+          latitude: Self.target.latitude + Double.random(in: -spread...spread, using: &rng),
+          longitude: Self.target.longitude + Double.random(in: -spread...spread, using: &rng))
+        let mine = try await world.client.matching.postAvailability(
+          MatchingTests.request(
+            at: GeoPoint(latitude: position.latitude, longitude: position.longitude), radius: 50),
+          options: adversary.options)
+        let found = try await world.client.matching.findMatches(
+          .init(availabilityID: mine.id), options: adversary.options)
+        let candidate = try #require(found.candidates.first { $0.userID == target.id })
+        positions.append(position)
+        answers.append(candidate.distanceMiles)
+        _ = try await world.client.matching.cancelAvailability(
+          .init(availabilityID: mine.id), options: adversary.options)
+      }
+      Self.expectCellStaysHidden(
+        Self.target, positions: positions, answers: answers,
+        model: LocationPrivacy.shownDistanceMiles)
+    }
+  }
+
+  @Test("moving too fast is refused with a stable reason, and allowed once enough time passed")
+  func updateLocation_speedLimit() async throws {
+    try await withPlayerWorld { world in
+      let player = try await world.player()
+      let here = GeoPoint(latitude: 31.2304, longitude: 121.4737)
+      // About 100 miles north: ten minutes at 600 miles an hour.
+      let there = GeoPoint(latitude: here.latitude + 100 / 69.09, longitude: here.longitude)
+      _ = try await world.client.players.updateLocation(
+        .init(latitude: here.latitude, longitude: here.longitude), options: player.options)
+      let refused = await rpcError {
+        _ = try await world.client.players.updateLocation(
+          .init(latitude: there.latitude, longitude: there.longitude), options: player.options)
+      }
+      #expect(refused?.code == .failedPrecondition)
+      #expect(refused?.reason == "LOCATION_MOVE_TOO_FAST")
+      #expect(try await world.store.player(id: player.id)?.location?.latitude == here.latitude)
+      // A short move (GPS jitter) is always allowed.
+      _ = try await world.client.players.updateLocation(
+        .init(latitude: here.latitude + 0.001, longitude: here.longitude), options: player.options)
+      world.clock.advance(by: 9 * 60_000)
+      let early = await rpcError {
+        _ = try await world.client.players.updateLocation(
+          .init(latitude: there.latitude, longitude: there.longitude), options: player.options)
+      }
+      #expect(early?.reason == "LOCATION_MOVE_TOO_FAST")
+      world.clock.advance(by: 2 * 60_000)
+      _ = try await world.client.players.updateLocation(
+        .init(latitude: there.latitude, longitude: there.longitude), options: player.options)
+      #expect(try await world.store.player(id: player.id)?.location?.latitude == there.latitude)
+    }
+  }
+
+  @Test("a player's first location may be anywhere")
+  func updateLocation_firstIsFree() async throws {
+    try await withPlayerWorld { world in
+      let player = try await world.player()
+      _ = try await world.client.players.updateLocation(
+        .init(latitude: -33.9, longitude: 151.2), options: player.options)
+    }
+  }
+
+  @Test("the radius and the order answer by cells: players in one cell are shown alike")
+  func radiusAndOrder_byCellOnly() async throws {
+    try await withPlayerWorld { world in
+      let me = try await world.player()
+      let centre = LocationPrivacy.cell(of: Self.target)
+      _ = try await world.client.players.updateLocation(
+        .init(latitude: Self.target.latitude, longitude: Self.target.longitude),
+        options: me.options)
+      // Two players in one cell 2 cells north, one near its north edge and one near its south.
+      let cellNorth = LocationPrivacy.cell(
+        of: Coordinate(latitude: centre.centre.latitude + 0.02, longitude: Self.target.longitude))
+      var ids: [Int64] = []
+      for latitude in [cellNorth.north - 0.0001, cellNorth.south + 0.0001] {
+        let player = try await world.player()
+        _ = try await world.client.players.updateLocation(
+          .init(latitude: latitude, longitude: cellNorth.centre.longitude),
+          options: player.options)
+        ids.append(player.id)
+      }
+      let all = try await world.client.players.nearbyPlayers(options: me.options).players
+      #expect(all.map(\.userID) == ids.sorted())
+      #expect(all.count == 2 && all[0].distanceMiles == all[1].distanceMiles)
+      // Any radius includes both or neither.
+      for radius in stride(from: 0.25, through: 3, by: 0.05) {
+        let found = try await world.client.players.nearbyPlayers(
+          .init(radiusMiles: radius), options: me.options
+        ).players
+        #expect(found.count == 0 || found.count == 2, "\(radius)")
+      }
+    }
+  }
+
+  @Test("forged NearbyPlayers page tokens are refused")
+  func pageTokens_forged() async throws {
+    try await withPlayerWorld { world in
+      let me = try await world.player()
+      _ = try await world.client.players.updateLocation(
+        .init(latitude: Self.target.latitude, longitude: Self.target.longitude),
+        options: me.options)
+      for token in [
+        "nonsense", "1", "1.2.3", ".1", "1.", "0.1", "-0.1", "+1.1", "01.1", "101.1", "nan.1",
+        "inf.1", "-inf.1", "1e0.1", "1.-9223372036854775808", "1.-1", "1.0", "1.-0", "1.+5",
+        "1.05", "4004000000000000.2", "7ff8000000000000.2", "1.9223372036854775808", " 1.1",
+        "1.1 ",
+      ] {
+        let refused = await rpcError {
+          _ = try await world.client.players.nearbyPlayers(
+            .init(pageToken: token), options: me.options)
+        }
+        #expect(refused?.code == .invalidArgument, "\(token)")
+        #expect(refused?.reason == "PAGE_TOKEN_INVALID", "\(token)")
+        #expect(refused?.violations.map(\.field) == ["page_token"], "\(token)")
+      }
+      // A well-formed token is accepted.
+      _ = try await world.client.players.nearbyPlayers(
+        .init(pageToken: "3.7"), options: me.options)
+    }
+  }
+}
