@@ -15,6 +15,12 @@ public struct ServerConfiguration: Sendable {
   /// Bytes of request frames that the calls open on all connections together may hold; a call
   /// that would pass it gets RESOURCE_EXHAUSTED (`SERVER_BUSY`). Default 256 MiB.
   public var maximumRequestBytesInFlight: Int
+  /// Connections the server keeps open at once; more get GOAWAY (`TOO_MANY_CONNECTIONS`) and are
+  /// closed. Default 10,000.
+  public var maximumConnections: Int
+  /// Connections one client IP address may keep open at once; more get GOAWAY
+  /// (`TOO_MANY_CONNECTIONS_FROM_ADDRESS`) and are closed. Default 128.
+  public var maximumConnectionsPerAddress: Int
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -24,7 +30,9 @@ public struct ServerConfiguration: Sendable {
     maximumConcurrentCallsPerConnection: Int = 128,
     idleTimeout: Duration = .seconds(300),
     shutdownGracePeriod: Duration = .seconds(10),
-    maximumRequestBytesInFlight: Int = 256 << 20
+    maximumRequestBytesInFlight: Int = 256 << 20,
+    maximumConnections: Int = 10_000,
+    maximumConnectionsPerAddress: Int = 128
   ) {
     self.host = host
     self.port = port
@@ -33,5 +41,7 @@ public struct ServerConfiguration: Sendable {
     self.idleTimeout = idleTimeout
     self.shutdownGracePeriod = shutdownGracePeriod
     self.maximumRequestBytesInFlight = maximumRequestBytesInFlight
+    self.maximumConnections = maximumConnections
+    self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
   }
 }

@@ -29,6 +29,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     let locale: RPCLocale
     var task: Task<Void, Never>?
     var deadline: Scheduled<Void>?
+    /// Set when the drain ended the call: it ends with SERVER_SHUTTING_DOWN whatever the
+    /// handler returns.
+    var endedByDrain = false
   }
 
   private enum Outcome: Sendable {
@@ -41,7 +44,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private let configuration: ServerConfiguration
   private let requestBudget: RequestMemoryBudget
   private var logger: Logger
+  /// Released in `handlerRemoved`: the context holds the handler, so keeping it would keep both.
   private(set) var context: ChannelHandlerContext!
+  /// The connection's event loop; unlike the context, it can outlive the handler.
+  private var eventLoop: (any EventLoop)!
   /// Runs the connection's handler tasks on its event loop.
   private var taskExecutor: EventLoopTaskExecutor?
   private var state = State.active
@@ -71,9 +77,16 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
+    eventLoop = context.eventLoop
     taskExecutor = EventLoopTaskExecutor(context.eventLoop)
     peer = context.channel.remoteAddress?.description ?? "unknown"
     logger[metadataKey: "peer"] = "\(peer)"
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    stopCalls()
+    self.context = nil
+    taskExecutor = nil
   }
 
   // MARK: Inbound
@@ -119,6 +132,12 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   }
 
   func channelInactive(context: ChannelHandlerContext) {
+    stopCalls()
+    context.fireChannelInactive()
+  }
+
+  /// Closed: stops every open call without answering it.
+  private func stopCalls() {
     state = .closed
     graceTimer?.cancel()
     for call in calls.values {
@@ -126,7 +145,6 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       call.task?.cancel()
     }
     calls.removeAll()
-    context.fireChannelInactive()
   }
 
   // MARK: Calls
@@ -248,6 +266,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private func finishCall(_ callID: UInt64, _ outcome: Outcome) {
     guard let call = calls.removeValue(forKey: callID) else { return }
     call.deadline?.cancel()
+    let outcome = call.endedByDrain ? .failure(.serverShuttingDown) : outcome
     answer(callID, kind: call.kind, locale: call.locale, outcome)
     callEnded()
   }
@@ -263,11 +282,11 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   private func sendStreamMessage(_ callID: UInt64, _ payload: [UInt8]) -> EventLoopFuture<Void> {
     guard state != .closed, calls[callID] != nil else {
-      return context.eventLoop.makeFailedFuture(CancellationError())
+      return eventLoop.makeFailedFuture(CancellationError())
     }
     let limit = configuration.wire.maximumBodySize
     guard FrameFormat.fits(payload: payload.count, limit: limit) else {
-      return context.eventLoop.makeFailedFuture(RPCError.responseTooLarge(limit: limit))
+      return eventLoop.makeFailedFuture(RPCError.responseTooLarge(limit: limit))
     }
     return send(Envelope(callID: callID, kind: .streamMessage, payload: payload))
   }
@@ -317,6 +336,18 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
     graceTimer = context.eventLoop.scheduleTask(in: grace) {
       handler.value.endGracePeriod()
+    }
+  }
+
+  /// Ends every open server-streaming call, once the drain has begun, with SERVER_SHUTTING_DOWN:
+  /// a stream has no end of its own to wait for. Each handler is cancelled and may still send
+  /// what it was sending (a last health update, say); its end follows. Unary calls keep the
+  /// grace period.
+  func endStreams() {
+    guard state == .draining else { return }
+    for (callID, call) in calls where call.kind == .serverStreaming && !call.endedByDrain {
+      calls[callID]?.endedByDrain = true
+      call.task?.cancel()
     }
   }
 
@@ -372,7 +403,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
       context.eventLoop.execute {
         handler.value.flushQueued = false
-        handler.value.context.flush()
+        handler.value.context?.flush()
       }
     }
     return promise.futureResult
