@@ -216,10 +216,7 @@ struct CapturingLogHandler: LogHandler {
     set { metadata[key] = newValue }
   }
 
-  func log(
-    level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-    file: String, function: String, line: UInt
-  ) {
-    logs.append(message.description)
+  func log(event: LogEvent) {
+    logs.append(event.message.description)
   }
 }
