@@ -255,7 +255,7 @@ public final class RPCServer: Service, Sendable {
         // Without it a listener out of descriptors retries accept in a busy loop.
         channel.eventLoop.makeCompletedFuture { [weak self] in
           try channel.pipeline.syncOperations.addHandler(
-            AcceptBackoff.handler { [weak self] error in self?.acceptBackedOff(error) })
+            AcceptPauseHandler { [weak self] error in self?.acceptPaused(error) })
         }
       }
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -350,13 +350,13 @@ public final class RPCServer: Service, Sendable {
   }
 
   /// Logs that accepting paused, at most once per interval.
-  private func acceptBackedOff(_ error: IOError) {
+  private func acceptPaused(_ error: IOError) {
     let (log, suppressed) = connections.withLock { $0.backoffWarning.shouldLog(at: .now) }
     guard log else { return }
     logger.error(
       "accept failed; pausing accepts",
       metadata: [
-        "error": "\(error)", "pause": "\(AcceptBackoff.pause)",
+        "error": "\(error)", "pause": "\(AcceptPauseHandler.pause)",
         "pauses-since-last-log": "\(suppressed)",
         "open-connections": "\(openConnections)",
       ])
