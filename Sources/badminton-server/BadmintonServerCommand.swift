@@ -48,6 +48,18 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   var frameTimeoutSeconds = 60
 
   @Option(
+    help:
+      "Connections open at once; more are refused (TOO_MANY_CONNECTIONS). Default: 10000, or the open-files limit less 256 when lower."
+  )
+  var maxConnections: Int?
+
+  @Option(
+    help:
+      "Connections one client IP address may hold open; more are refused (TOO_MANY_CONNECTIONS_FROM_ADDRESS)."
+  )
+  var maxConnectionsPerAddress = 128
+
+  @Option(
     name: .customLong("admin-id"),
     help:
       "Id of a registered player who may review verifications (Register returns it); repeat for several."
@@ -89,6 +101,12 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     guard (10...20).contains(scryptLogN) else {
       throw ValidationError("--scrypt-log-n must be 10...20")
     }
+    if let maxConnections, maxConnections < 1 {
+      throw ValidationError("--max-connections must be at least 1")
+    }
+    guard maxConnectionsPerAddress >= 1 else {
+      throw ValidationError("--max-connections-per-address must be at least 1")
+    }
     for id in administratorIDs where id < 1 {
       throw ValidationError("--admin-id \(id) is not a player id: ids start at 1")
     }
@@ -102,6 +120,7 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       return handler
     }
     let logger = Logger(label: "badminton.server")
+    let connections = Self.connectionCap(requested: maxConnections, logger: logger)
 
     try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
     let store = try SQLitePlayerStore.open(directory: dataDir)
@@ -112,14 +131,16 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         passwordCost: PasswordHasher.Cost(rounds: 1 << scryptLogN, blockSize: 8, parallelism: 1),
         administratorIDs: Set(administratorIDs), maximumResponseBytes: maxFrameBytes))
 
-    var configuration = ServerConfiguration(
+    let configuration = ServerConfiguration(
       host: host, port: port,
       wire: WireConfiguration(maximumBodySize: maxFrameBytes),
       maximumConcurrentCallsPerConnection: maxConcurrentCalls,
       idleTimeout: .seconds(idleTimeoutSeconds),
       shutdownGracePeriod: .seconds(shutdownGraceSeconds),
-      maximumRequestBytesInFlight: maxRequestBytesInFlight)
-    configuration.frameTimeout = .seconds(frameTimeoutSeconds)
+      maximumRequestBytesInFlight: maxRequestBytesInFlight,
+      maximumConnections: connections,
+      maximumConnectionsPerAddress: maxConnectionsPerAddress,
+      frameTimeout: .seconds(frameTimeoutSeconds))
     let server = RPCServer(
       configuration: configuration,
       services: players.services,
@@ -146,5 +167,31 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       }
       try await tasks.waitForAll()
     }
+  }
+
+  /// Raises the open-files limit as far as it goes, logs it, and returns the connection cap:
+  /// `requested`, or by default 10,000 or what fits under the limit when that is lower. A
+  /// requested cap past the limit is kept, with a warning: accepts then pause when descriptors
+  /// run out.
+  private static func connectionCap(requested: Int?, logger: Logger) -> Int {
+    let standard = ServerConfiguration().maximumConnections
+    guard let (before, after) = OpenFilesLimit.raise() else {
+      logger.warning("cannot read the open-files limit")
+      return requested ?? standard
+    }
+    let capacity = after.connectionCapacity
+    let cap = requested ?? min(standard, capacity)
+    logger.info(
+      "open-files limit",
+      metadata: [
+        "soft": "\(after.soft)", "hard": "\(after.hard)", "soft-at-start": "\(before.soft)",
+        "max-connections": "\(cap)",
+      ])
+    if cap > capacity {
+      logger.warning(
+        "--max-connections is more than the open-files limit leaves for connections",
+        metadata: ["max-connections": "\(cap)", "capacity": "\(capacity)"])
+    }
+    return cap
   }
 }

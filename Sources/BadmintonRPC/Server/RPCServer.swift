@@ -29,7 +29,20 @@ public final class RPCServer: Service, Sendable {
   private let group: any EventLoopGroup
   private let logger: Logger
   private let state = Mutex(State.idle)
-  private let connections = Mutex<[ObjectIdentifier: NIOLoopBound<ServerConnectionHandler>]>([:])
+  /// The open connections and what admits new ones.
+  private struct Connections {
+    /// Every admitted connection that is not yet closed, by channel.
+    var open: [ObjectIdentifier: NIOLoopBound<ServerConnectionHandler>] = [:]
+    var admission: ConnectionAdmission
+    /// Waiting for `open` to become empty.
+    var emptyWaiters: [CheckedContinuation<Void, Never>] = []
+    var refused = 0
+    var refusalWarning = RateLimitedWarning(interval: .seconds(10))
+    var backoffWarning = RateLimitedWarning(interval: .seconds(10))
+  }
+  private let connections: Mutex<Connections>
+  /// Records the objects made per connection, for tests; nil when serving.
+  let census: ObjectCensus?
   private let address = Mutex<
     (
       result: Result<SocketAddress, any Error>?,
@@ -40,13 +53,30 @@ public final class RPCServer: Service, Sendable {
 
   /// A server for `services`, plus the built-in health and reflection services. Methods that
   /// need authentication are checked with `authenticator`; without one they are all refused.
-  public init(
+  public convenience init(
     configuration: ServerConfiguration = ServerConfiguration(),
     services: [any RPCService],
     authenticator: (any Authenticator)? = nil,
     eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
     logger: Logger = Logger(label: "badminton.rpc.server")
   ) {
+    self.init(
+      configuration: configuration, services: services, authenticator: authenticator,
+      eventLoopGroup: eventLoopGroup, logger: logger, census: nil)
+  }
+
+  /// A server that records its per-connection objects in `census`.
+  init(
+    configuration: ServerConfiguration, services: [any RPCService],
+    authenticator: (any Authenticator)?, eventLoopGroup: any EventLoopGroup, logger: Logger,
+    census: ObjectCensus?
+  ) {
+    self.census = census
+    self.connections = Mutex(
+      Connections(
+        admission: ConnectionAdmission(
+          maximumConnections: configuration.maximumConnections,
+          maximumConnectionsPerAddress: configuration.maximumConnectionsPerAddress)))
     self.configuration = configuration
     self.authenticator = authenticator
     self.group = eventLoopGroup
@@ -69,6 +99,19 @@ public final class RPCServer: Service, Sendable {
   private static func serviceName(of path: String) -> String {
     String(path.dropFirst().prefix { $0 != "/" })
   }
+
+  /// Connections refused so far for passing `maximumConnections` or
+  /// `maximumConnectionsPerAddress`.
+  public var refusedConnections: Int { connections.withLock { $0.refused } }
+
+  /// The listening channel while serving.
+  var listener: (any Channel)? {
+    if case .serving(let channel) = state.withLock({ $0 }) { return channel }
+    return nil
+  }
+
+  /// Connections open now.
+  public var openConnections: Int { connections.withLock { $0.open.count } }
 
   /// Every method the server serves, sorted by path.
   public var methods: [MethodInfo] { registry.allMethods }
@@ -106,7 +149,13 @@ public final class RPCServer: Service, Sendable {
       return
     }
     let bound = channel.localAddress!
-    logger.info("listening", metadata: ["address": "\(bound)"])
+    logger.info(
+      "listening",
+      metadata: [
+        "address": "\(bound)",
+        "max-connections": "\(configuration.maximumConnections)",
+        "max-connections-per-address": "\(configuration.maximumConnectionsPerAddress)",
+      ])
     let waiters = address.withLock { address in
       address.result = .success(bound)
       defer { address.waiters = [] }
@@ -147,10 +196,17 @@ public final class RPCServer: Service, Sendable {
     // GOAWAY is queued on every connection's event loop before the health watchers hear of the
     // shutdown: their NOT_SERVING updates and stream ends are queued behind it on the same loop,
     // so every connection sees GOAWAY first.
-    for connection in connections.withLock({ Array($0.values) }) {
+    let open = connections.withLock { Array($0.open.values) }
+    for connection in open {
       connection.eventLoop.execute { connection.value.beginDrain() }
     }
     health.beginShutdown()
+    // Then every open stream is ended with SERVER_SHUTTING_DOWN: streams have no natural end
+    // to wait for, so the grace period is for unary calls. The health watchers were told first,
+    // so their last update is sent before their end.
+    for connection in open {
+      connection.eventLoop.execute { connection.value.endStreams() }
+    }
   }
 
   private func closeEverything() {
@@ -160,7 +216,7 @@ public final class RPCServer: Service, Sendable {
       return nil
     }
     listener?.close(promise: nil)
-    for connection in connections.withLock({ Array($0.values) }) {
+    for connection in connections.withLock({ Array($0.open.values) }) {
       connection.eventLoop.execute { connection.value.context?.close(promise: nil) }
     }
   }
@@ -174,18 +230,15 @@ public final class RPCServer: Service, Sendable {
     for waiter in waiters { waiter.resume(throwing: error) }
   }
 
+  /// Returns once every connection is closed; the close of the last one wakes it.
   private func waitForConnections() async {
-    while true {
-      let open = connections.withLock { Array($0.values) }
-      if open.isEmpty { return }
-      for connection in open {
-        try? await connection.eventLoop.flatSubmit {
-          connection.value.context?.channel.closeFuture
-            ?? connection.eventLoop.makeSucceededVoidFuture()
-        }.get()
+    await withCheckedContinuation { continuation in
+      let empty = connections.withLock { connections in
+        if connections.open.isEmpty { return true }
+        connections.emptyWaiters.append(continuation)
+        return false
       }
-      // Let the close callbacks that remove connections run before looking again.
-      try? await Task.sleep(for: .milliseconds(1))
+      if empty { continuation.resume() }
     }
   }
 
@@ -195,13 +248,30 @@ public final class RPCServer: Service, Sendable {
     let configuration = self.configuration
     let logger = self.logger
     let requestBudget = self.requestBudget
+    let census = self.census
     return try await ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 256)
+      .serverChannelInitializer { [weak self] channel in
+        // Without it a listener out of descriptors retries accept in a busy loop.
+        channel.eventLoop.makeCompletedFuture { [weak self] in
+          try channel.pipeline.syncOperations.addHandler(
+            AcceptPauseHandler { [weak self] error in self?.acceptPaused(error) })
+        }
+      }
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
       .childChannelOption(.maxMessagesPerRead, value: 16)
       .childChannelInitializer { [weak self] channel in
         channel.eventLoop.makeCompletedFuture {
+          guard let self else { return }
+          let address = Self.clientAddress(of: channel)
+          if let refusal = self.admit(channel, from: address) {
+            try channel.pipeline.syncOperations.addHandlers([
+              FrameEncoder(configuration: configuration.wire),
+              ConnectionRefusalHandler(error: refusal.error),
+            ])
+            return
+          }
           let trust = ConnectionTrust()
           let handler = ServerConnectionHandler(
             registry: registry, authenticator: authenticator, configuration: configuration,
@@ -218,7 +288,10 @@ public final class RPCServer: Service, Sendable {
             FrameEncoder(configuration: configuration.wire),
             handler,
           ])
-          self?.track(channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
+          census?.record(handler)
+          census?.record(channel)
+          self.track(
+            channel, from: address, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop))
         }
       }
       .bind(host: configuration.host, port: configuration.port)
@@ -227,11 +300,21 @@ public final class RPCServer: Service, Sendable {
 
   /// Records a new connection. It is recorded before the state is read: a shutdown that starts
   /// in between then either finds it in `connections` or is seen here, never neither.
-  private func track(_ channel: any Channel, handler: NIOLoopBound<ServerConnectionHandler>) {
+  private func track(
+    _ channel: any Channel, from address: String, handler: NIOLoopBound<ServerConnectionHandler>
+  ) {
     let key = ObjectIdentifier(channel)
-    connections.withLock { $0[key] = handler }
+    connections.withLock { $0.open[key] = handler }
     channel.closeFuture.whenComplete { [weak self] _ in
-      _ = self?.connections.withLock { $0.removeValue(forKey: key) }
+      let waiters: [CheckedContinuation<Void, Never>] =
+        self?.connections.withLock { connections in
+          connections.open.removeValue(forKey: key)
+          connections.admission.release(address)
+          guard connections.open.isEmpty else { return [] }
+          defer { connections.emptyWaiters = [] }
+          return connections.emptyWaiters
+        } ?? []
+      for waiter in waiters { waiter.resume() }
     }
     switch state.withLock({ $0 }) {
     case .idle, .serving:
@@ -241,5 +324,45 @@ public final class RPCServer: Service, Sendable {
     case .stopped:
       channel.close(promise: nil)
     }
+  }
+
+  /// The address a connection's caps count it under: its IP address without the port.
+  private static func clientAddress(of channel: any Channel) -> String {
+    guard let remote = channel.remoteAddress else { return "unknown" }
+    return remote.ipAddress ?? remote.description
+  }
+
+  /// Counts a new connection, or returns why it is refused; refusals are counted and logged at
+  /// most once per interval.
+  private func admit(_ channel: any Channel, from address: String) -> ConnectionAdmission.Refusal? {
+    let (refusal, log, suppressed, total) = connections.withLock {
+      connections -> (ConnectionAdmission.Refusal?, Bool, Int, Int) in
+      guard let refusal = connections.admission.admit(address) else { return (nil, false, 0, 0) }
+      connections.refused += 1
+      let (log, suppressed) = connections.refusalWarning.shouldLog(at: .now)
+      return (refusal, log, suppressed, connections.refused)
+    }
+    if let refusal, log {
+      logger.warning(
+        "connection refused",
+        metadata: [
+          "peer": "\(address)", "reason": "\(refusal.error.reason)",
+          "refused-since-last-log": "\(suppressed)", "refused-total": "\(total)",
+        ])
+    }
+    return refusal
+  }
+
+  /// Logs that accepting paused, at most once per interval.
+  private func acceptPaused(_ error: IOError) {
+    let (log, suppressed) = connections.withLock { $0.backoffWarning.shouldLog(at: .now) }
+    guard log else { return }
+    logger.error(
+      "accept failed; pausing accepts",
+      metadata: [
+        "error": "\(error)", "pause": "\(AcceptPauseHandler.pause)",
+        "pauses-since-last-log": "\(suppressed)",
+        "open-connections": "\(openConnections)",
+      ])
   }
 }

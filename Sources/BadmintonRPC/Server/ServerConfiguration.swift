@@ -17,7 +17,13 @@ public struct ServerConfiguration: Sendable {
   public var maximumRequestBytesInFlight: Int
   /// A frame whose first byte has arrived must arrive whole within this long, else the
   /// connection gets GOAWAY (`FRAME_TIMEOUT`) and is closed. Default 60 seconds.
-  public var frameTimeout: Duration = .seconds(60)
+  public var frameTimeout: Duration
+  /// Connections the server keeps open at once; more get GOAWAY (`TOO_MANY_CONNECTIONS`) and are
+  /// closed. Default 10,000.
+  public var maximumConnections: Int
+  /// Connections one client IP address may keep open at once; more get GOAWAY
+  /// (`TOO_MANY_CONNECTIONS_FROM_ADDRESS`) and are closed. Default 128.
+  public var maximumConnectionsPerAddress: Int
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -27,7 +33,10 @@ public struct ServerConfiguration: Sendable {
     maximumConcurrentCallsPerConnection: Int = 128,
     idleTimeout: Duration = .seconds(300),
     shutdownGracePeriod: Duration = .seconds(10),
-    maximumRequestBytesInFlight: Int = 256 << 20
+    maximumRequestBytesInFlight: Int = 256 << 20,
+    maximumConnections: Int = 10_000,
+    maximumConnectionsPerAddress: Int = 128,
+    frameTimeout: Duration = .seconds(60)
   ) {
     self.host = host
     self.port = port
@@ -36,5 +45,8 @@ public struct ServerConfiguration: Sendable {
     self.idleTimeout = idleTimeout
     self.shutdownGracePeriod = shutdownGracePeriod
     self.maximumRequestBytesInFlight = maximumRequestBytesInFlight
+    self.maximumConnections = maximumConnections
+    self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+    self.frameTimeout = frameTimeout
   }
 }

@@ -31,6 +31,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     let locale: RPCLocale
     var task: Task<Void, Never>?
     var deadline: Scheduled<Void>?
+    /// Set when the drain ended the call: it ends with SERVER_SHUTTING_DOWN whatever the
+    /// handler returns.
+    var endedByDrain = false
   }
 
   private enum Outcome: Sendable {
@@ -45,7 +48,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   /// Set once a call on the connection passes authentication; the frame decoder reads it.
   private let trust: ConnectionTrust?
   private var logger: Logger
+  /// Released in `handlerRemoved`: the context holds the handler, so keeping it would keep both.
   private(set) var context: ChannelHandlerContext!
+  /// The connection's event loop; unlike the context, it can outlive the handler.
+  private var eventLoop: (any EventLoop)!
   /// Runs the connection's handler tasks on its event loop.
   private var taskExecutor: EventLoopTaskExecutor?
   private var state = State.active
@@ -82,9 +88,16 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
+    eventLoop = context.eventLoop
     taskExecutor = EventLoopTaskExecutor(context.eventLoop)
     peer = context.channel.remoteAddress?.description ?? "unknown"
     logger[metadataKey: "peer"] = "\(peer)"
+  }
+
+  func handlerRemoved(context: ChannelHandlerContext) {
+    stopCalls()
+    self.context = nil
+    taskExecutor = nil
   }
 
   // MARK: Inbound
@@ -130,6 +143,12 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   }
 
   func channelInactive(context: ChannelHandlerContext) {
+    stopCalls()
+    context.fireChannelInactive()
+  }
+
+  /// Closed: stops every open call without answering it.
+  private func stopCalls() {
     state = .closed
     graceTimer?.cancel()
     for call in calls.values {
@@ -137,7 +156,6 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       call.task?.cancel()
     }
     calls.removeAll()
-    context.fireChannelInactive()
   }
 
   // MARK: Calls
@@ -276,6 +294,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       return
     }
     call.deadline?.cancel()
+    let outcome = call.endedByDrain ? .failure(.serverShuttingDown) : outcome
     answer(callID, kind: call.kind, locale: call.locale, outcome)
     callEnded()
   }
@@ -291,11 +310,11 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   private func sendStreamMessage(_ callID: UInt64, _ payload: [UInt8]) -> EventLoopFuture<Void> {
     guard state != .closed, calls[callID] != nil else {
-      return context.eventLoop.makeFailedFuture(CancellationError())
+      return eventLoop.makeFailedFuture(CancellationError())
     }
     let limit = configuration.wire.maximumBodySize
     guard FrameFormat.fits(payload: payload.count, limit: limit) else {
-      return context.eventLoop.makeFailedFuture(RPCError.responseTooLarge(limit: limit))
+      return eventLoop.makeFailedFuture(RPCError.responseTooLarge(limit: limit))
     }
     return send(Envelope(callID: callID, kind: .streamMessage, payload: payload))
   }
@@ -345,6 +364,18 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
     graceTimer = context.eventLoop.scheduleTask(in: grace) {
       handler.value.endGracePeriod()
+    }
+  }
+
+  /// Ends every open server-streaming call, once the drain has begun, with SERVER_SHUTTING_DOWN:
+  /// a stream has no end of its own to wait for. Each handler is cancelled and may still send
+  /// what it was sending (a last health update, say); its end follows. Unary calls keep the
+  /// grace period.
+  func endStreams() {
+    guard state == .draining else { return }
+    for (callID, call) in calls where call.kind == .serverStreaming && !call.endedByDrain {
+      calls[callID]?.endedByDrain = true
+      call.task?.cancel()
     }
   }
 
@@ -400,7 +431,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
       context.eventLoop.execute {
         handler.value.flushQueued = false
-        handler.value.context.flush()
+        handler.value.context?.flush()
       }
     }
     return promise.futureResult

@@ -1,0 +1,226 @@
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+@testable import BadmintonRPC
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+@Suite("Connection admission and life")
+struct ConnectionLimitsTests {
+  // MARK: Caps
+
+  @Test(
+    "connections past the per-address cap get GOAWAY and close; one is admitted again after a close"
+  )
+  func perAddressCap_refusesThenAdmits() async throws {
+    try await withTestServer(
+      configuration: ServerConfiguration(maximumConnections: 100, maximumConnectionsPerAddress: 2)
+    ) { server, port, _ in
+      try await checkCap(
+        server: server, port: port, cap: 2, reason: "TOO_MANY_CONNECTIONS_FROM_ADDRESS")
+    }
+  }
+
+  @Test("connections past the total cap get GOAWAY and close; one is admitted again after a close")
+  func totalCap_refusesThenAdmits() async throws {
+    try await withTestServer(
+      configuration: ServerConfiguration(maximumConnections: 3, maximumConnectionsPerAddress: 100)
+    ) { server, port, _ in
+      try await checkCap(server: server, port: port, cap: 3, reason: "TOO_MANY_CONNECTIONS")
+    }
+  }
+
+  private func checkCap(server: RPCServer, port: Int, cap: Int, reason: String) async throws {
+    var admitted: [RawConnection] = []
+    for index in 0..<cap {
+      let raw = try await RawConnection.connect(port: port)
+      try await raw.send(Raw.request(1, "echo:\(index)"))
+      #expect(Raw.text(try await raw.readEnvelope()) == "\(index)")
+      admitted.append(raw)
+    }
+    let refused = try await RawConnection.connect(port: port)
+    let seen = try await refused.readUntilClosed()
+    #expect(seen.count == 1)
+    let goAway = try #require(seen.first)
+    #expect(goAway.kind == .goAway)
+    #expect(goAway.status?.code == .resourceExhausted)
+    #expect(goAway.status?.reason == reason)
+    #expect(server.refusedConnections == 1)
+
+    // The admitted ones are undisturbed.
+    try await admitted[0].send(Raw.request(2, "echo:still here"))
+    #expect(Raw.text(try await admitted[0].readEnvelope()) == "still here")
+
+    await admitted.removeLast().close()
+    #expect(await waitUntil { server.openConnections == cap - 1 })
+    let again = try await RawConnection.connect(port: port)
+    try await again.send(Raw.request(1, "echo:again"))
+    #expect(Raw.text(try await again.readEnvelope()) == "again")
+    #expect(server.refusedConnections == 1)
+    await again.close()
+    for raw in admitted { await raw.close() }
+  }
+
+  @Test("the caps count per address and in total, for any order of opens and closes")
+  func admission_matchesCounting() {
+    // Random opens and closes from a few addresses, checked against a plain count.
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<200 {
+      let total = Int.random(in: 1...6, using: &generator)
+      let perAddress = Int.random(in: 1...4, using: &generator)
+      var admission = ConnectionAdmission(
+        maximumConnections: total, maximumConnectionsPerAddress: perAddress)
+      var open: [String] = []
+      for _ in 0..<40 {
+        let address = ["a", "b", "c"].randomElement(using: &generator)!
+        if Bool.random(using: &generator), let index = open.firstIndex(of: address) {
+          open.remove(at: index)
+          admission.release(address)
+          continue
+        }
+        let expected: ConnectionAdmission.Refusal? =
+          open.count >= total
+          ? .total : open.count(where: { $0 == address }) >= perAddress ? .perAddress : nil
+        #expect(admission.admit(address) == expected)
+        if expected == nil { open.append(address) }
+        #expect(admission.total == open.count)
+        #expect(admission.count(from: address) == open.count(where: { $0 == address }))
+      }
+    }
+  }
+
+  // MARK: Leaks
+
+  @Test("after many connects and closes no connection handler or channel stays alive")
+  func closedConnections_leaveNothingAlive() async throws {
+    let census = ObjectCensus()
+    var logger = Logger(label: "test.server")
+    logger.logLevel = .critical
+    let server = RPCServer(
+      configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
+      services: [TestService(probe: HandlerProbe())], authenticator: nil,
+      eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger, census: census)
+    let task = Task { try await server.run() }
+    let port = try await server.localAddress().port!
+    let cycles = 200
+    for index in 0..<cycles {
+      let raw = try await RawConnection.connect(port: port)
+      if index.isMultiple(of: 2) {
+        // Half send nothing, half make a call first.
+        try await raw.send(Raw.request(1, "echo:\(index)"))
+        #expect(Raw.text(try await raw.readEnvelope()) == "\(index)")
+      }
+      await raw.close()
+    }
+    #expect(await waitUntil { census.recorded == 2 * cycles && server.openConnections == 0 })
+    // Whatever the event loops still hold for the closed channels is released by now.
+    for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() {
+      try await loop.submit {}.get()
+    }
+    #expect(await waitUntil { census.alive == 0 }, "\(census.alive) objects alive")
+    task.cancel()
+    _ = await task.result
+  }
+
+  // MARK: Accept errors
+
+  @Test(
+    "an accept that fails for lack of descriptors pauses accepting, is logged, and serving goes on")
+  func acceptExhaustion_backsOffAndLogs() async throws {
+    let logs = CapturedLogs()
+    let logger = Logger(label: "test.server") { _ in CapturingLogHandler(logs: logs) }
+    let server = RPCServer(
+      configuration: ServerConfiguration(host: "127.0.0.1", port: 0),
+      services: [TestService(probe: HandlerProbe())], logger: logger)
+    let task = Task { try await server.run() }
+    let port = try await server.localAddress().port!
+    let listener = try #require(server.listener)
+    listener.pipeline.fireErrorCaught(IOError(errnoCode: EMFILE, reason: "accept"))
+    #expect(await waitUntil { logs.messages.contains("accept failed; pausing accepts") })
+    // Paused: the listener no longer reads, so the poll does not wake it again and again.
+    #expect(try await listener.getOption(.autoRead) == false)
+
+    let status = try await withTestClient(port: port) { client in
+      try await client.health.check().status
+    }
+    #expect(status == .serving)
+    task.cancel()
+    _ = await task.result
+  }
+
+  @Test("only descriptor and memory exhaustion pause accepting")
+  func acceptBackoff_onlyForExhaustion() {
+    for code in [EMFILE, ENFILE, ENOBUFS, ENOMEM] {
+      #expect(AcceptPauseHandler.isExhaustion(IOError(errnoCode: code, reason: "accept")))
+    }
+    for code in [ECONNABORTED, EPERM, EINTR] {
+      #expect(!AcceptPauseHandler.isExhaustion(IOError(errnoCode: code, reason: "accept")))
+    }
+  }
+
+  @Test("a rate-limited warning logs once per interval and counts the ones held back")
+  func rateLimitedWarning_countsHeldBack() {
+    var warning = RateLimitedWarning(interval: .seconds(10))
+    let start = ContinuousClock.now
+    #expect(warning.shouldLog(at: start) == (true, 0))
+    #expect(warning.shouldLog(at: start + .seconds(1)).log == false)
+    #expect(warning.shouldLog(at: start + .seconds(9)).log == false)
+    #expect(warning.shouldLog(at: start + .seconds(10)) == (true, 2))
+    #expect(warning.shouldLog(at: start + .seconds(11)).log == false)
+  }
+
+  // MARK: Drain
+
+  @Test("the drain ends open streams with SERVER_SHUTTING_DOWN at once; unary calls keep the grace")
+  func drain_endsStreamsAtOnce() async throws {
+    let running = try await RunningServer.start(
+      ServerConfiguration(shutdownGracePeriod: .seconds(60)))
+    let raw = try await RawConnection.connect(port: running.port)
+    try await raw.send(Raw.request(1, "forever", method: TestService.stream.path))
+    #expect(try await raw.readEnvelope()?.kind == .streamMessage)
+    try await raw.send(Raw.request(2, "sleep:300:finished"))
+    #expect(await running.probe.wait { $0.started == 2 })
+    running.server.beginGracefulShutdown()
+
+    let seen = try await raw.readUntilClosed(timeout: .seconds(30))
+    // Stream messages sent before the drain may come first.
+    let goAway = try #require(seen.firstIndex { $0.kind == .goAway })
+    let streamEnd = try #require(seen.firstIndex { $0.callID == 1 && $0.kind == .streamEnd })
+    #expect(goAway < streamEnd)
+    #expect(seen[streamEnd].status?.reason == "SERVER_SHUTTING_DOWN")
+    let unary = try #require(seen.first { $0.callID == 2 })
+    #expect(unary.status?.code == .ok)
+    #expect(Raw.text(unary) == "finished")
+    #expect(await running.finishes(within: .seconds(30)))
+  }
+}
+
+/// Log messages a test reads back.
+final class CapturedLogs: Sendable {
+  private let lines = Mutex<[String]>([])
+
+  func append(_ message: String) { lines.withLock { $0.append(message) } }
+
+  var messages: [String] { lines.withLock { $0 } }
+}
+
+/// A log handler that keeps each message.
+struct CapturingLogHandler: LogHandler {
+  let logs: CapturedLogs
+  var metadata: Logger.Metadata = [:]
+  var logLevel: Logger.Level = .trace
+
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  func log(event: LogEvent) {
+    logs.append(event.message.description)
+  }
+}
