@@ -10,15 +10,21 @@ public struct AccountsService: Accounts.ServiceProtocol {
   private let hasher: PasswordHasher
   private let clock: any WallClock
   private let sessionLifetimeMs: Int64
+  private let loginThrottle: LoginThrottle?
+  private let registrations: AddressRateLimiter?
 
-  /// The service over `store`; sessions last `sessionLifetime`.
+  /// The service over `store`; sessions last `sessionLifetime`. Failed logins are slowed down
+  /// by `loginThrottle` and registrations limited per address by `registrations`, when given.
   public init(
-    store: any PlayerStore, hasher: PasswordHasher, clock: any WallClock, sessionLifetime: Duration
+    store: any PlayerStore, hasher: PasswordHasher, clock: any WallClock, sessionLifetime: Duration,
+    loginThrottle: LoginThrottle? = nil, registrations: AddressRateLimiter? = nil
   ) {
     self.store = store
     self.hasher = hasher
     self.clock = clock
     self.sessionLifetimeMs = sessionLifetime.components.seconds * 1000
+    self.loginThrottle = loginThrottle
+    self.registrations = registrations
   }
 
   /// Wrong phone or wrong password: the same answer for both.
@@ -34,6 +40,11 @@ public struct AccountsService: Accounts.ServiceProtocol {
     try PlayerRules.validatePassword(request.password)
     try PlayerRules.validateSelfLevel(Int(request.selfLevel))
     let locale = try PlayerRules.validateLocale(request.locale)
+    // Counted before any work, and whether or not the phone turns out to be taken, so that
+    // asking which phones have accounts costs a registration each.
+    try registrations?.take(context.peerAddress)
+    // The digest is made before the store is asked, so PHONE_TAKEN costs the same work as a
+    // registration that succeeds.
     let digest = try await hasher.digest(request.password)
     let player = try await store.createPlayer(
       NewPlayer(
@@ -48,12 +59,25 @@ public struct AccountsService: Accounts.ServiceProtocol {
     guard PlayerRules.isWithinPasswordLimits(request.password) else {
       throw Self.invalidCredentials
     }
+    let address = context.peerAddress
+    try loginThrottle?.check(phone: request.phone, address: address)
     guard let player = try await store.player(phone: request.phone) else {
-      await hasher.verifyNothing(request.password)
+      try await hasher.verifyNothing(request.password)
+      loginThrottle?.recordFailure(phone: request.phone, address: address)
       throw Self.invalidCredentials
     }
     guard try await hasher.verify(request.password, against: player.password) else {
+      loginThrottle?.recordFailure(phone: request.phone, address: address)
       throw Self.invalidCredentials
+    }
+    loginThrottle?.recordSuccess(phone: request.phone)
+    if hasher.needsNewDigest(player.password) {
+      // Made again at the configured cost while the password is at hand, so that the stored
+      // digests (and the work an unknown phone costs) follow the operator's cost. Best effort:
+      // a busy queue or a failed write leaves the old digest, which still works.
+      if let digest = try? await hasher.digest(request.password) {
+        try? await store.replacePassword(id: player.id, current: player.password, with: digest)
+      }
     }
     let token = SessionToken.generate()
     let now = clock.nowUnixMs()

@@ -78,7 +78,10 @@ func withPlayerWorld<T>(_ body: (PlayerWorld) async throws -> T) async throws ->
   let players = try await PlayerServices.start(
     store: store,
     configuration: PlayerServicesConfiguration(
-      passwordCost: .testing, administratorIDs: [administrator.id]),
+      passwordCost: .testing, administratorIDs: [administrator.id],
+      // Every test player comes from one address; the limits have tests of their own.
+      loginPolicyPerPhone: .unlimited, loginPolicyPerAddress: .unlimited,
+      registrationsPerAddressPerHour: 0, uploadsPerAddressPerHour: 0),
     clock: clock)
   var logger = Logger(label: "test.server")
   logger.logLevel = .critical
