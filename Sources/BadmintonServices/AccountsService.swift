@@ -60,17 +60,18 @@ public struct AccountsService: Accounts.ServiceProtocol {
       throw Self.invalidCredentials
     }
     let address = context.peerAddress
-    try loginThrottle?.check(phone: request.phone, address: address)
-    guard let player = try await store.player(phone: request.phone) else {
-      try await hasher.verifyNothing(request.password)
-      loginThrottle?.recordFailure(phone: request.phone, address: address)
-      throw Self.invalidCredentials
+    try loginThrottle?.admit(phone: request.phone, address: address)
+    let player: PlayerRecord
+    do {
+      player = try await checkedPlayer(request)
+    } catch let error as DomainError where error.reason == Self.invalidCredentials.reason {
+      throw error
+    } catch {
+      // The password was never checked: the attempt does not count.
+      loginThrottle?.notChecked(phone: request.phone, address: address)
+      throw error
     }
-    guard try await hasher.verify(request.password, against: player.password) else {
-      loginThrottle?.recordFailure(phone: request.phone, address: address)
-      throw Self.invalidCredentials
-    }
-    loginThrottle?.recordSuccess(phone: request.phone)
+    loginThrottle?.succeeded(phone: request.phone, address: address)
     if hasher.needsNewDigest(player.password) {
       // Made again at the configured cost while the password is at hand, so that the stored
       // digests (and the work an unknown phone costs) follow the operator's cost. Best effort:
@@ -86,6 +87,19 @@ public struct AccountsService: Accounts.ServiceProtocol {
       expiresAtUnixMs: now + sessionLifetimeMs)
     try await store.createSession(session)
     return LoginResponse(token: token, userID: player.id, expiresAtUnixMs: session.expiresAtUnixMs)
+  }
+
+  /// The player whose phone and password `request` names; `INVALID_CREDENTIALS` otherwise,
+  /// after the same password work either way.
+  private func checkedPlayer(_ request: LoginRequest) async throws -> PlayerRecord {
+    guard let player = try await store.player(phone: request.phone) else {
+      try await hasher.verifyNothing(request.password)
+      throw Self.invalidCredentials
+    }
+    guard try await hasher.verify(request.password, against: player.password) else {
+      throw Self.invalidCredentials
+    }
+    return player
   }
 
   public func logout(_ request: LogoutRequest, context: ServerContext) async throws

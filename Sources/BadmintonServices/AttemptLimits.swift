@@ -6,7 +6,8 @@ import Synchronization
 /// must wait a delay that doubles with every failure, up to a cap; failures are forgotten once
 /// none has happened for `window`. An attempt made before its delay has passed is refused at
 /// once with `RESOURCE_EXHAUSTED` / `TOO_MANY_LOGIN_ATTEMPTS` and a retry hint, without any
-/// password work.
+/// password work. Attempts count from the moment they are admitted, not when their password
+/// check ends.
 ///
 /// The phone's delay is capped low (a minute by default) and is cleared by a successful login,
 /// so a stranger who types wrong passwords for someone else's phone can make its owner wait at
@@ -71,6 +72,12 @@ public final class LoginThrottle: Sendable {
       return policy.waitMs(failures: entry.failures, lastMs: entry.lastMs, nowMs: nowMs)
     }
 
+    mutating func takeBack(_ key: String) {
+      guard var entry = entries[key] else { return }
+      entry.failures -= 1
+      entries[key] = entry.failures > 0 ? entry : nil
+    }
+
     mutating func fail(_ key: String, nowMs: Int64, capacity: Int) {
       if var entry = entries[key] {
         if nowMs - entry.lastMs >= policy.windowMs { entry.failures = 0 }
@@ -112,30 +119,43 @@ public final class LoginThrottle: Sendable {
     self.maximumEntries = maximumEntries
   }
 
-  /// Throws `TOO_MANY_LOGIN_ATTEMPTS` when the phone or the address must still wait.
-  public func check(phone: String, address: String) throws {
+  /// Admits a login attempt, or throws `TOO_MANY_LOGIN_ATTEMPTS` when the phone or the address
+  /// must still wait. An admitted attempt counts as a failure at once, so that attempts sent
+  /// together (pipelined on one connection or spread over many) cannot all pass before the
+  /// first one fails; `succeeded` and `notChecked` take it back.
+  public func admit(phone: String, address: String) throws {
     let now = clock.nowUnixMs()
     let (phone, address) = (Self.key(phone), Self.key(address))
-    let wait = state.withLock {
-      max($0.phones.waitMs(phone, nowMs: now), $0.addresses.waitMs(address, nowMs: now))
+    let wait = state.withLock { state -> Int64 in
+      let wait = max(
+        state.phones.waitMs(phone, nowMs: now), state.addresses.waitMs(address, nowMs: now))
+      if wait == 0 {
+        state.phones.fail(phone, nowMs: now, capacity: maximumEntries)
+        state.addresses.fail(address, nowMs: now, capacity: maximumEntries)
+      }
+      return wait
     }
     if wait > 0 { throw Self.tooManyAttempts(retryAfterMs: wait) }
   }
 
-  /// Counts a failed login.
-  public func recordFailure(phone: String, address: String) {
-    let now = clock.nowUnixMs()
+  /// An admitted attempt logged in: the phone's failures are cleared and the attempt no
+  /// longer counts against the address (its earlier failures still do).
+  public func succeeded(phone: String, address: String) {
     let (phone, address) = (Self.key(phone), Self.key(address))
     state.withLock {
-      $0.phones.fail(phone, nowMs: now, capacity: maximumEntries)
-      $0.addresses.fail(address, nowMs: now, capacity: maximumEntries)
+      $0.phones.entries[phone] = nil
+      $0.addresses.takeBack(address)
     }
   }
 
-  /// Clears the phone's failures after a successful login.
-  public func recordSuccess(phone: String) {
-    let phone = Self.key(phone)
-    _ = state.withLock { $0.phones.entries.removeValue(forKey: phone) }
+  /// An admitted attempt ended before its password was checked (the hashing queue was full,
+  /// the call was cancelled, the store failed): it no longer counts.
+  public func notChecked(phone: String, address: String) {
+    let (phone, address) = (Self.key(phone), Self.key(address))
+    state.withLock {
+      $0.phones.takeBack(phone)
+      $0.addresses.takeBack(address)
+    }
   }
 
   /// Keys tracked now, per phone and per address.

@@ -259,16 +259,76 @@ struct AccountLimitsTests {
     }
   }
 
+  @Test("logins sent together count from the moment they are admitted, not when they fail")
+  func loginThrottle_countsAttemptsInFlight() async throws {
+    let clock = ManualClock()
+    let derivation = GatedDerivation(open: false)
+    let queue = PasswordHashingQueue(slots: 64, maximumWaiting: 0)
+    let throttle = LoginThrottle(clock: clock)
+    let (service, phone) = try await Self.accounts(
+      derivation: derivation, queue: queue, clock: clock, throttle: throttle)
+    // `accounts` opened the gate to register; shut it again for the burst.
+    let gated = GatedDerivation(open: false)
+    let burstService = AccountsService(
+      store: try SQLitePlayerStore.inMemory(),
+      hasher: PasswordHasher(cost: .testing, queue: queue, derivation: gated), clock: clock,
+      sessionLifetime: .seconds(3600), loginThrottle: throttle)
+    _ = service
+    let burst = (0..<50).map { index in
+      Task {
+        await refusal {
+          _ = try await burstService.login(
+            LoginRequest(phone: phone, password: "guess \(index)"),
+            context: context(from: "198.51.100.\(index)"))
+        }
+      }
+    }
+    try await eventually { gated.started == 5 }
+    for _ in 0..<100 { await Task.yield() }
+    gated.open()
+    var reasons: [String: Int] = [:]
+    for attempt in burst { reasons[await attempt.value?.reason ?? "OK", default: 0] += 1 }
+    #expect(reasons == ["INVALID_CREDENTIALS": 5, "TOO_MANY_LOGIN_ATTEMPTS": 45])
+    #expect(gated.started == 5)
+  }
+
+  @Test("an attempt refused by the hashing queue does not count as a failure")
+  func loginThrottle_busyDoesNotCount() async throws {
+    let clock = ManualClock()
+    let derivation = GatedDerivation(open: true)
+    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+    let throttle = LoginThrottle(clock: clock)
+    let (service, phone) = try await Self.accounts(
+      derivation: derivation, queue: queue, clock: clock, throttle: throttle)
+    let holder = GatedDerivation(open: false)
+    let hold = Task {
+      try await PasswordHasher(cost: .testing, queue: queue, derivation: holder).verifyNothing("x")
+    }
+    try await eventually { holder.started == 1 }
+    for _ in 0..<10 {
+      let busy = await refusal {
+        _ = try await service.login(
+          LoginRequest(phone: phone, password: "wrong guess"), context: context(from: "192.0.2.1"))
+      }
+      #expect(busy?.reason == "PASSWORD_HASHING_BUSY")
+    }
+    holder.open()
+    try await hold.value
+    #expect(throttle.counts == (phones: 0, addresses: 0))
+    _ = try await service.login(
+      LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+  }
+
   @Test("failures are forgotten after the window")
   func loginThrottle_window() async throws {
     let clock = ManualClock()
     let throttle = LoginThrottle(clock: clock)
-    for _ in 0..<5 { throttle.recordFailure(phone: "+8613800000001", address: "192.0.2.1") }
-    #expect(throws: RPCError.self) { try throttle.check(phone: "+8613800000001", address: "x") }
+    for _ in 0..<5 { try throttle.admit(phone: "+8613800000001", address: "192.0.2.1") }
+    #expect(throws: RPCError.self) { try throttle.admit(phone: "+8613800000001", address: "x") }
     clock.advance(by: 15 * 60_000)
-    try throttle.check(phone: "+8613800000001", address: "x")
-    throttle.recordFailure(phone: "+8613800000001", address: "192.0.2.1")
-    try throttle.check(phone: "+8613800000001", address: "x")
+    // The old failures are forgotten: five more are free.
+    for _ in 0..<5 { try throttle.admit(phone: "+8613800000001", address: "192.0.2.1") }
+    #expect(throws: RPCError.self) { try throttle.admit(phone: "+8613800000001", address: "x") }
   }
 
   @Test("failed logins from one address are slowed down across phones; other addresses are not")
@@ -307,16 +367,16 @@ struct AccountLimitsTests {
   }
 
   @Test("the failure tables hold at most their capacity")
-  func loginThrottle_isBounded() {
+  func loginThrottle_isBounded() throws {
     let clock = ManualClock()
     let throttle = LoginThrottle(maximumEntries: 100, clock: clock)
     for index in 0..<1000 {
       clock.advance(by: 1)
-      throttle.recordFailure(phone: "+86138\(index)", address: "10.0.\(index / 256).\(index % 256)")
+      try throttle.admit(phone: "+86138\(index)", address: "10.0.\(index / 256).\(index % 256)")
     }
     #expect(throttle.counts.phones == Int64(100))
     #expect(throttle.counts.addresses == Int64(100))
-    throttle.recordFailure(phone: String(repeating: "9", count: 10_000), address: "10.1.0.0")
+    try throttle.admit(phone: String(repeating: "9", count: 10_000), address: "10.1.0.0")
     #expect(throttle.counts.phones == Int64(100))
   }
 
