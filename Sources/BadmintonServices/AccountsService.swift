@@ -42,7 +42,7 @@ public struct AccountsService: Accounts.ServiceProtocol {
     let locale = try PlayerRules.validateLocale(request.locale)
     // Counted before any work, and whether or not the phone turns out to be taken, so that
     // asking which phones have accounts costs a registration each.
-    try registrations?.take(context.peerAddress)
+    try registrations?.take(clientAddressKey(context.peerAddress))
     // The digest is made before the store is asked, so PHONE_TAKEN costs the same work as a
     // registration that succeeds.
     let digest = try await hasher.digest(request.password)
@@ -59,7 +59,7 @@ public struct AccountsService: Accounts.ServiceProtocol {
     guard PlayerRules.isWithinPasswordLimits(request.password) else {
       throw Self.invalidCredentials
     }
-    let address = context.peerAddress
+    let address = clientAddressKey(context.peerAddress)
     try loginThrottle?.admit(phone: request.phone, address: address)
     let player: PlayerRecord
     do {

@@ -217,7 +217,7 @@ public struct PlayersService: Players.ServiceProtocol {
       player: caller.userID, documentBytes: request.document.count
     ) {
       // Counted only for an upload the server has room for.
-      try uploads?.take(context.peerAddress)
+      try uploads?.take(clientAddressKey(context.peerAddress))
       return try await store.createVerification(
         playerID: caller.userID, kind: kind, contentType: contentType.rawValue,
         document: request.document, atUnixMs: clock.nowUnixMs())

@@ -524,6 +524,16 @@ struct AccountLimitsTests {
     try await budget.withReservation(player: 3, documentBytes: document) {}
   }
 
+  @Test("per-address limits count IPv4 addresses as they are and IPv6 addresses by their /64")
+  func addressKeys() {
+    #expect(clientAddressKey("192.0.2.7") == "192.0.2.7")
+    #expect(clientAddressKey("::ffff:192.0.2.7") == "192.0.2.7")
+    #expect(clientAddressKey("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64")
+    #expect(clientAddressKey("2001:db8:1:2:bbbb:cccc:dddd:eeee") == "2001:db8:1:2::/64")
+    #expect(clientAddressKey("::1") == "0:0:0:0::/64")
+    #expect(clientAddressKey("unknown") == "unknown")
+  }
+
   @Test("the peer's address is read without its port")
   func peerAddress() {
     func address(_ peer: String) -> String {
