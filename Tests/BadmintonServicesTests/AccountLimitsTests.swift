@@ -458,6 +458,53 @@ struct AccountLimitsTests {
         == "REGISTRATION_RATE_LIMITED")
   }
 
+  @Test("PHONE_TAKEN comes after the same password work as a registration that succeeds")
+  func phoneTaken_costsWhatSuccessCosts() async throws {
+    let derivation = GatedDerivation(open: true)
+    let (service, phone) = try await Self.accounts(
+      derivation: derivation, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+      clock: ManualClock())
+    var before = derivation.started
+    let taken = await refusal {
+      _ = try await service.register(
+        RegisterRequest(phone: phone, nickname: "Ann", password: "12345678", selfLevel: 3),
+        context: context(from: "192.0.2.1"))
+    }
+    #expect(taken?.reason == "PHONE_TAKEN")
+    #expect(derivation.started == before + 1)
+    before = derivation.started
+    _ = try await service.register(
+      RegisterRequest(
+        phone: PlayerWorld.newPhone(), nickname: "Ann", password: "12345678", selfLevel: 3),
+      context: context(from: "192.0.2.1"))
+    #expect(derivation.started == before + 1)
+  }
+
+  @Test("SubmitVerification counts the document's copies against the player's upload budget")
+  func uploads_budgetApplies() async throws {
+    let players = try await PlayerServices.start(
+      store: try SQLitePlayerStore.inMemory(),
+      configuration: PlayerServicesConfiguration(
+        passwordCost: .testing, uploadBytesPerPlayer: 3 * pngDocument.count - 1),
+      clock: ManualClock())
+    let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
+    let service = try #require(players.services.compactMap { $0 as? PlayersService }.first)
+    let registered = try await accounts.register(
+      RegisterRequest(
+        phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
+      context: context(from: "192.0.2.1"))
+    let principal = Principal(userID: registered.userID, isAdministrator: false)
+    let refused = await refusal {
+      _ = try await service.submitVerification(
+        SubmitVerificationRequest(kind: .regionalChampionship, document: pngDocument),
+        context: context(from: "192.0.2.1", principal: principal))
+    }
+    #expect(refused?.reason == "UPLOAD_IN_PROGRESS")
+    let mine = try await service.listMyVerifications(
+      ListMyVerificationsRequest(), context: context(from: "192.0.2.1", principal: principal))
+    #expect(mine.verifications.isEmpty)
+  }
+
   @Test("verification uploads are limited per address")
   func uploads_perAddress() async throws {
     let clock = ManualClock()
