@@ -10,15 +10,21 @@ public struct AccountsService: Accounts.ServiceProtocol {
   private let hasher: PasswordHasher
   private let clock: any WallClock
   private let sessionLifetimeMs: Int64
+  private let loginThrottle: LoginThrottle?
+  private let registrations: AddressRateLimiter?
 
-  /// The service over `store`; sessions last `sessionLifetime`.
+  /// The service over `store`; sessions last `sessionLifetime`. Failed logins are slowed down
+  /// by `loginThrottle` and registrations limited per address by `registrations`, when given.
   public init(
-    store: any PlayerStore, hasher: PasswordHasher, clock: any WallClock, sessionLifetime: Duration
+    store: any PlayerStore, hasher: PasswordHasher, clock: any WallClock, sessionLifetime: Duration,
+    loginThrottle: LoginThrottle? = nil, registrations: AddressRateLimiter? = nil
   ) {
     self.store = store
     self.hasher = hasher
     self.clock = clock
     self.sessionLifetimeMs = sessionLifetime.components.seconds * 1000
+    self.loginThrottle = loginThrottle
+    self.registrations = registrations
   }
 
   /// Wrong phone or wrong password: the same answer for both.
@@ -34,6 +40,11 @@ public struct AccountsService: Accounts.ServiceProtocol {
     try PlayerRules.validatePassword(request.password)
     try PlayerRules.validateSelfLevel(Int(request.selfLevel))
     let locale = try PlayerRules.validateLocale(request.locale)
+    // Counted before any work, and whether or not the phone turns out to be taken, so that
+    // asking which phones have accounts costs a registration each.
+    try registrations?.take(clientAddressKey(context.peerAddress))
+    // The digest is made before the store is asked, so PHONE_TAKEN costs the same work as a
+    // registration that succeeds.
     let digest = try await hasher.digest(request.password)
     let player = try await store.createPlayer(
       NewPlayer(
@@ -48,12 +59,26 @@ public struct AccountsService: Accounts.ServiceProtocol {
     guard PlayerRules.isWithinPasswordLimits(request.password) else {
       throw Self.invalidCredentials
     }
-    guard let player = try await store.player(phone: request.phone) else {
-      await hasher.verifyNothing(request.password)
-      throw Self.invalidCredentials
+    let address = clientAddressKey(context.peerAddress)
+    try loginThrottle?.admit(phone: request.phone, address: address)
+    let player: PlayerRecord
+    do {
+      player = try await checkedPlayer(request)
+    } catch let error as DomainError where error.reason == Self.invalidCredentials.reason {
+      throw error
+    } catch {
+      // The password was never checked: the attempt does not count.
+      loginThrottle?.notChecked(phone: request.phone, address: address)
+      throw error
     }
-    guard try await hasher.verify(request.password, against: player.password) else {
-      throw Self.invalidCredentials
+    loginThrottle?.succeeded(phone: request.phone, address: address)
+    if hasher.needsNewDigest(player.password) {
+      // Made again at the configured cost while the password is at hand, so that the stored
+      // digests (and the work an unknown phone costs) follow the operator's cost. Best effort:
+      // a busy queue or a failed write leaves the old digest, which still works.
+      if let digest = try? await hasher.digest(request.password) {
+        try? await store.replacePassword(id: player.id, current: player.password, with: digest)
+      }
     }
     let token = SessionToken.generate()
     let now = clock.nowUnixMs()
@@ -62,6 +87,19 @@ public struct AccountsService: Accounts.ServiceProtocol {
       expiresAtUnixMs: now + sessionLifetimeMs)
     try await store.createSession(session)
     return LoginResponse(token: token, userID: player.id, expiresAtUnixMs: session.expiresAtUnixMs)
+  }
+
+  /// The player whose phone and password `request` names; `INVALID_CREDENTIALS` otherwise,
+  /// after the same password work either way.
+  private func checkedPlayer(_ request: LoginRequest) async throws -> PlayerRecord {
+    guard let player = try await store.player(phone: request.phone) else {
+      try await hasher.verifyNothing(request.password)
+      throw Self.invalidCredentials
+    }
+    guard try await hasher.verify(request.password, against: player.password) else {
+      throw Self.invalidCredentials
+    }
+    return player
   }
 
   public func logout(_ request: LogoutRequest, context: ServerContext) async throws

@@ -3,9 +3,11 @@ import Crypto
 import CryptoExtras
 import Foundation
 import NIOPosix
+import Synchronization
 
-/// Derives stored password digests with scrypt, a slow salted key-derivation function, on a
-/// thread pool of its own so that logins do not hold up the server's other work.
+/// Derives stored password digests with scrypt, a slow salted key-derivation function, on
+/// threads of their own so that logins do not hold up the server's other work, under a bounded
+/// queue (`PasswordHashingQueue`) so that a flood of logins is refused instead of piling up.
 public struct PasswordHasher: Sendable {
   /// scrypt's cost: N (rounds, a power of two), r (block size) and p (parallelism).
   public struct Cost: Hashable, Sendable {
@@ -28,11 +30,25 @@ public struct PasswordHasher: Sendable {
 
   /// The cost new digests are made with.
   public let cost: Cost
+  /// The slots every hash runs in.
+  public let queue: PasswordHashingQueue
+  private let derivation: any PasswordDerivation
+  private let storedCost: StoredCostMemory
 
-  /// A hasher that makes new digests at `cost`.
-  public init(cost: Cost = .standard) { self.cost = cost }
+  /// A hasher that makes new digests at `cost`, running every hash in a slot of `queue` with
+  /// `derivation` (scrypt on the process's hashing threads unless a test gives its own).
+  public init(
+    cost: Cost = .standard, queue: PasswordHashingQueue = PasswordHashingQueue.standard(),
+    derivation: any PasswordDerivation = ScryptDerivation()
+  ) {
+    self.cost = cost
+    self.queue = queue
+    self.derivation = derivation
+    self.storedCost = StoredCostMemory(cost)
+  }
 
-  /// A new digest of `password` with a fresh random salt.
+  /// A new digest of `password` with a fresh random salt; throws `PASSWORD_HASHING_BUSY` when
+  /// the queue is full.
   public func digest(_ password: String) async throws -> PasswordDigest {
     var generator = SystemRandomNumberGenerator()
     let salt = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -41,25 +57,35 @@ public struct PasswordHasher: Sendable {
   }
 
   /// True when `password` is the one `digest` was made from; compares in constant time.
+  /// Throws `PASSWORD_HASHING_BUSY` when the queue is full.
   public func verify(_ password: String, against digest: PasswordDigest) async throws -> Bool {
     guard let cost = Self.decode(digest.parameters) else { return false }
+    storedCost.remember(cost)
     let hash = try await derive(password, salt: digest.salt, cost: cost)
     guard hash.count == digest.hash.count else { return false }
     return zip(hash, digest.hash).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
   }
 
   /// Spends the time of one verification, so that an unknown phone answers as slowly as a
-  /// wrong password.
-  public func verifyNothing(_ password: String) async {
-    _ = try? await derive(password, salt: Array(repeating: 0, count: 16), cost: cost)
+  /// wrong password: the work is done at the cost of the stored digest verified last (the
+  /// cost of the digests in use, which differs from `cost` after the operator changes it),
+  /// and in a slot of the same queue, so that it is refused when a verification would be.
+  public func verifyNothing(_ password: String) async throws {
+    _ = try await derive(password, salt: Array(repeating: 0, count: 16), cost: dummyCost)
+  }
+
+  /// The cost `verifyNothing` works at.
+  public var dummyCost: Cost { storedCost.current }
+
+  /// Whether `digest` was made at another cost than `cost`, so that it should be made again
+  /// while the password is at hand.
+  public func needsNewDigest(_ digest: PasswordDigest) -> Bool {
+    digest.parameters != Self.encode(cost)
   }
 
   private func derive(_ password: String, salt: [UInt8], cost: Cost) async throws -> [UInt8] {
-    try await NIOThreadPool.singleton.runIfActive {
-      let key = try KDF.Scrypt.deriveKey(
-        from: Array(password.utf8), salt: salt, outputByteCount: 32, rounds: cost.rounds,
-        blockSize: cost.blockSize, parallelism: cost.parallelism)
-      return key.withUnsafeBytes { Array($0) }
+    try await queue.run {
+      try await derivation.derive(Array(password.utf8), salt: salt, cost: cost)
     }
   }
 
@@ -74,6 +100,62 @@ public struct PasswordHasher: Sendable {
     else { return nil }
     return Cost(rounds: n, blockSize: r, parallelism: p)
   }
+}
+
+/// The key derivation behind `PasswordHasher`.
+public protocol PasswordDerivation: Sendable {
+  /// The 32-byte key of `password` with `salt` at `cost`; returns only once the work is done.
+  func derive(_ password: [UInt8], salt: [UInt8], cost: PasswordHasher.Cost) async throws
+    -> [UInt8]
+}
+
+/// scrypt on the process's hashing threads, kept apart from NIO's shared thread pool so that
+/// hashing never holds up the file and other blocking work of the server.
+public struct ScryptDerivation: PasswordDerivation {
+  /// One thread per core: the hashing queue's default number of slots.
+  static let threads = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+  /// The process's hashing threads, started on first use and kept for the process's life.
+  private static let pool: NIOThreadPool = {
+    let pool = NIOThreadPool(numberOfThreads: threads)
+    pool.start()
+    return pool
+  }()
+
+  /// scrypt on the shared hashing threads.
+  public init() {}
+
+  public func derive(_ password: [UInt8], salt: [UInt8], cost: PasswordHasher.Cost) async throws
+    -> [UInt8]
+  {
+    // Work that has started runs to its end even when the caller is cancelled; the await
+    // returns only then, so the caller's queue slot is held for as long as the work runs.
+    try await Self.pool.runIfActive {
+      let key = try KDF.Scrypt.deriveKey(
+        from: password, salt: salt, outputByteCount: 32, rounds: cost.rounds,
+        blockSize: cost.blockSize, parallelism: cost.parallelism)
+      return key.withUnsafeBytes { Array($0) }
+    }
+  }
+}
+
+extension PasswordHashingQueue {
+  /// A queue of one slot per hashing thread and a line of four waiters per slot.
+  public static func standard() -> PasswordHashingQueue {
+    PasswordHashingQueue(
+      slots: ScryptDerivation.threads, maximumWaiting: 4 * ScryptDerivation.threads)
+  }
+}
+
+/// The cost of the stored digest verified last.
+private final class StoredCostMemory: Sendable {
+  private let cost: Mutex<PasswordHasher.Cost>
+
+  init(_ cost: PasswordHasher.Cost) { self.cost = Mutex(cost) }
+
+  var current: PasswordHasher.Cost { cost.withLock { $0 } }
+
+  func remember(_ stored: PasswordHasher.Cost) { cost.withLock { $0 = stored } }
 }
 
 /// Session tokens: 256 random bits from the system's cryptographic source, shown once to the

@@ -1,5 +1,6 @@
 public import BadmintonRPC
 public import BadmintonStore
+import Foundation
 import Logging
 
 /// How the player services run.
@@ -18,6 +19,23 @@ public struct PlayerServicesConfiguration: Sendable {
   /// filled up to a budget below it. At least `ResponseBudget.minimumBodySize`. Default: the
   /// wire's default.
   public var maximumResponseBytes: Int
+  /// Password hashes that may run at once in the whole process. Default: one per core.
+  public var passwordHashSlots: Int
+  /// Password hashes that may wait for a slot; more are refused. Default: four per slot.
+  public var passwordHashWaiting: Int
+  /// How failed logins are slowed down per phone number.
+  public var loginPolicyPerPhone: LoginThrottle.Policy
+  /// How failed logins are slowed down per client address.
+  public var loginPolicyPerAddress: LoginThrottle.Policy
+  /// Registrations one address may make per hour; 0 for no limit. Default 10.
+  public var registrationsPerAddressPerHour: Int
+  /// Verification uploads one address may make per hour; 0 for no limit. Default 20.
+  public var uploadsPerAddressPerHour: Int
+  /// Memory one player's uploads may hold while they are stored, counting every copy.
+  /// Default 16 MiB: one 5 MiB document, three times.
+  public var uploadBytesPerPlayer: Int
+  /// Memory all uploads may hold while they are stored, counting every copy. Default 64 MiB.
+  public var uploadBytesInFlight: Int
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -26,8 +44,25 @@ public struct PlayerServicesConfiguration: Sendable {
     administratorIDs: Set<Int64> = [],
     eventRetention: Duration = .seconds(30 * 24 * 3600),
     maximumBufferedEvents: Int = 256,
+    passwordHashSlots: Int? = nil,
+    passwordHashWaiting: Int? = nil,
+    loginPolicyPerPhone: LoginThrottle.Policy = .phone,
+    loginPolicyPerAddress: LoginThrottle.Policy = .address,
+    registrationsPerAddressPerHour: Int = 10,
+    uploadsPerAddressPerHour: Int = 20,
+    uploadBytesPerPlayer: Int = 16 * 1024 * 1024,
+    uploadBytesInFlight: Int = 64 * 1024 * 1024,
     maximumResponseBytes: Int = WireConfiguration().maximumBodySize
   ) {
+    let slots = max(1, passwordHashSlots ?? ProcessInfo.processInfo.activeProcessorCount)
+    self.passwordHashSlots = slots
+    self.passwordHashWaiting = passwordHashWaiting ?? 4 * slots
+    self.loginPolicyPerPhone = loginPolicyPerPhone
+    self.loginPolicyPerAddress = loginPolicyPerAddress
+    self.registrationsPerAddressPerHour = registrationsPerAddressPerHour
+    self.uploadsPerAddressPerHour = uploadsPerAddressPerHour
+    self.uploadBytesPerPlayer = uploadBytesPerPlayer
+    self.uploadBytesInFlight = uploadBytesInFlight
     self.sessionLifetime = sessionLifetime
     self.passwordCost = passwordCost
     self.administratorIDs = administratorIDs
@@ -73,7 +108,12 @@ public struct PlayerServices: Sendable {
     let index = try await NearbyIndex.rebuilt(from: store)
     let blocks = try await BlockBook.loaded(from: store)
     let board = try await MatchBoard.rebuilt(from: store, nowUnixMs: clock.nowUnixMs())
-    let hasher = PasswordHasher(cost: configuration.passwordCost)
+    let hasher = PasswordHasher(
+      cost: configuration.passwordCost,
+      queue: PasswordHashingQueue(
+        slots: configuration.passwordHashSlots,
+        maximumWaiting: configuration.passwordHashWaiting))
+    let hour: Int64 = 3600 * 1000
     let hub = EventHub(maximumBuffered: configuration.maximumBufferedEvents)
     let events = EventPublisher(store: store, hub: hub, clock: clock)
     let matching = MatchingService(
@@ -88,10 +128,24 @@ public struct PlayerServices: Sendable {
     return PlayerServices(
       services: [
         AccountsService(
-          store: store, hasher: hasher, clock: clock, sessionLifetime: configuration.sessionLifetime
-        ),
+          store: store, hasher: hasher, clock: clock,
+          sessionLifetime: configuration.sessionLifetime,
+          loginThrottle: LoginThrottle(
+            phone: configuration.loginPolicyPerPhone, address: configuration.loginPolicyPerAddress,
+            clock: clock),
+          registrations: AddressRateLimiter(
+            limit: configuration.registrationsPerAddressPerHour, periodMs: hour,
+            reason: "REGISTRATION_RATE_LIMITED",
+            action: LocalizedText(en: "registrations", zhCN: "注册"), clock: clock)),
         PlayersService(
-          store: store, index: index, blocks: blocks, clock: clock, events: events, board: board),
+          store: store, index: index, blocks: blocks, clock: clock, events: events, board: board,
+          uploads: AddressRateLimiter(
+            limit: configuration.uploadsPerAddressPerHour, periodMs: hour,
+            reason: "UPLOAD_RATE_LIMITED",
+            action: LocalizedText(en: "uploads", zhCN: "上传"), clock: clock),
+          uploadBudget: UploadBudget(
+            perPlayerBytes: configuration.uploadBytesPerPlayer,
+            totalBytes: configuration.uploadBytesInFlight)),
         EventsService(store: store, hub: hub),
         matching,
         FriendsService(store: store, clock: clock, events: events, blocks: blocks),

@@ -13,12 +13,19 @@ public struct PlayersService: Players.ServiceProtocol {
   private let clock: any WallClock
   private let events: EventPublisher
   private let board: MatchBoard?
+  private let uploads: AddressRateLimiter?
+  private let uploadBudget: UploadBudget?
 
   /// The service over `store` and `index`; level changes reach the availability on `board`.
+  /// Verification uploads are limited per address by `uploads` and their memory by
+  /// `uploadBudget`, when given.
   public init(
     store: any PlayerStore, index: NearbyIndex, blocks: any BlockRelations, clock: any WallClock,
-    events: EventPublisher, board: MatchBoard? = nil
+    events: EventPublisher, board: MatchBoard? = nil, uploads: AddressRateLimiter? = nil,
+    uploadBudget: UploadBudget? = nil
   ) {
+    self.uploads = uploads
+    self.uploadBudget = uploadBudget
     self.events = events
     self.board = board
     self.store = store
@@ -220,9 +227,16 @@ public struct PlayersService: Players.ServiceProtocol {
         en: "Choose a regional or a national championship.", zhCN: "请选择地区赛或全国赛冠军认证。")
     }
     let contentType = try EvidenceDocument.validate(request.document)
-    let record = try await store.createVerification(
-      playerID: caller.userID, kind: kind, contentType: contentType.rawValue,
-      document: request.document, atUnixMs: clock.nowUnixMs())
+    let budget = uploadBudget ?? UploadBudget.unlimited
+    let record = try await budget.withReservation(
+      player: caller.userID, documentBytes: request.document.count
+    ) {
+      // Counted only for an upload the server has room for.
+      try uploads?.take(clientAddressKey(context.peerAddress))
+      return try await store.createVerification(
+        playerID: caller.userID, kind: kind, contentType: contentType.rawValue,
+        document: request.document, atUnixMs: clock.nowUnixMs())
+    }
     return Self.message(record)
   }
 

@@ -147,6 +147,10 @@ public protocol PlayerStore: Sendable {
   func player(id: Int64) async throws -> PlayerRecord?
   /// The player registered with `phone`.
   func player(phone: String) async throws -> PlayerRecord?
+  /// Replaces the password digest of player `id` with `digest`, when the stored one is still
+  /// `current` (so that a digest made again at a new cost never overwrites a newer password).
+  func replacePassword(id: Int64, current: PasswordDigest, with digest: PasswordDigest)
+    async throws
   /// Applies `changes`; a self level above the verified maximum gives
   /// `SKILL_LEVEL_REQUIRES_VERIFICATION`, checked in the same transaction.
   func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord

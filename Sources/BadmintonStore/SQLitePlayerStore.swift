@@ -247,6 +247,22 @@ public final class SQLitePlayerStore: PlayerStore {
     }
   }
 
+  public func replacePassword(id: Int64, current: PasswordDigest, with digest: PasswordDigest)
+    async throws
+  {
+    try await writer.write { db in
+      try db.execute(
+        sql: """
+          UPDATE player SET password_hash = ?, password_salt = ?, password_parameters = ?
+          WHERE id = ? AND password_hash = ? AND password_salt = ? AND password_parameters = ?
+          """,
+        arguments: [
+          Data(digest.hash), Data(digest.salt), digest.parameters, id, Data(current.hash),
+          Data(current.salt), current.parameters,
+        ])
+    }
+  }
+
   public func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord {
     try await writer.write { db in
       guard let current = try Self.fetchPlayer(db, id: id) else { throw DomainError.playerNotFound }

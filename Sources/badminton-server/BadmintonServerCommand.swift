@@ -72,6 +72,22 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   @Option(help: "scrypt cost for new password digests: log2 of N (10-20).")
   var scryptLogN = 15
 
+  @Option(help: "Password hashes that may run at once (default: one per core).")
+  var passwordHashSlots = ProcessInfo.processInfo.activeProcessorCount
+
+  @Option(help: "Password hashes that may wait for a slot; more are refused (default: 4 per slot).")
+  var passwordHashWaiting: Int?
+
+  @Option(help: "Registrations one client address may make per hour; 0 for no limit.")
+  var registrationsPerAddressPerHour = 10
+
+  @Option(help: "Verification uploads one client address may make per hour; 0 for no limit.")
+  var uploadsPerAddressPerHour = 20
+
+  @Option(
+    help: "Bytes that verification uploads being stored may hold together, every copy counted.")
+  var maxUploadBytesInFlight = 64 << 20
+
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
     guard Logger.Level(rawValue: logLevel) != nil else {
@@ -107,6 +123,20 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     guard maxConnectionsPerAddress >= 1 else {
       throw ValidationError("--max-connections-per-address must be at least 1")
     }
+    guard passwordHashSlots >= 1 else {
+      throw ValidationError("--password-hash-slots must be at least 1")
+    }
+    guard (passwordHashWaiting ?? 0) >= 0 else {
+      throw ValidationError("--password-hash-waiting must be 0 or more")
+    }
+    guard registrationsPerAddressPerHour >= 0, uploadsPerAddressPerHour >= 0 else {
+      throw ValidationError(
+        "--registrations-per-address-per-hour and --uploads-per-address-per-hour must be 0 or more")
+    }
+    guard maxUploadBytesInFlight >= 16 << 20 else {
+      throw ValidationError(
+        "--max-upload-bytes-in-flight must be at least 16777216 (one 5 MiB document, three copies)")
+    }
     for id in administratorIDs where id < 1 {
       throw ValidationError("--admin-id \(id) is not a player id: ids start at 1")
     }
@@ -129,7 +159,11 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       configuration: PlayerServicesConfiguration(
         sessionLifetime: .seconds(sessionDays * 24 * 3600),
         passwordCost: PasswordHasher.Cost(rounds: 1 << scryptLogN, blockSize: 8, parallelism: 1),
-        administratorIDs: Set(administratorIDs), maximumResponseBytes: maxFrameBytes))
+        administratorIDs: Set(administratorIDs), passwordHashSlots: passwordHashSlots,
+        passwordHashWaiting: passwordHashWaiting,
+        registrationsPerAddressPerHour: registrationsPerAddressPerHour,
+        uploadsPerAddressPerHour: uploadsPerAddressPerHour,
+        uploadBytesInFlight: maxUploadBytesInFlight, maximumResponseBytes: maxFrameBytes))
 
     let configuration = ServerConfiguration(
       host: host, port: port,

@@ -43,6 +43,17 @@ public struct ServerContext: Sendable {
     self.connectionLogger = logger
   }
 
+  /// The peer's IP address without the port (`127.0.0.1`, `::1`), for limits kept per client
+  /// address; the whole `peer` text when it is not an IP address (a Unix socket, `unknown`).
+  public var peerAddress: String {
+    // `peer` reads `[IPv4]address:port`, `[IPv4]host/address:port` or the same with `[IPv6]`.
+    guard peer.hasPrefix("[IPv4]") || peer.hasPrefix("[IPv6]") else { return peer }
+    var address = peer.dropFirst(6)
+    if let slash = address.lastIndex(of: "/") { address = address[address.index(after: slash)...] }
+    if let colon = address.lastIndex(of: ":") { address = address[..<colon] }
+    return String(address)
+  }
+
   /// The value of metadata `key`, the first when there are several.
   public func metadataValue(_ key: String) -> String? {
     metadata.first { $0.key == key }?.value

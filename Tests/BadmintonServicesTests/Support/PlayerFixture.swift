@@ -82,7 +82,9 @@ func withPlayerWorld<T>(
     store: store,
     configuration: PlayerServicesConfiguration(
       passwordCost: .testing, administratorIDs: [administrator.id],
-      maximumResponseBytes: maximumBodySize),
+      // Every test player comes from one address; the limits have tests of their own.
+      loginPolicyPerPhone: .unlimited, loginPolicyPerAddress: .unlimited,
+      registrationsPerAddressPerHour: 0, uploadsPerAddressPerHour: 0, maximumResponseBytes: maximumBodySize),
     clock: clock)
   var logger = Logger(label: "test.server")
   logger.logLevel = .critical

@@ -1,0 +1,340 @@
+public import BadmintonRPC
+import Foundation
+import Synchronization
+
+/// Slows down failed logins, per phone number and per client address, in the way OWASP's
+/// Authentication Cheat Sheet recommends: a few failures are free, then each further attempt
+/// must wait a delay that doubles with every failure, up to a cap; failures are forgotten once
+/// none has happened for `window`. An attempt made before its delay has passed is refused at
+/// once with `RESOURCE_EXHAUSTED` / `TOO_MANY_LOGIN_ATTEMPTS` and a retry hint, without any
+/// password work. Attempts count from the moment they are admitted, not when their password
+/// check ends.
+///
+/// The phone's delay is capped low (a minute by default) and is cleared by a successful login,
+/// so a stranger who types wrong passwords for someone else's phone can make its owner wait at
+/// most that long, while guessing one phone's password from many addresses stays at about one
+/// guess a minute. The address's delay is capped high and only time clears it (a success does
+/// not, or one known password would reset the count for guesses at other phones).
+///
+/// Each table holds at most `maximumEntries` keys; when full, forgotten entries go first, then
+/// the one whose last failure is oldest.
+public final class LoginThrottle: Sendable {
+  /// How one table counts.
+  public struct Policy: Sendable, Hashable {
+    /// Failures allowed before any delay.
+    public var freeFailures: Int
+    /// The delay after the first failure past the free ones; doubles with each further one.
+    public var firstDelayMs: Int64
+    /// The longest delay.
+    public var maximumDelayMs: Int64
+    /// Failures are forgotten after this long without one.
+    public var windowMs: Int64
+
+    /// A policy with the given numbers.
+    public init(freeFailures: Int, firstDelayMs: Int64, maximumDelayMs: Int64, windowMs: Int64) {
+      self.freeFailures = freeFailures
+      self.firstDelayMs = firstDelayMs
+      self.maximumDelayMs = maximumDelayMs
+      self.windowMs = windowMs
+    }
+
+    /// Per phone: 5 free failures, then 1 s doubling up to 60 s; forgotten after 15 minutes.
+    public static let phone = Policy(
+      freeFailures: 5, firstDelayMs: 1000, maximumDelayMs: 60_000, windowMs: 15 * 60_000)
+    /// Per address: 20 free failures, then 1 s doubling up to 15 minutes; forgotten after an hour.
+    public static let address = Policy(
+      freeFailures: 20, firstDelayMs: 1000, maximumDelayMs: 15 * 60_000, windowMs: 60 * 60_000)
+    /// No limit (for tests of other rules).
+    public static let unlimited = Policy(
+      freeFailures: Int.max, firstDelayMs: 0, maximumDelayMs: 0, windowMs: 0)
+
+    /// The wait after `failures` failures, the last at `lastMs`, before another attempt at
+    /// `nowMs`; 0 when it may go ahead.
+    func waitMs(failures: Int, lastMs: Int64, nowMs: Int64) -> Int64 {
+      guard failures >= freeFailures, nowMs - lastMs < windowMs else { return 0 }
+      let doublings = min(failures - freeFailures, 40)
+      let (product, overflow) = firstDelayMs.multipliedReportingOverflow(by: Int64(1) << doublings)
+      let delay = overflow ? maximumDelayMs : min(product, maximumDelayMs)
+      return max(0, lastMs + delay - nowMs)
+    }
+  }
+
+  private struct Entry {
+    var failures: Int
+    var lastMs: Int64
+  }
+
+  private struct Table {
+    let policy: Policy
+    var entries: [String: Entry] = [:]
+
+    func waitMs(_ key: String, nowMs: Int64) -> Int64 {
+      guard let entry = entries[key] else { return 0 }
+      return policy.waitMs(failures: entry.failures, lastMs: entry.lastMs, nowMs: nowMs)
+    }
+
+    mutating func takeBack(_ key: String) {
+      guard var entry = entries[key] else { return }
+      entry.failures -= 1
+      entries[key] = entry.failures > 0 ? entry : nil
+    }
+
+    mutating func fail(_ key: String, nowMs: Int64, capacity: Int) {
+      if var entry = entries[key] {
+        if nowMs - entry.lastMs >= policy.windowMs { entry.failures = 0 }
+        entry.failures += 1
+        entry.lastMs = nowMs
+        entries[key] = entry
+        return
+      }
+      if entries.count >= capacity {
+        entries = entries.filter { nowMs - $0.value.lastMs < policy.windowMs }
+        if entries.count >= capacity,
+          let oldest = entries.min(by: { $0.value.lastMs < $1.value.lastMs })?.key
+        {
+          entries[oldest] = nil
+        }
+      }
+      entries[key] = Entry(failures: 1, lastMs: nowMs)
+    }
+  }
+
+  private struct State {
+    var phones: Table
+    var addresses: Table
+  }
+
+  private let state: Mutex<State>
+  private let clock: any WallClock
+  /// Keys each table may hold.
+  public let maximumEntries: Int
+
+  /// A throttle with the given policies, reading time from `clock`.
+  public init(
+    phone: Policy = .phone, address: Policy = .address, maximumEntries: Int = 100_000,
+    clock: any WallClock
+  ) {
+    precondition(maximumEntries >= 1)
+    self.state = Mutex(State(phones: Table(policy: phone), addresses: Table(policy: address)))
+    self.clock = clock
+    self.maximumEntries = maximumEntries
+  }
+
+  /// Admits a login attempt, or throws `TOO_MANY_LOGIN_ATTEMPTS` when the phone or the address
+  /// must still wait. An admitted attempt counts as a failure at once, so that attempts sent
+  /// together (pipelined on one connection or spread over many) cannot all pass before the
+  /// first one fails; `succeeded` and `notChecked` take it back.
+  public func admit(phone: String, address: String) throws {
+    let now = clock.nowUnixMs()
+    let (phone, address) = (Self.key(phone), Self.key(address))
+    let wait = state.withLock { state -> Int64 in
+      let wait = max(
+        state.phones.waitMs(phone, nowMs: now), state.addresses.waitMs(address, nowMs: now))
+      if wait == 0 {
+        state.phones.fail(phone, nowMs: now, capacity: maximumEntries)
+        state.addresses.fail(address, nowMs: now, capacity: maximumEntries)
+      }
+      return wait
+    }
+    if wait > 0 { throw Self.tooManyAttempts(retryAfterMs: wait) }
+  }
+
+  /// An admitted attempt logged in: the phone's failures are cleared and the attempt no
+  /// longer counts against the address (its earlier failures still do).
+  public func succeeded(phone: String, address: String) {
+    let (phone, address) = (Self.key(phone), Self.key(address))
+    state.withLock {
+      $0.phones.entries[phone] = nil
+      $0.addresses.takeBack(address)
+    }
+  }
+
+  /// An admitted attempt ended before its password was checked (the hashing queue was full,
+  /// the call was cancelled, the store failed): it no longer counts.
+  public func notChecked(phone: String, address: String) {
+    let (phone, address) = (Self.key(phone), Self.key(address))
+    state.withLock {
+      $0.phones.takeBack(phone)
+      $0.addresses.takeBack(address)
+    }
+  }
+
+  /// Keys tracked now, per phone and per address.
+  public var counts: (phones: Int, addresses: Int) {
+    state.withLock { ($0.phones.entries.count, $0.addresses.entries.count) }
+  }
+
+  /// At most 64 UTF-8 bytes of a key, so that a long phone field cannot grow the table.
+  private static func key(_ text: String) -> String {
+    text.utf8.count <= 64 ? text : String(decoding: text.utf8.prefix(64), as: UTF8.self)
+  }
+
+  /// The refusal of an attempt that came too soon.
+  static func tooManyAttempts(retryAfterMs: Int64) -> RPCError {
+    RPCError(
+      code: .resourceExhausted, reason: "TOO_MANY_LOGIN_ATTEMPTS",
+      message: LocalizedText(
+        en: "Too many failed logins; wait \(seconds(retryAfterMs)) s and try again.",
+        zhCN: "登录失败次数过多，请 \(seconds(retryAfterMs)) 秒后再试。"),
+      violations: [RetryHint.violation(afterMs: retryAfterMs)])
+  }
+}
+
+/// Whole seconds to show for a wait, at least 1.
+func seconds(_ milliseconds: Int64) -> Int64 { max(1, (milliseconds + 999) / 1000) }
+
+/// Lets each client address do something at most `limit` times per `periodMs`, evenly
+/// refilled (a generic cell rate: a burst of `limit`, then one every `periodMs / limit`).
+/// Holds at most `maximumEntries` addresses; when full, addresses whose allowance has fully
+/// refilled go first, then the one nearest to it.
+public final class AddressRateLimiter: Sendable {
+  /// Actions allowed per period; 0 means no limit.
+  public let limit: Int
+  /// The period, in milliseconds.
+  public let periodMs: Int64
+  /// Addresses held at most.
+  public let maximumEntries: Int
+  private let reason: String
+  private let action: LocalizedText
+  private let clock: any WallClock
+  /// Per address, when its allowance will be whole again.
+  private let refilledAtMs = Mutex<[String: Int64]>([:])
+
+  /// A limiter of `limit` actions per `periodMs` per address, refusing with `reason`;
+  /// `action` names what is limited in the message ("registrations", ...).
+  public init(
+    limit: Int, periodMs: Int64, reason: String, action: LocalizedText,
+    maximumEntries: Int = 100_000, clock: any WallClock
+  ) {
+    precondition(limit >= 0 && periodMs > 0 && maximumEntries >= 1)
+    self.limit = limit
+    self.periodMs = periodMs
+    self.reason = reason
+    self.action = action
+    self.maximumEntries = maximumEntries
+    self.clock = clock
+  }
+
+  /// Counts one action from `address`, or throws `reason` with a retry hint when the address
+  /// has used its allowance.
+  public func take(_ address: String) throws {
+    guard limit > 0 else { return }
+    let now = clock.nowUnixMs()
+    let interval = max(1, periodMs / Int64(limit))
+    let burst = interval * Int64(limit - 1)
+    let wait = refilledAtMs.withLock { table -> Int64 in
+      let refilled = max(table[address] ?? now, now)
+      if refilled - now > burst { return refilled - now - burst }
+      if table[address] == nil, table.count >= maximumEntries {
+        table = table.filter { $0.value > now }
+        if table.count >= maximumEntries, let nearest = table.min(by: { $0.value < $1.value })?.key
+        {
+          table[nearest] = nil
+        }
+      }
+      table[address] = refilled + interval
+      return 0
+    }
+    guard wait > 0 else { return }
+    throw RPCError(
+      code: .resourceExhausted, reason: reason,
+      message: LocalizedText(
+        en: "Too many \(action.en) from this address; try again in \(seconds(wait)) s.",
+        zhCN: "此地址的\(action.zhCN)次数过多，请 \(seconds(wait)) 秒后再试。"),
+      violations: [RetryHint.violation(afterMs: wait)])
+  }
+
+  /// Addresses tracked now.
+  public var count: Int { refilledAtMs.withLock { $0.count } }
+}
+
+/// The memory that verification uploads being stored hold, per player and for the whole
+/// server. An upload is counted at `copies` times its size: the decoded request holds the
+/// document, the store copies it once into a buffer for SQLite and SQLite copies it again
+/// while it binds the statement.
+public final class UploadBudget: Sendable {
+  /// Bytes one player's uploads may hold at once.
+  public let perPlayerBytes: Int
+  /// Bytes all uploads may hold at once.
+  public let totalBytes: Int
+  /// How many copies of a document an upload holds while it is stored.
+  public static let copies = 3
+
+  private struct State {
+    var total = 0
+    var players: [Int64: Int] = [:]
+  }
+
+  private let state = Mutex(State())
+
+  /// A budget that refuses nothing.
+  public static let unlimited = UploadBudget(perPlayerBytes: .max, totalBytes: .max)
+
+  /// A budget of `perPlayerBytes` per player and `totalBytes` in all.
+  public init(perPlayerBytes: Int, totalBytes: Int) {
+    precondition(perPlayerBytes >= 0 && totalBytes >= 0)
+    self.perPlayerBytes = perPlayerBytes
+    self.totalBytes = totalBytes
+  }
+
+  /// Bytes held now, per player and in all.
+  public var held: (total: Int, players: [Int64: Int]) {
+    state.withLock { ($0.total, $0.players) }
+  }
+
+  /// Runs `body` with `documentBytes` (times `copies`) counted against the budget, or throws
+  /// `UPLOAD_IN_PROGRESS` (the player's share is used) or `UPLOADS_BUSY` (the server's is).
+  public func withReservation<T>(
+    player: Int64, documentBytes: Int, _ body: () async throws -> T
+  ) async throws -> T {
+    let bytes = documentBytes.multipliedReportingOverflow(by: Self.copies).partialValue
+    let refusal = state.withLock { state -> RPCError? in
+      let mine = state.players[player] ?? 0
+      if mine > perPlayerBytes - bytes { return Self.inProgress }
+      if state.total > totalBytes - bytes { return Self.busy }
+      state.players[player] = mine + bytes
+      state.total += bytes
+      return nil
+    }
+    if let refusal { throw refusal }
+    defer {
+      state.withLock { state in
+        state.total -= bytes
+        let left = (state.players[player] ?? 0) - bytes
+        state.players[player] = left > 0 ? left : nil
+      }
+    }
+    return try await body()
+  }
+
+  static let inProgress = RPCError(
+    code: .resourceExhausted, reason: "UPLOAD_IN_PROGRESS",
+    message: LocalizedText(
+      en: "Your previous upload is still being stored; try again when it has finished.",
+      zhCN: "上一个文件仍在保存中，请完成后再试。"),
+    violations: [RetryHint.violation(afterMs: 2000)])
+
+  static let busy = RPCError(
+    code: .resourceExhausted, reason: "UPLOADS_BUSY",
+    message: LocalizedText(
+      en: "The server is busy storing other uploads; try again shortly.",
+      zhCN: "服务器正忙于保存其他上传的文件，请稍后再试。"),
+    violations: [RetryHint.violation(afterMs: 2000)])
+}
+
+/// The key per-address limits count a client under: an IPv4 address as it is (an IPv4 address
+/// mapped into IPv6 as its IPv4 form), an IPv6 address by its /64 prefix, because one
+/// subscriber usually holds a whole /64 and could otherwise pick a new address per attempt.
+public func clientAddressKey(_ peerAddress: String) -> String {
+  var bytes = [UInt8](repeating: 0, count: 16)
+  guard peerAddress.contains(":"), inet_pton(AF_INET6, peerAddress, &bytes) == 1 else {
+    return peerAddress
+  }
+  if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+    return bytes[12...].map { String($0) }.joined(separator: ".")
+  }
+  let groups = stride(from: 0, to: 8, by: 2).map {
+    String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+  }
+  return groups.joined(separator: ":") + "::/64"
+}

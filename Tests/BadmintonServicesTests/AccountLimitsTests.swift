@@ -1,0 +1,598 @@
+import BadmintonAPI
+import BadmintonRPC
+import BadmintonServices
+import BadmintonStore
+import Logging
+import Synchronization
+import Testing
+
+/// A key derivation whose work the test holds: each call waits at the gate until the test lets
+/// it through, then returns a cheap deterministic key. Records the cost of every call.
+final class GatedDerivation: PasswordDerivation {
+  private struct State {
+    var started = 0
+    var finished = 0
+    var open = false
+    var waiting: [CheckedContinuation<Void, Never>] = []
+    var costs: [PasswordHasher.Cost] = []
+  }
+
+  private let state: Mutex<State>
+
+  /// A derivation whose gate starts `open` or shut.
+  init(open: Bool) { state = Mutex(State(open: open)) }
+
+  func derive(_ password: [UInt8], salt: [UInt8], cost: PasswordHasher.Cost) async throws
+    -> [UInt8]
+  {
+    await withCheckedContinuation { continuation in
+      let go = state.withLock { state -> Bool in
+        state.started += 1
+        state.costs.append(cost)
+        if state.open { return true }
+        state.waiting.append(continuation)
+        return false
+      }
+      if go { continuation.resume() }
+    }
+    state.withLock { $0.finished += 1 }
+    let key = password + salt + [UInt8(truncatingIfNeeded: cost.rounds)]
+    return Array((key + Array(repeating: 0, count: 32)).prefix(32))
+  }
+
+  /// Lets the oldest waiting call finish its work.
+  func releaseOne() {
+    let next = state.withLock { $0.waiting.isEmpty ? nil : $0.waiting.removeFirst() }
+    next?.resume()
+  }
+
+  /// Lets every call through from now on.
+  func open() {
+    let all = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      state.open = true
+      defer { state.waiting = [] }
+      return state.waiting
+    }
+    for continuation in all { continuation.resume() }
+  }
+
+  var started: Int { state.withLock { $0.started } }
+  var finished: Int { state.withLock { $0.finished } }
+  var costs: [PasswordHasher.Cost] { state.withLock { $0.costs } }
+}
+
+/// Yields until `condition` holds; fails the test when it does not after many turns.
+func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation)
+  async throws
+{
+  for _ in 0..<100_000 where !condition() { await Task.yield() }
+  try #require(condition(), sourceLocation: sourceLocation)
+}
+
+/// The error `body` threw as a caller would see it (a domain error as its status), or nil.
+func refusal(_ body: () async throws -> Void) async -> RPCError? {
+  do {
+    try await body()
+    return nil
+  } catch let error as any RPCErrorConvertible {
+    return error.rpcError
+  } catch {
+    return RPCError(
+      code: .unknown, reason: "NOT_AN_RPC_ERROR", message: .init(verbatim: "\(error)"))
+  }
+}
+
+/// A call context from `address`.
+func context(from address: String, method: String = "/test", principal: Principal? = nil)
+  -> ServerContext
+{
+  ServerContext(
+    callID: 1, method: method, metadata: [], deadline: nil, peer: "[IPv4]\(address):40000",
+    logger: Logger(label: "test"), principal: principal)
+}
+
+@Suite("Limits on password work, failed logins, registrations and uploads")
+struct AccountLimitsTests {
+  static let password = "correct horse"
+
+  /// An accounts service whose password work goes through `derivation`, with one registered
+  /// player whose phone it returns.
+  static func accounts(
+    derivation: GatedDerivation, queue: PasswordHashingQueue, clock: ManualClock,
+    throttle: LoginThrottle? = nil, registrations: AddressRateLimiter? = nil
+  ) async throws -> (AccountsService, phone: String) {
+    let store = try SQLitePlayerStore.inMemory()
+    let hasher = PasswordHasher(cost: .testing, queue: queue, derivation: derivation)
+    let phone = PlayerWorld.newPhone()
+    derivation.open()
+    _ = try await store.createPlayer(
+      NewPlayer(
+        phone: phone, nickname: "Ann", password: try await hasher.digest(password), selfLevel: 4,
+        locale: "en", joinedAtUnixMs: clock.nowUnixMs()))
+    let service = AccountsService(
+      store: store, hasher: hasher, clock: clock, sessionLifetime: .seconds(3600),
+      loginThrottle: throttle, registrations: registrations)
+    return (service, phone)
+  }
+
+  // MARK: The hashing queue
+
+  @Test("a full hashing queue refuses more logins at once; a waiting login gets the next slot")
+  func hashingQueue_refusesExcess() async throws {
+    let derivation = GatedDerivation(open: false)
+    let queue = PasswordHashingQueue(slots: 2, maximumWaiting: 1)
+    let (service, phone) = try await Self.accounts(
+      derivation: GatedDerivation(open: true), queue: queue, clock: ManualClock())
+    _ = service
+    // The same store and queue, with work the test holds.
+    let gated = AccountsService(
+      store: try SQLitePlayerStore.inMemory(),
+      hasher: PasswordHasher(
+        cost: .testing, queue: queue, derivation: derivation), clock: ManualClock(),
+      sessionLifetime: .seconds(3600))
+    let flood = (0..<2).map { _ in
+      Task {
+        try await gated.login(
+          LoginRequest(phone: "+8613700000009", password: "guess guess"),
+          context: context(from: "198.51.100.7"))
+      }
+    }
+    try await eventually { derivation.started == 2 }
+    #expect(queue.running == 2)
+    // The player's own login waits in the line.
+    let real = Task {
+      try await gated.login(
+        LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+    }
+    try await eventually { queue.waiting == 1 }
+    // Everything past the slots and the line is refused at once, before any work.
+    for _ in 0..<5 {
+      let refused = await refusal {
+        _ = try await gated.login(
+          LoginRequest(phone: "+8613700000009", password: "guess guess"),
+          context: context(from: "198.51.100.7"))
+      }
+      #expect(refused?.code == .resourceExhausted)
+      #expect(refused?.reason == "PASSWORD_HASHING_BUSY")
+      #expect(refused.flatMap(RetryHint.milliseconds(in:)) == Int64(1000))
+    }
+    #expect(derivation.started == 2)
+    // A slot frees: the waiting login takes it.
+    derivation.releaseOne()
+    try await eventually { derivation.started == 3 }
+    #expect(queue.waiting == 0)
+    derivation.open()
+    for attempt in flood {
+      let error = await refusal { _ = try await attempt.value }
+      #expect(error?.reason == "INVALID_CREDENTIALS")
+    }
+    // The player was registered in the other store: here the phone is unknown, so the answer
+    // is the uniform one, after the real work.
+    let answer = await refusal { _ = try await real.value }
+    #expect(answer?.reason == "INVALID_CREDENTIALS")
+    #expect(queue.running == 0)
+  }
+
+  @Test("a cancelled login keeps its hashing slot until the work has finished")
+  func hashingQueue_holdsSlotOfCancelledCall() async throws {
+    let derivation = GatedDerivation(open: false)
+    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+    let hasher = PasswordHasher(cost: .testing, queue: queue, derivation: derivation)
+    let call = Task { try await hasher.verifyNothing("guess guess") }
+    try await eventually { derivation.started == 1 }
+    call.cancel()
+    for _ in 0..<100 { await Task.yield() }
+    #expect(queue.running == 1)
+    let refused = await refusal { try await hasher.verifyNothing("another one") }
+    #expect(refused?.reason == "PASSWORD_HASHING_BUSY")
+    derivation.releaseOne()
+    _ = try? await call.value
+    #expect(derivation.finished == 1)
+    #expect(queue.running == 0)
+    derivation.open()
+    try await hasher.verifyNothing("now there is room")
+  }
+
+  @Test("a real login succeeds through a queue that is refusing a flood")
+  func hashingQueue_realLoginGetsThrough() async throws {
+    let derivation = GatedDerivation(open: true)
+    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+    let (service, phone) = try await Self.accounts(
+      derivation: derivation, queue: queue, clock: ManualClock())
+    let login = try await service.login(
+      LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+    #expect(!login.token.isEmpty)
+  }
+
+  // MARK: Failed logins
+
+  @Test("failed logins for one phone are slowed down progressively, and a success resets them")
+  func loginThrottle_perPhone() async throws {
+    let clock = ManualClock()
+    let derivation = GatedDerivation(open: true)
+    let (service, phone) = try await Self.accounts(
+      derivation: derivation, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+      clock: clock, throttle: LoginThrottle(clock: clock))
+    func login(_ password: String, from address: String) async -> RPCError? {
+      await refusal {
+        _ = try await service.login(
+          LoginRequest(phone: phone, password: password), context: context(from: address))
+      }
+    }
+    // Five free failures, each from another address.
+    for attempt in 0..<5 {
+      #expect(
+        await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS")
+    }
+    var expectedWait: Int64 = 1000
+    for attempt in 5..<12 {
+      let before = derivation.started
+      // Even the right password waits out the delay, or the delay would not slow guesses.
+      let early = await login(Self.password, from: "203.0.113.\(attempt)")
+      #expect(early?.code == .resourceExhausted)
+      #expect(early?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
+      #expect(early.flatMap(RetryHint.milliseconds(in:)) == expectedWait)
+      #expect(derivation.started == before, "a refused attempt does no password work")
+      clock.advance(by: expectedWait - 1)
+      #expect(
+        await login("wrong guess", from: "198.51.100.\(attempt)")?.reason
+          == "TOO_MANY_LOGIN_ATTEMPTS")
+      clock.advance(by: 1)
+      #expect(
+        await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS")
+      expectedWait = min(expectedWait * 2, 60_000)
+    }
+    // The delay a stranger can impose on the owner is capped at a minute.
+    for attempt in 12..<20 {
+      clock.advance(by: 60_000)
+      #expect(
+        await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS")
+    }
+    #expect(
+      (await login(Self.password, from: "192.0.2.1")).flatMap(RetryHint.milliseconds(in:))
+        == Int64(60_000))
+    clock.advance(by: 60_000)
+    #expect(await login(Self.password, from: "192.0.2.1") == nil)
+    // The success cleared the phone's count: the next failures are free again.
+    for _ in 0..<5 {
+      #expect(await login("wrong guess", from: "192.0.2.1")?.reason == "INVALID_CREDENTIALS")
+    }
+  }
+
+  @Test("logins sent together count from the moment they are admitted, not when they fail")
+  func loginThrottle_countsAttemptsInFlight() async throws {
+    let clock = ManualClock()
+    let derivation = GatedDerivation(open: false)
+    let queue = PasswordHashingQueue(slots: 64, maximumWaiting: 0)
+    let throttle = LoginThrottle(clock: clock)
+    let (service, phone) = try await Self.accounts(
+      derivation: derivation, queue: queue, clock: clock, throttle: throttle)
+    // `accounts` opened the gate to register; shut it again for the burst.
+    let gated = GatedDerivation(open: false)
+    let burstService = AccountsService(
+      store: try SQLitePlayerStore.inMemory(),
+      hasher: PasswordHasher(cost: .testing, queue: queue, derivation: gated), clock: clock,
+      sessionLifetime: .seconds(3600), loginThrottle: throttle)
+    _ = service
+    let burst = (0..<50).map { index in
+      Task {
+        await refusal {
+          _ = try await burstService.login(
+            LoginRequest(phone: phone, password: "guess \(index)"),
+            context: context(from: "198.51.100.\(index)"))
+        }
+      }
+    }
+    try await eventually { gated.started == 5 }
+    for _ in 0..<100 { await Task.yield() }
+    gated.open()
+    var reasons: [String: Int] = [:]
+    for attempt in burst { reasons[await attempt.value?.reason ?? "OK", default: 0] += 1 }
+    #expect(reasons == ["INVALID_CREDENTIALS": 5, "TOO_MANY_LOGIN_ATTEMPTS": 45])
+    #expect(gated.started == 5)
+  }
+
+  @Test("an attempt refused by the hashing queue does not count as a failure")
+  func loginThrottle_busyDoesNotCount() async throws {
+    let clock = ManualClock()
+    let derivation = GatedDerivation(open: true)
+    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+    let throttle = LoginThrottle(clock: clock)
+    let (service, phone) = try await Self.accounts(
+      derivation: derivation, queue: queue, clock: clock, throttle: throttle)
+    let holder = GatedDerivation(open: false)
+    let hold = Task {
+      try await PasswordHasher(cost: .testing, queue: queue, derivation: holder).verifyNothing("x")
+    }
+    try await eventually { holder.started == 1 }
+    for _ in 0..<10 {
+      let busy = await refusal {
+        _ = try await service.login(
+          LoginRequest(phone: phone, password: "wrong guess"), context: context(from: "192.0.2.1"))
+      }
+      #expect(busy?.reason == "PASSWORD_HASHING_BUSY")
+    }
+    holder.open()
+    try await hold.value
+    #expect(throttle.counts == (phones: 0, addresses: 0))
+    _ = try await service.login(
+      LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+  }
+
+  @Test("failures are forgotten after the window")
+  func loginThrottle_window() async throws {
+    let clock = ManualClock()
+    let throttle = LoginThrottle(clock: clock)
+    for _ in 0..<5 { try throttle.admit(phone: "+8613800000001", address: "192.0.2.1") }
+    #expect(throws: RPCError.self) { try throttle.admit(phone: "+8613800000001", address: "x") }
+    clock.advance(by: 15 * 60_000)
+    // The old failures are forgotten: five more are free.
+    for _ in 0..<5 { try throttle.admit(phone: "+8613800000001", address: "192.0.2.1") }
+    #expect(throws: RPCError.self) { try throttle.admit(phone: "+8613800000001", address: "x") }
+  }
+
+  @Test("failed logins from one address are slowed down across phones; other addresses are not")
+  func loginThrottle_perAddress() async throws {
+    let clock = ManualClock()
+    let (service, _) = try await Self.accounts(
+      derivation: GatedDerivation(open: true),
+      queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0), clock: clock,
+      throttle: LoginThrottle(clock: clock))
+    func login(phone: String, from address: String) async -> RPCError? {
+      await refusal {
+        _ = try await service.login(
+          LoginRequest(phone: phone, password: "wrong guess"), context: context(from: address))
+      }
+    }
+    for _ in 0..<20 {
+      let failed = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
+      #expect(failed?.reason == "INVALID_CREDENTIALS", "\(String(describing: failed))")
+    }
+    let refused = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
+    #expect(refused?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
+    #expect(refused.flatMap(RetryHint.milliseconds(in:)) == Int64(1000))
+    #expect(
+      await login(phone: PlayerWorld.newPhone(), from: "198.51.100.8")?.reason
+        == "INVALID_CREDENTIALS")
+    // The address's delay keeps doubling past the phone's cap.
+    var wait: Int64 = 1000
+    for _ in 0..<10 {
+      clock.advance(by: wait)
+      let failed = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
+      #expect(failed?.reason == "INVALID_CREDENTIALS", "\(String(describing: failed))")
+      wait *= 2
+    }
+    let later = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
+    #expect(later.flatMap(RetryHint.milliseconds(in:)) == Int64(15 * 60_000))
+  }
+
+  @Test("the failure tables hold at most their capacity")
+  func loginThrottle_isBounded() throws {
+    let clock = ManualClock()
+    let throttle = LoginThrottle(maximumEntries: 100, clock: clock)
+    for index in 0..<1000 {
+      clock.advance(by: 1)
+      try throttle.admit(phone: "+86138\(index)", address: "10.0.\(index / 256).\(index % 256)")
+    }
+    #expect(throttle.counts.phones == Int64(100))
+    #expect(throttle.counts.addresses == Int64(100))
+    try throttle.admit(phone: String(repeating: "9", count: 10_000), address: "10.1.0.0")
+    #expect(throttle.counts.phones == Int64(100))
+  }
+
+  // MARK: Dummy work
+
+  @Test("an unknown phone costs the work of the stored digests, not of the configured cost")
+  func dummyWork_matchesStoredCost() async throws {
+    let derivation = GatedDerivation(open: true)
+    let store = try SQLitePlayerStore.inMemory()
+    let old = PasswordHasher.Cost(rounds: 1 << 6, blockSize: 1, parallelism: 1)
+    let oldHasher = PasswordHasher(
+      cost: old, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0), derivation: derivation)
+    let phone = PlayerWorld.newPhone()
+    _ = try await store.createPlayer(
+      NewPlayer(
+        phone: phone, nickname: "Ann", password: try await oldHasher.digest(Self.password),
+        selfLevel: 4, locale: "en", joinedAtUnixMs: 0))
+    // The operator has since changed the cost.
+    let hasher = PasswordHasher(
+      cost: .testing, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+      derivation: derivation)
+    let service = AccountsService(
+      store: store, hasher: hasher, clock: ManualClock(), sessionLifetime: .seconds(3600))
+    for phone in [phone, "+8613700000123"] {
+      _ = await refusal {
+        _ = try await service.login(
+          LoginRequest(phone: phone, password: "wrong guess"), context: context(from: "192.0.2.1"))
+      }
+    }
+    #expect(derivation.costs.suffix(2) == [old, old])
+    #expect(hasher.dummyCost == old)
+
+    // A successful login makes the digest again at the configured cost.
+    _ = try await service.login(
+      LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+    let stored = try #require(try await store.player(phone: phone))
+    #expect(!hasher.needsNewDigest(stored.password))
+    _ = try await service.login(
+      LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+    #expect(hasher.dummyCost == .testing)
+  }
+
+  // MARK: Registrations and uploads
+
+  /// The accounts and players services of a server with the default limits.
+  static func services(clock: ManualClock) async throws -> (AccountsService, PlayersService) {
+    let players = try await PlayerServices.start(
+      store: try SQLitePlayerStore.inMemory(),
+      configuration: PlayerServicesConfiguration(passwordCost: .testing), clock: clock)
+    let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
+    let profiles = try #require(players.services.compactMap { $0 as? PlayersService }.first)
+    return (accounts, profiles)
+  }
+
+  @Test("registrations are limited per address, PHONE_TAKEN included, and refill over the hour")
+  func registrations_perAddress() async throws {
+    let clock = ManualClock()
+    let (accounts, _) = try await Self.services(clock: clock)
+    func register(_ phone: String, from address: String) async -> RPCError? {
+      await refusal {
+        _ = try await accounts.register(
+          RegisterRequest(phone: phone, nickname: "Ann", password: "12345678", selfLevel: 3),
+          context: context(from: address))
+      }
+    }
+    let taken = PlayerWorld.newPhone()
+    #expect(await register(taken, from: "198.51.100.7") == nil)
+    #expect(await register(taken, from: "198.51.100.7")?.reason == "PHONE_TAKEN")
+    for _ in 2..<10 { #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.7") == nil) }
+    let refused = await register(taken, from: "198.51.100.7")
+    #expect(refused?.code == .resourceExhausted)
+    #expect(refused?.reason == "REGISTRATION_RATE_LIMITED")
+    #expect(refused.flatMap(RetryHint.milliseconds(in:)) == Int64(6 * 60_000))
+    #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.8") == nil)
+    clock.advance(by: 6 * 60_000)
+    #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.7") == nil)
+    #expect(
+      await register(PlayerWorld.newPhone(), from: "198.51.100.7")?.reason
+        == "REGISTRATION_RATE_LIMITED")
+  }
+
+  @Test("PHONE_TAKEN comes after the same password work as a registration that succeeds")
+  func phoneTaken_costsWhatSuccessCosts() async throws {
+    let derivation = GatedDerivation(open: true)
+    let (service, phone) = try await Self.accounts(
+      derivation: derivation, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+      clock: ManualClock())
+    var before = derivation.started
+    let taken = await refusal {
+      _ = try await service.register(
+        RegisterRequest(phone: phone, nickname: "Ann", password: "12345678", selfLevel: 3),
+        context: context(from: "192.0.2.1"))
+    }
+    #expect(taken?.reason == "PHONE_TAKEN")
+    #expect(derivation.started == before + 1)
+    before = derivation.started
+    _ = try await service.register(
+      RegisterRequest(
+        phone: PlayerWorld.newPhone(), nickname: "Ann", password: "12345678", selfLevel: 3),
+      context: context(from: "192.0.2.1"))
+    #expect(derivation.started == before + 1)
+  }
+
+  @Test("SubmitVerification counts the document's copies against the player's upload budget")
+  func uploads_budgetApplies() async throws {
+    let players = try await PlayerServices.start(
+      store: try SQLitePlayerStore.inMemory(),
+      configuration: PlayerServicesConfiguration(
+        passwordCost: .testing, uploadBytesPerPlayer: 3 * pngDocument.count - 1),
+      clock: ManualClock())
+    let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
+    let service = try #require(players.services.compactMap { $0 as? PlayersService }.first)
+    let registered = try await accounts.register(
+      RegisterRequest(
+        phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
+      context: context(from: "192.0.2.1"))
+    let principal = Principal(userID: registered.userID, isAdministrator: false)
+    let refused = await refusal {
+      _ = try await service.submitVerification(
+        SubmitVerificationRequest(kind: .regionalChampionship, document: pngDocument),
+        context: context(from: "192.0.2.1", principal: principal))
+    }
+    #expect(refused?.reason == "UPLOAD_IN_PROGRESS")
+    let mine = try await service.listMyVerifications(
+      ListMyVerificationsRequest(), context: context(from: "192.0.2.1", principal: principal))
+    #expect(mine.verifications.isEmpty)
+  }
+
+  @Test("verification uploads are limited per address")
+  func uploads_perAddress() async throws {
+    let clock = ManualClock()
+    let (accounts, players) = try await Self.services(clock: clock)
+    var principals: [Principal] = []
+    for index in 0..<8 {
+      let registered = try await accounts.register(
+        RegisterRequest(
+          phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
+        context: context(from: "192.0.2.\(index)"))
+      principals.append(Principal(userID: registered.userID, isAdministrator: false))
+    }
+    func upload(_ principal: Principal, from address: String) async -> RPCError? {
+      await refusal {
+        _ = try await players.submitVerification(
+          SubmitVerificationRequest(kind: .regionalChampionship, document: pngDocument),
+          context: context(from: address, principal: principal))
+      }
+    }
+    for index in 0..<20 {
+      #expect(await upload(principals[index / 3], from: "198.51.100.7") == nil)
+    }
+    let refused = await upload(principals[7], from: "198.51.100.7")
+    #expect(refused?.reason == "UPLOAD_RATE_LIMITED")
+    #expect(refused.flatMap(RetryHint.milliseconds(in:)) == Int64(3 * 60_000))
+    #expect(await upload(principals[7], from: "198.51.100.8") == nil)
+  }
+
+  @Test(
+    "uploads being stored hold every copy of their bytes against the player's and the server's budget"
+  )
+  func uploadBudget_perPlayerAndServer() async throws {
+    let budget = UploadBudget(perPlayerBytes: 16 << 20, totalBytes: 40 << 20)
+    let document = 5 << 20
+    let gate = GatedDerivation(open: false)
+    let first = Task {
+      try await budget.withReservation(player: 1, documentBytes: document) {
+        _ = try await gate.derive([], salt: [], cost: .testing)
+      }
+    }
+    try await eventually { gate.started == 1 }
+    #expect(budget.held.total == 3 * document)
+    let same = await refusal {
+      try await budget.withReservation(player: 1, documentBytes: 1 << 20) {}
+    }
+    #expect(same?.code == .resourceExhausted)
+    #expect(same?.reason == "UPLOAD_IN_PROGRESS")
+    let second = Task {
+      try await budget.withReservation(player: 2, documentBytes: document) {
+        _ = try await gate.derive([], salt: [], cost: .testing)
+      }
+    }
+    try await eventually { gate.started == 2 }
+    let third = await refusal {
+      try await budget.withReservation(player: 3, documentBytes: document) {}
+    }
+    #expect(third?.reason == "UPLOADS_BUSY")
+    #expect(third.flatMap(RetryHint.milliseconds(in:)) != nil)
+    gate.open()
+    try await first.value
+    try await second.value
+    #expect(budget.held.total == Int64(0))
+    #expect(budget.held.players.isEmpty)
+    try await budget.withReservation(player: 3, documentBytes: document) {}
+  }
+
+  @Test("per-address limits count IPv4 addresses as they are and IPv6 addresses by their /64")
+  func addressKeys() {
+    #expect(clientAddressKey("192.0.2.7") == "192.0.2.7")
+    #expect(clientAddressKey("::ffff:192.0.2.7") == "192.0.2.7")
+    #expect(clientAddressKey("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64")
+    #expect(clientAddressKey("2001:db8:1:2:bbbb:cccc:dddd:eeee") == "2001:db8:1:2::/64")
+    #expect(clientAddressKey("::1") == "0:0:0:0::/64")
+    #expect(clientAddressKey("unknown") == "unknown")
+  }
+
+  @Test("the peer's address is read without its port")
+  func peerAddress() {
+    func address(_ peer: String) -> String {
+      ServerContext(
+        callID: 1, method: "/m", metadata: [], deadline: nil, peer: peer,
+        logger: Logger(label: "test")
+      ).peerAddress
+    }
+    #expect(address("[IPv4]127.0.0.1:5000") == "127.0.0.1")
+    #expect(address("[IPv4]localhost/127.0.0.1:5000") == "127.0.0.1")
+    #expect(address("[IPv6]::1:5000") == "::1")
+    #expect(address("[IPv6]host/2001:db8::7:443") == "2001:db8::7")
+    #expect(address("unknown") == "unknown")
+  }
+}
