@@ -84,7 +84,8 @@ func withPlayerWorld<T>(
       passwordCost: .testing, administratorIDs: [administrator.id],
       // Every test player comes from one address; the limits have tests of their own.
       loginPolicyPerPhone: .unlimited, loginPolicyPerAddress: .unlimited,
-      registrationsPerAddressPerHour: 0, uploadsPerAddressPerHour: 0, maximumResponseBytes: maximumBodySize),
+      registrationsPerAddressPerHour: 0, uploadsPerAddressPerHour: 0,
+      maximumResponseBytes: maximumBodySize),
     clock: clock)
   var logger = Logger(label: "test.server")
   logger.logLevel = .critical
