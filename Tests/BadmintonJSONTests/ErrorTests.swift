@@ -156,6 +156,11 @@ struct ErrorTests {
     return currentLine == line && currentColumn == column ? scalars.count : nil
   }
 
+  /// True for a scalar that a number or a literal (`true`, `null`, ...) can hold.
+  static func continuesBareToken(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.properties.isAlphabetic || "-+.0123456789".unicodeScalars.contains(scalar)
+  }
+
   /// A random valid JSON message and one random corruption of it.
   static let corruptions = Generator {
     rng -> (
@@ -199,7 +204,14 @@ struct ErrorTests {
       }
       let starts = Self.tokenStarts(original)
       let insideToken = position > 0 && position < original.count && starts[position] < position
-      let bound = operation == 0 ? (insideToken ? starts[position] : position) : starts[position]
+      // A character that can continue a number or literal, written just after one, joins it:
+      // the error may then rightly point at where that longer token starts.
+      let joinsPrevious =
+        operation != 1 && position > 0 && Self.continuesBareToken(character)
+        && Self.continuesBareToken(original[position - 1])
+        && original[starts[position - 1]] != "\""
+      var bound = operation == 0 ? (insideToken ? starts[position] : position) : starts[position]
+      if joinsPrevious { bound = min(bound, starts[position - 1]) }
       #expect(offset >= bound, "\(error) before the corruption at \(position)\n\(text)")
       let isGarbage = "#@%;~!".unicodeScalars.contains(character)
       let insideString = insideToken && original[starts[position]] == "\""
