@@ -176,7 +176,7 @@ public final class LoginThrottle: Sendable {
       message: LocalizedText(
         en: "Too many failed logins; wait \(seconds(retryAfterMs)) s and try again.",
         zhCN: "登录失败次数过多，请 \(seconds(retryAfterMs)) 秒后再试。"),
-      violations: [RetryHint.violation(afterMs: retryAfterMs)])
+      retryAfter: .milliseconds(max(1, retryAfterMs)))
   }
 }
 
@@ -241,7 +241,7 @@ public final class AddressRateLimiter: Sendable {
       message: LocalizedText(
         en: "Too many \(action.en) from this address; try again in \(seconds(wait)) s.",
         zhCN: "此地址的\(action.zhCN)次数过多，请 \(seconds(wait)) 秒后再试。"),
-      violations: [RetryHint.violation(afterMs: wait)])
+      retryAfter: .milliseconds(wait))
   }
 
   /// Addresses tracked now.
@@ -312,14 +312,14 @@ public final class UploadBudget: Sendable {
     message: LocalizedText(
       en: "Your previous upload is still being stored; try again when it has finished.",
       zhCN: "上一个文件仍在保存中，请完成后再试。"),
-    violations: [RetryHint.violation(afterMs: 2000)])
+    retryAfter: .seconds(2))
 
   static let busy = RPCError(
     code: .resourceExhausted, reason: "UPLOADS_BUSY",
     message: LocalizedText(
       en: "The server is busy storing other uploads; try again shortly.",
       zhCN: "服务器正忙于保存其他上传的文件，请稍后再试。"),
-    violations: [RetryHint.violation(afterMs: 2000)])
+    retryAfter: .seconds(2))
 }
 
 /// The key per-address limits count a client under: an IPv4 address as it is (an IPv4 address

@@ -46,7 +46,7 @@ public final class PasswordHashingQueue: Sendable {
       message: LocalizedText(
         en: "The server is busy checking passwords; try again shortly.",
         zhCN: "服务器正忙于校验密码，请稍后再试。"),
-      violations: [RetryHint.violation(afterMs: retryAfterMs)])
+      retryAfter: .milliseconds(retryAfterMs))
   }
 
   /// Runs `work` in a slot: at once when one is free, after waiting in the line when not,
@@ -93,27 +93,5 @@ public final class PasswordHashingQueue: Sendable {
       return state.waiting.removeFirst()
     }
     next?.resume()
-  }
-}
-
-/// How a refusal that may succeed later tells the caller when to try again: one violation
-/// whose `field` is `retry_after_ms`, whose `reason` is `RETRY_AFTER` and whose description is
-/// the number of milliseconds to wait, in decimal digits (the same in every locale).
-public enum RetryHint {
-  /// The violation's field.
-  public static let field = "retry_after_ms"
-  /// The violation's reason.
-  public static let reason = "RETRY_AFTER"
-
-  /// The hint to wait `milliseconds` (at least 1).
-  public static func violation(afterMs milliseconds: Int64) -> RPCError.Violation {
-    RPCError.Violation(
-      field: field, reason: reason, description: LocalizedText(verbatim: "\(max(1, milliseconds))"))
-  }
-
-  /// The wait an error asks for, if it carries a hint.
-  public static func milliseconds(in error: RPCError) -> Int64? {
-    error.violations.first { $0.field == field && $0.reason == reason }
-      .flatMap { Int64($0.description.en) }
   }
 }

@@ -79,7 +79,8 @@ enum Output {
     }
   }
 
-  /// A non-OK status for standard error: code, reason, message, then one line per violation.
+  /// A non-OK status for standard error: code, reason, message, one line per violation, then
+  /// the retry hint (`retry after N ms`) when the status carries one.
   static func describe(_ error: RPCError, locale: RPCLocale) -> String {
     var lines = [
       "error: \(error.code.name) (\(error.code.rawValue)) \(error.reason)",
@@ -89,6 +90,9 @@ enum Output {
       lines.append(
         "  field \(violation.field): \(violation.reason): \(violation.description.text(in: locale))"
       )
+    }
+    if error.retryAfterMs > 0 {
+      lines.append("  retry after \(error.retryAfterMs) ms")
     }
     return lines.joined(separator: "\n")
   }

@@ -22,16 +22,18 @@ private final class World {
   let port: Int
   let root: URL
 
-  init() throws {
+  /// A server run with `serverArguments` added to the test defaults.
+  init(serverArguments: [String] = []) throws {
     root = FileManager.default.temporaryDirectory
       .appendingPathComponent("badminton-cli-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     server = Process()
     server.executableURL = executable("badminton-server")
-    server.arguments = [
-      "--port", "0", "--data-dir", root.appendingPathComponent("data").path,
-      "--log-level", "error", "--scrypt-log-n", "10",
-    ]
+    server.arguments =
+      [
+        "--port", "0", "--data-dir", root.appendingPathComponent("data").path,
+        "--log-level", "error", "--scrypt-log-n", "10",
+      ] + serverArguments
     let output = Pipe()
     server.standardOutput = output
     try server.run()
@@ -219,6 +221,25 @@ struct CLITests {
     #expect(nowhere.status == 69)
     let usage = try world.run(["call"])
     #expect(usage.status == 64)
+  }
+
+  @Test("a refusal with a retry hint exits 4 and prints the wait under the message")
+  func call_printsRetryHint() throws {
+    let world = try World(serverArguments: ["--registrations-per-address-per-hour", "1"])
+    func register(_ phone: String) throws -> (status: Int32, stdout: String, stderr: String) {
+      try world.run([
+        "call", "Accounts/Register",
+        #"{"phone": "\#(phone)", "nickname": "x", "password": "secret pass", "selfLevel": 3}"#,
+      ])
+    }
+    #expect(try register("+8613800138001").status == 0)
+    let refused = try register("+8613800138002")
+    #expect(refused.status == 4, "RESOURCE_EXHAUSTED is worth retrying later")
+    #expect(refused.stderr.contains("REGISTRATION_RATE_LIMITED"), "\(refused.stderr)")
+    let hint = refused.stderr.split(separator: "\n").first { $0.contains("retry after ") }
+    let milliseconds = hint.flatMap { Int($0.split(separator: " ").dropLast().last ?? "") }
+    // One registration an hour: the next is due an hour after the first.
+    #expect((1...3_600_000).contains(milliseconds ?? 0), "\(refused.stderr)")
   }
 
   @Test("subscribe prints an event as a JSON line as it happens")

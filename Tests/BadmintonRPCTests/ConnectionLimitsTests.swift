@@ -50,6 +50,7 @@ struct ConnectionLimitsTests {
     #expect(goAway.kind == .goAway)
     #expect(goAway.status?.code == .resourceExhausted)
     #expect(goAway.status?.reason == reason)
+    #expect(goAway.status?.retryAfterMs == 1000)
     #expect(server.refusedConnections == 1)
 
     // The admitted ones are undisturbed.

@@ -360,6 +360,7 @@ struct ServerTests {
       let refused = try #require(try await second.readEnvelope())
       #expect(refused.status?.code == .resourceExhausted)
       #expect(refused.status?.reason == "SERVER_BUSY")
+      #expect(refused.status?.retryAfterMs == 1000)
       // A small request still fits.
       try await second.send(Raw.request(2, "echo:small"))
       #expect(Raw.text(try await second.readEnvelope()) == "small")

@@ -154,7 +154,8 @@ struct AccountLimitsTests {
       }
       #expect(refused?.code == .resourceExhausted)
       #expect(refused?.reason == "PASSWORD_HASHING_BUSY")
-      #expect(refused.flatMap(RetryHint.milliseconds(in:)) == Int64(1000))
+      #expect(refused?.retryAfter == .milliseconds(1000))
+      #expect(refused?.violations == [], "the hint is no longer smuggled as a violation")
     }
     #expect(derivation.started == 2)
     // A slot frees: the waiting login takes it.
@@ -231,7 +232,7 @@ struct AccountLimitsTests {
       let early = await login(Self.password, from: "203.0.113.\(attempt)")
       #expect(early?.code == .resourceExhausted)
       #expect(early?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
-      #expect(early.flatMap(RetryHint.milliseconds(in:)) == expectedWait)
+      #expect(early?.retryAfter == .milliseconds(expectedWait))
       #expect(derivation.started == before, "a refused attempt does no password work")
       clock.advance(by: expectedWait - 1)
       #expect(
@@ -249,8 +250,7 @@ struct AccountLimitsTests {
         await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS")
     }
     #expect(
-      (await login(Self.password, from: "192.0.2.1")).flatMap(RetryHint.milliseconds(in:))
-        == Int64(60_000))
+      (await login(Self.password, from: "192.0.2.1"))?.retryAfter == .milliseconds(60_000))
     clock.advance(by: 60_000)
     #expect(await login(Self.password, from: "192.0.2.1") == nil)
     // The success cleared the phone's count: the next failures are free again.
@@ -350,7 +350,7 @@ struct AccountLimitsTests {
     }
     let refused = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
     #expect(refused?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
-    #expect(refused.flatMap(RetryHint.milliseconds(in:)) == Int64(1000))
+    #expect(refused?.retryAfter == .milliseconds(1000))
     #expect(
       await login(phone: PlayerWorld.newPhone(), from: "198.51.100.8")?.reason
         == "INVALID_CREDENTIALS")
@@ -363,7 +363,7 @@ struct AccountLimitsTests {
       wait *= 2
     }
     let later = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
-    #expect(later.flatMap(RetryHint.milliseconds(in:)) == Int64(15 * 60_000))
+    #expect(later?.retryAfter == .milliseconds(15 * 60_000))
   }
 
   @Test("the failure tables hold at most their capacity")
@@ -449,7 +449,7 @@ struct AccountLimitsTests {
     let refused = await register(taken, from: "198.51.100.7")
     #expect(refused?.code == .resourceExhausted)
     #expect(refused?.reason == "REGISTRATION_RATE_LIMITED")
-    #expect(refused.flatMap(RetryHint.milliseconds(in:)) == Int64(6 * 60_000))
+    #expect(refused?.retryAfter == .milliseconds(6 * 60_000))
     #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.8") == nil)
     clock.advance(by: 6 * 60_000)
     #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.7") == nil)
@@ -529,7 +529,7 @@ struct AccountLimitsTests {
     }
     let refused = await upload(principals[7], from: "198.51.100.7")
     #expect(refused?.reason == "UPLOAD_RATE_LIMITED")
-    #expect(refused.flatMap(RetryHint.milliseconds(in:)) == Int64(3 * 60_000))
+    #expect(refused?.retryAfter == .milliseconds(3 * 60_000))
     #expect(await upload(principals[7], from: "198.51.100.8") == nil)
   }
 
@@ -552,6 +552,7 @@ struct AccountLimitsTests {
     }
     #expect(same?.code == .resourceExhausted)
     #expect(same?.reason == "UPLOAD_IN_PROGRESS")
+    #expect(same?.retryAfter == .seconds(2))
     let second = Task {
       try await budget.withReservation(player: 2, documentBytes: document) {
         _ = try await gate.derive([], salt: [], cost: .testing)
@@ -562,7 +563,7 @@ struct AccountLimitsTests {
       try await budget.withReservation(player: 3, documentBytes: document) {}
     }
     #expect(third?.reason == "UPLOADS_BUSY")
-    #expect(third.flatMap(RetryHint.milliseconds(in:)) != nil)
+    #expect(third?.retryAfter == .seconds(2))
     gate.open()
     try await first.value
     try await second.value

@@ -11,6 +11,9 @@ public struct ClientConfiguration: Sendable {
   public var keepaliveInterval: Duration
   /// Retries of idempotent calls.
   public var retry: RetryPolicy
+  /// Waits out the pause before a retry; default `Task.sleep(for:)`. Tests give one that
+  /// records the pause and returns at once.
+  public var retrySleep: @Sendable (Duration) async throws -> Void
   /// The `locale` sent when a call names none; nil sends none (the server then uses `en`).
   public var defaultLocale: RPCLocale?
 
@@ -20,18 +23,22 @@ public struct ClientConfiguration: Sendable {
     connectTimeout: Duration = .seconds(5),
     keepaliveInterval: Duration = .seconds(60),
     retry: RetryPolicy = RetryPolicy(),
+    retrySleep: @escaping @Sendable (Duration) async throws -> Void = {
+      try await Task.sleep(for: $0)
+    },
     defaultLocale: RPCLocale? = nil
   ) {
     self.wire = wire
     self.connectTimeout = connectTimeout
     self.keepaliveInterval = keepaliveInterval
     self.retry = retry
+    self.retrySleep = retrySleep
     self.defaultLocale = defaultLocale
   }
 }
 
 /// Exponential backoff with jitter for idempotent calls that fail with UNAVAILABLE or a lost
-/// connection.
+/// connection, never shorter than the wait the server's status asks for (`retry_after_ms`).
 public struct RetryPolicy: Sendable, Hashable {
   /// Retries after the first attempt. Default 3.
   public var maximumRetries: Int
@@ -65,5 +72,11 @@ public struct RetryPolicy: Sendable, Hashable {
     }
     step = min(step, maximumBackoff)
     return step * Double.random(in: 0.5...1.0)
+  }
+
+  /// The pause before retry `retry` (1-based) of a call that failed with `error`: the backoff,
+  /// or the error's retry hint when that is longer (the hint is not capped).
+  public func pause(beforeRetry retry: Int, after error: RPCError) -> Duration {
+    max(backoff(beforeRetry: retry), error.retryAfter ?? .zero)
   }
 }

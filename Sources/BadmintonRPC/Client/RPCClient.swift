@@ -45,7 +45,8 @@ public final class RPCClient: Sendable {
   /// Calls a unary method. Idempotent methods are retried on UNAVAILABLE (a lost connection
   /// included), and every method when the server never received it (CONNECT_FAILED,
   /// SERVER_SHUTTING_DOWN), with backoff, at most `configuration.retry.maximumRetries` times,
-  /// within the call's timeout.
+  /// within the call's timeout. A retry waits at least the failed attempt's `retryAfter`; when
+  /// that wait would pass the deadline, the call fails with the attempt's error instead.
   public func unary<Request, Response>(
     _ method: MethodDescriptor<Request, Response>, _ request: Request,
     options: CallOptions = CallOptions()
@@ -151,10 +152,10 @@ public final class RPCClient: Sendable {
           retries < configuration.retry.maximumRetries
         else { throw error }
         retries += 1
-        let backoff = configuration.retry.backoff(beforeRetry: retries)
-        if let deadline, ContinuousClock.now + backoff >= deadline { throw error }
+        let pause = configuration.retry.pause(beforeRetry: retries, after: error)
+        if let deadline, ContinuousClock.now + pause >= deadline { throw error }
         do {
-          try await Task.sleep(for: backoff)
+          try await configuration.retrySleep(pause)
         } catch {
           throw RPCError.cancelled
         }

@@ -50,6 +50,8 @@ public struct Status: ProtobufMessage, Hashable {
   public var reason: String
   /// The request fields at fault.
   public var violations: [FieldViolation]
+  /// How long to wait before making the same call again, in milliseconds; 0 = no hint.
+  public var retryAfterMs: UInt64
 
   /// The OK status.
   public static let ok = Status(code: .ok)
@@ -58,12 +60,14 @@ public struct Status: ProtobufMessage, Hashable {
 
   /// A status with the given fields.
   public init(
-    code: StatusCode, message: String = "", reason: String = "", violations: [FieldViolation] = []
+    code: StatusCode, message: String = "", reason: String = "", violations: [FieldViolation] = [],
+    retryAfterMs: UInt64 = 0
   ) {
     self.code = code
     self.message = message
     self.reason = reason
     self.violations = violations
+    self.retryAfterMs = retryAfterMs
   }
 
   public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
@@ -71,6 +75,7 @@ public struct Status: ProtobufMessage, Hashable {
     self.message = CField.string(c.message)
     self.reason = CField.string(c.reason)
     self.violations = try CField.messages(c.n_violations, c.violations, as: FieldViolation.self)
+    self.retryAfterMs = c.retry_after_ms
   }
 
   public func cMessage(in arena: CArena) -> CMessage {
@@ -80,6 +85,7 @@ public struct Status: ProtobufMessage, Hashable {
     c.message = arena.string(message)
     c.reason = arena.string(reason)
     (c.n_violations, c.violations) = arena.messages(violations)
+    c.retry_after_ms = retryAfterMs
     return c
   }
 }

@@ -88,12 +88,17 @@ extension RPCError {
         zhCN: "服务器繁忙，请稍后再试（此连接已有 \(limit) 个进行中的请求）。"))
   }
 
+  /// The wait a refusal for load suggests when the server cannot know when the load will
+  /// pass (`SERVER_BUSY`, `TOO_MANY_CONNECTIONS`, ...): 1 second.
+  public static let busyRetryAfter: Duration = .seconds(1)
+
   /// The calls open on the server already hold as many request bytes as it allows.
   public static let serverBusy = RPCError(
     code: .resourceExhausted, reason: "SERVER_BUSY",
     message: LocalizedText(
       en: "The server is busy; try again shortly.",
-      zhCN: "服务器繁忙，请稍后再试"))
+      zhCN: "服务器繁忙，请稍后再试"),
+    retryAfter: busyRetryAfter)
 
   /// The server is shutting down and takes no new calls.
   public static let serverShuttingDown = RPCError(

@@ -6,8 +6,12 @@ public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible,
   public var rpcError: RPCError
 
   /// A violation with the given code, reason and message.
-  init(_ code: StatusCode, _ reason: String, en: String, zhCN: String) {
-    self.rpcError = RPCError(code: code, reason: reason, message: LocalizedText(en: en, zhCN: zhCN))
+  init(
+    _ code: StatusCode, _ reason: String, en: String, zhCN: String, retryAfter: Duration? = nil
+  ) {
+    self.rpcError = RPCError(
+      code: code, reason: reason, message: LocalizedText(en: en, zhCN: zhCN),
+      retryAfter: retryAfter)
   }
 
   public var description: String { rpcError.description }
@@ -75,7 +79,8 @@ public struct ProtocolViolation: Error, Hashable, Sendable, RPCErrorConvertible,
     ProtocolViolation(
       .resourceExhausted, "SERVER_BUSY",
       en: "The server cannot take a frame of \(bytes) bytes now; try again later.",
-      zhCN: "服务器现在无法接收 \(bytes) 字节的帧，请稍后再试。")
+      zhCN: "服务器现在无法接收 \(bytes) 字节的帧，请稍后再试。",
+      retryAfter: RPCError.busyRetryAfter)
   }
 
   /// A frame did not arrive whole within the frame timeout after its first byte.

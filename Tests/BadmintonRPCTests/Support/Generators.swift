@@ -60,7 +60,8 @@ enum MessageGen {
     Status(
       code: StatusCode(rawValue: enumNumber(&rng, defined: 0...16)),
       message: string(&rng), reason: string(&rng, maxLength: 24),
-      violations: (0..<Int.random(in: 0...3, using: &rng)).map { _ in fieldViolation(&rng) })
+      violations: (0..<Int.random(in: 0...3, using: &rng)).map { _ in fieldViolation(&rng) },
+      retryAfterMs: Bool.random(using: &rng) ? 0 : uint64(&rng))
   }
 
   static func envelope(_ rng: inout any SeededRandomNumberGenerator) -> Envelope {
@@ -141,7 +142,7 @@ enum ReferenceEncoder {
 
   static func encode(_ s: Status) -> [UInt8] {
     enumField(1, s.code.rawValue) + string(2, s.message) + string(3, s.reason)
-      + s.violations.flatMap { bytes(4, encode($0), always: true) }
+      + s.violations.flatMap { bytes(4, encode($0), always: true) } + uint(5, s.retryAfterMs)
   }
 
   static func encode(_ e: Envelope) -> [UInt8] {

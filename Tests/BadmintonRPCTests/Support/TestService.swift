@@ -38,6 +38,8 @@ final class HandlerProbe: Sendable {
 /// - `size:N` answers N times `x`;
 /// - `sleep:MS:TEXT` waits MS milliseconds, then answers TEXT;
 /// - `fail` throws an `RPCError` with reason `TEST_FAILURE` and a field violation;
+/// - `busy:MS:N` and `unavailable:MS:N` fail the first N calls to reach the service (counted by
+///   the probe) with RESOURCE_EXHAUSTED / UNAVAILABLE and a retry hint of MS ms, then answer `done`;
 /// - `crash` throws an error that is not an `RPCError`;
 /// - streaming `count:N` sends `0` ... `N-1`; `forever` sends a message every 10 ms until stopped.
 struct TestService: RPCService {
@@ -62,7 +64,8 @@ struct TestService: RPCService {
         request, context in
         probe.didStart()
         do {
-          let reply = try await Self.run(request.service, locale: context.locale)
+          let reply = try await Self.run(
+            request.service, locale: context.locale, attempt: probe.started)
           probe.didFinish()
           return HealthCheckRequest(service: reply)
         } catch is CancellationError {
@@ -99,7 +102,9 @@ struct TestService: RPCService {
     }
   }
 
-  private static func run(_ command: String, locale: RPCLocale) async throws -> String {
+  private static func run(
+    _ command: String, locale: RPCLocale, attempt: Int
+  ) async throws -> String {
     let parts = command.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(
       String.init)
     switch parts.first {
@@ -117,6 +122,24 @@ struct TestService: RPCService {
         violations: [
           .init(field: "service", reason: "BAD", description: LocalizedText(en: "bad", zhCN: "错误"))
         ])
+    case "busy":
+      // `busy:MS:N`: the first N calls fail with RESOURCE_EXHAUSTED and a hint of MS ms.
+      guard attempt > Int(parts[2]) ?? 0 else {
+        throw RPCError(
+          code: .resourceExhausted, reason: "TEST_BUSY",
+          message: LocalizedText(en: "busy", zhCN: "忙"),
+          retryAfter: .milliseconds(Int64(parts[1]) ?? 0))
+      }
+      return "done"
+    case "unavailable":
+      // `unavailable:MS:N`: the first N calls fail with UNAVAILABLE and a hint of MS ms.
+      guard attempt > Int(parts[2]) ?? 0 else {
+        throw RPCError(
+          code: .unavailable, reason: "TEST_UNAVAILABLE",
+          message: LocalizedText(en: "unavailable", zhCN: "不可用"),
+          retryAfter: .milliseconds(Int64(parts[1]) ?? 0))
+      }
+      return "done"
     case "crash":
       throw NotAnRPCError()
     case "thread":

@@ -162,7 +162,7 @@ const ProtobufCMessageDescriptor badminton__rpc__v1__field_violation__descriptor
   (ProtobufCMessageInit) badminton__rpc__v1__field_violation__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__rpc__v1__status__field_descriptors[4] =
+static const ProtobufCFieldDescriptor badminton__rpc__v1__status__field_descriptors[5] =
 {
   {
     "code",
@@ -212,17 +212,30 @@ static const ProtobufCFieldDescriptor badminton__rpc__v1__status__field_descript
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "retry_after_ms",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__Rpc__V1__Status, retry_after_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__rpc__v1__status__field_indices_by_name[] = {
   0,   /* field[0] = code */
   1,   /* field[1] = message */
   2,   /* field[2] = reason */
+  4,   /* field[4] = retry_after_ms */
   3,   /* field[3] = violations */
 };
 static const ProtobufCIntRange badminton__rpc__v1__status__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 4 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor badminton__rpc__v1__status__descriptor =
 {
@@ -232,7 +245,7 @@ const ProtobufCMessageDescriptor badminton__rpc__v1__status__descriptor =
   "Badminton__Rpc__V1__Status",
   "badminton.rpc.v1",
   sizeof(Badminton__Rpc__V1__Status),
-  4,
+  5,
   badminton__rpc__v1__status__field_descriptors,
   badminton__rpc__v1__status__field_indices_by_name,
   1,  badminton__rpc__v1__status__number_ranges,

@@ -89,10 +89,18 @@ struct  Badminton__Rpc__V1__Status
   char *reason;
   size_t n_violations;
   Badminton__Rpc__V1__FieldViolation **violations;
+  /*
+   * How long to wait, in milliseconds, before making the same call again; 0 = no hint.
+   * Set on refusals for load or rate (`RESOURCE_EXHAUSTED` such as `SERVER_BUSY`,
+   * `PASSWORD_HASHING_BUSY`, `TOO_MANY_LOGIN_ATTEMPTS`, and the connection caps in GOAWAY).
+   * A client that retries the call waits at least this long; one that does not retry it
+   * shows the wait to the user. The refused call did not run.
+   */
+  uint64_t retry_after_ms;
 };
 #define BADMINTON__RPC__V1__STATUS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__rpc__v1__status__descriptor) \
-    , BADMINTON__RPC__V1__CODE__OK, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL }
+    , BADMINTON__RPC__V1__CODE__OK, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0,NULL, 0 }
 
 
 /* Badminton__Rpc__V1__FieldViolation methods */
