@@ -3,6 +3,10 @@
  * One single-threaded epoll client that plays one scenario against a server on 127.0.0.1 and
  * reads the server's resident memory and CPU time from /proc/PID. Envelopes are encoded with the
  * protobuf-c code generated from Proto/ and compressed with libzstd (docs/protocol.md §2-§5, §14).
+ * The attack comes from 127.0.0.1; a client that stands for somebody else (a probe, a real
+ * player, an account of its own) binds its socket to another loopback address first (Linux
+ * routes all of 127/8 to lo), so that the server's limits per client address treat it as the
+ * other client it stands for.
  * Every scenario is bounded in connections and in time; a server that refuses or closes
  * connections is counted, never an error. Each scenario prints tab-separated lines:
  *
@@ -17,6 +21,7 @@
 #include <ftw.h>
 #include <signal.h>
 #include <math.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -45,6 +50,14 @@ typedef Badminton__Rpc__V1__Envelope Envelope;
 #define KIND_PING BADMINTON__RPC__V1__KIND__PING
 #define KIND_PONG BADMINTON__RPC__V1__KIND__PONG
 #define KIND_GOAWAY BADMINTON__RPC__V1__KIND__GOAWAY
+#ifndef IP_BIND_ADDRESS_NO_PORT
+#define IP_BIND_ADDRESS_NO_PORT 24
+#endif
+
+/* Source addresses (host order): the attack's, and the other client's (probes, a real player). */
+#define ADDR_ATTACK 0x7f000001u /* 127.0.0.1 */
+#define ADDR_OTHER 0x7f000002u  /* 127.0.0.2 */
+#define ADDR_ACCOUNT(i) (0x7f000100u + 1u + (uint32_t)(i)) /* 127.0.1.N, N = i + 1 */
 
 /* ---------------------------------------------------------------- options and output */
 
@@ -89,6 +102,49 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Counts of distinct short strings (reasons), in order of first sight. */
+typedef struct {
+  char name[24][64];
+  long n[24];
+  int k;
+} Tally;
+
+static void tally_add(Tally *t, const char *name) {
+  for (int i = 0; i < t->k; i++)
+    if (!strcmp(t->name[i], name)) {
+      t->n[i]++;
+      return;
+    }
+  if (t->k == 24) return;
+  snprintf(t->name[t->k], sizeof t->name[0], "%s", name);
+  t->n[t->k++] = 1;
+}
+
+static long tally_get(const Tally *t, const char *name) {
+  for (int i = 0; i < t->k; i++)
+    if (!strcmp(t->name[i], name)) return t->n[i];
+  return 0;
+}
+
+/* "A 3, B 1" (or "none") into buf. */
+static const char *tally_str(const Tally *t, char *buf, size_t cap) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (int i = 0; i < t->k && at < cap; i++)
+    at += (size_t)snprintf(buf + at, cap - at, "%s%s %ld", i ? ", " : "", t->name[i], t->n[i]);
+  if (!t->k) snprintf(buf, cap, "none");
+  return buf;
+}
+
+static const char *addr_str(uint32_t a) {
+  static char buf[4][INET_ADDRSTRLEN];
+  static int next;
+  char *b = buf[next++ % 4];
+  struct in_addr in = {.s_addr = htonl(a)};
+  inet_ntop(AF_INET, &in, b, sizeof buf[0]);
+  return b;
 }
 
 /* ---------------------------------------------------------------- the server's process */
@@ -181,6 +237,10 @@ typedef struct Conn {
   size_t sent;             /* bytes written */
   int responses, pongs, codes_ok, codes_err, last_code;
   int closed_by_server;    /* EOF or reset after we connected */
+  int goaway;              /* a GOAWAY came */
+  char goaway_reason[40];  /* its reason */
+  int index;               /* the scenario's own number for it */
+  uint32_t src;            /* source address (host order) */
   Envelope *reply;         /* ROLE_RPC: the RESPONSE, kept */
   struct Conn *next_all;
 } Conn;
@@ -189,6 +249,7 @@ static int g_ep = -1;
 static Conn *g_all;
 static long g_started, g_connected, g_refused, g_eof, g_reset, g_goaway, g_open, g_connecting;
 static long g_client_fd_errors;
+static Tally g_goaway_reasons;
 
 static void (*on_open)(Conn *);
 static void (*on_env)(Conn *, Envelope *);
@@ -268,8 +329,9 @@ static void conn_flush(Conn *c) {
   set_out(c, c->head != NULL);
 }
 
-/* Starts a connection to the server; NULL (counted) when the client is out of descriptors. */
-static Conn *conn_new(int role) {
+/* Starts a connection to the server from source address `src` (host order); NULL (counted) when
+ * the client is out of descriptors. */
+static Conn *conn_new_from(int role, uint32_t src) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     g_client_fd_errors++;
@@ -277,10 +339,19 @@ static Conn *conn_new(int role) {
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (src != ADDR_ATTACK) {
+    /* the port is chosen at connect(), so that many probes do not use up the ports to bind */
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    struct sockaddr_in from = {.sin_family = AF_INET};
+    from.sin_addr.s_addr = htonl(src);
+    if (bind(fd, (struct sockaddr *)&from, sizeof from) < 0)
+      die("cannot bind to %s: %s", addr_str(src), strerror(errno));
+  }
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)g_port)};
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   Conn *c = calloc(1, sizeof *c);
   c->fd = fd, c->role = role, c->state = CONNECTING, c->t_start = now(), c->want_out = 1;
+  c->src = src;
   c->next_all = g_all;
   g_all = c;
   g_started++;
@@ -292,6 +363,11 @@ static Conn *conn_new(int role) {
     conn_lost(c, 1);
   }
   return c;
+}
+
+/* Probes stand for another client: they connect from another address than the attack. */
+static Conn *conn_new(int role) {
+  return conn_new_from(role, role == ROLE_PROBE ? ADDR_OTHER : ADDR_ATTACK);
 }
 
 /* Decodes complete frames in c->in and hands each envelope to on_env. */
@@ -330,8 +406,14 @@ static void conn_parse(Conn *c) {
     free(plain);
     off += 5 + (size_t)len;
     if (!e) continue;
-    if (e->kind == KIND_GOAWAY && g_goaway++ == 0)
-      note("first GOAWAY: %s", e->status && e->status->reason ? e->status->reason : "");
+    if (e->kind == KIND_GOAWAY) {
+      const char *why = e->status && e->status->reason && e->status->reason[0] ? e->status->reason
+                                                                               : "(no reason)";
+      if (g_goaway++ == 0) note("first GOAWAY: %s", why);
+      tally_add(&g_goaway_reasons, why);
+      c->goaway = 1;
+      snprintf(c->goaway_reason, sizeof c->goaway_reason, "%s", why);
+    }
     if (e->kind == KIND_PONG) c->pongs++;
     if (e->kind == KIND_RESPONSE) {
       c->responses++;
@@ -418,15 +500,17 @@ static void reset_all(void) {
   }
   g_started = g_connected = g_refused = g_eof = g_reset = g_goaway = g_open = g_connecting = 0;
   g_client_fd_errors = 0;
+  memset(&g_goaway_reasons, 0, sizeof g_goaway_reasons);
   on_open = NULL;
   on_env = NULL;
 }
 
 static void counts_note(void) {
+  char why[512];
   note("connections: %ld started, %ld connected, %ld refused or never connected, %ld closed by "
-       "the server (%ld EOF, %ld reset), %ld GOAWAY, %ld still open, %ld client-side errors",
+       "the server (%ld EOF, %ld reset), %ld GOAWAY (%s), %ld still open, %ld client-side errors",
        g_started, g_connected, g_refused + g_connecting, g_eof + g_reset, g_eof, g_reset, g_goaway,
-       g_open, g_client_fd_errors);
+       tally_str(&g_goaway_reasons, why, sizeof why), g_open, g_client_fd_errors);
 }
 
 /* ---------------------------------------------------------------- frames */
@@ -535,11 +619,12 @@ static void rpc_on_env(Conn *c, Envelope *e) {
   }
 }
 
-/* Sends one request frame (taken) on a fresh connection and waits up to timeout for its RESPONSE,
- * pumping every other connection meanwhile. Returns the connection (reply NULL on timeout). */
-static Conn *rpc_call(uint8_t *frame, size_t n, double timeout) {
+/* Sends one request frame (taken) on a fresh connection from `src` and waits up to timeout for its
+ * RESPONSE, pumping every other connection meanwhile. Returns the connection (reply NULL on
+ * timeout). */
+static Conn *rpc_call(uint32_t src, uint8_t *frame, size_t n, double timeout) {
   void (*saved)(Conn *, Envelope *) = on_env;
-  Conn *c = conn_new(ROLE_RPC);
+  Conn *c = conn_new_from(ROLE_RPC, src);
   if (!c) {
     free(frame);
     return NULL;
@@ -557,14 +642,18 @@ static const char *status_reason(const Envelope *e) {
   return e && e->status && e->status->reason && e->status->reason[0] ? e->status->reason : "OK";
 }
 
-/* Registers then logs in; returns the token (malloc'd) or NULL. */
-static char *register_and_login(const char *phone, const char *password) {
+/* Registers then logs in from `src`; returns the token (malloc'd) or NULL. */
+static char *register_and_login(uint32_t src, const char *phone, const char *password) {
   size_t n;
   uint8_t *f = frame_register(phone, "Bench Player", password, 0, &n);
-  Conn *c = rpc_call(f, n, 30);
-  if (!c || !c->reply) return NULL;
+  Conn *c = rpc_call(src, f, n, 30);
+  if (!c || !c->reply || !c->reply->status || c->reply->status->code != 0) {
+    note("register of %s from %s failed: %s", phone, addr_str(src),
+         c && c->reply ? status_reason(c->reply) : "no answer");
+    return NULL;
+  }
   f = frame_login(1, phone, password, &n);
-  c = rpc_call(f, n, 30);
+  c = rpc_call(src, f, n, 30);
   if (!c || !c->reply || !c->reply->status || c->reply->status->code != 0) {
     note("login of %s failed: %s", phone, status_reason(c ? c->reply : NULL));
     return NULL;
@@ -812,9 +901,9 @@ static void scenario_validation(void) {
   g_attack_answered = 0;
   g_health = frame_health(1, &g_health_len);
   note("one %zu-byte compressed Register whose nickname inflates to %zu bytes, once a second for "
-       "%d s, on a fresh connection each time; meanwhile a Health/Check every 10 ms, each on a "
-       "fresh connection (time from connect to answer)",
-       g_attack_len, nick_len, attacks);
+       "%d s, on a fresh connection from %s each time; meanwhile a Health/Check every 10 ms, each "
+       "on a fresh connection from %s (time from connect to answer)",
+       g_attack_len, nick_len, attacks, addr_str(ADDR_ATTACK), addr_str(ADDR_OTHER));
 
   on_env = probe_env;
   run_probes(1.0, 0.01, 50);
@@ -844,7 +933,7 @@ static void scenario_validation(void) {
   size_t pn = g_probes.n;
   double p99 = pct(g_probes.lat, pn, 0.99) * 1000, p50 = pct(g_probes.lat, pn, 0.5) * 1000,
          mx = pct(g_probes.lat, pn, 1.0) * 1000;
-  row("Health/Check p99 on a fresh connection", "<= 10 ms", p99 <= 10 ? "met" : "MISSED",
+  row("Health/Check p99, fresh connection from another address", "<= 10 ms", p99 <= 10 ? "met" : "MISSED",
       "%.1f ms", p99);
   note("Health/Check: %zu probes, p50 %.2f ms, p99 %.1f ms, max %.1f ms, %ld unanswered within "
        "%.0f s (p99 without the attack: %.2f ms)",
@@ -914,9 +1003,9 @@ static void scenario_descriptors(void) {
   int n = g_quick ? 1100 : 1300;
   int freed = 64;
   g_health = frame_health(1, &g_health_len);
-  note("the server runs with a soft limit of 1024 descriptors; %d connections each send a PING "
-       "on connecting and one a second after",
-       n);
+  note("the server runs with a soft limit of 1024 descriptors; %d connections from %s each send "
+       "a PING on connecting and one a second after; the fresh Health/Checks connect from %s",
+       n, addr_str(ADDR_ATTACK), addr_str(ADDR_OTHER));
   on_open = hold_open;
   on_env = probe_env;
   open_many(n, ROLE_HOLD, 128, 10);
@@ -929,14 +1018,18 @@ static void scenario_descriptors(void) {
     if (!waiting || now() > end) break;
     pump(5);
   }
-  long served = 0, unserved = 0;
+  long served = 0, unserved = 0, capped = 0;
   for (Conn *c = g_all; c; c = c->next_all)
     if (c->role == ROLE_HOLD) {
       if (c->state == OPEN && c->pongs > 0) served++;
       else if (c->state != CLOSED) unserved++;
+      if (c->goaway) capped++;
     }
-  note("%ld connections served (PONG), %ld connected or connecting but not served", served,
-       unserved);
+  note("%ld connections served (PONG), %ld connected or connecting but not served, %ld refused "
+       "by the connection caps (GOAWAY TOO_MANY_CONNECTIONS_FROM_ADDRESS %ld, TOO_MANY_CONNECTIONS "
+       "%ld)",
+       served, unserved, capped, tally_get(&g_goaway_reasons, "TOO_MANY_CONNECTIONS_FROM_ADDRESS"),
+       tally_get(&g_goaway_reasons, "TOO_MANY_CONNECTIONS"));
   /* CPU while holding */
   double cpu0 = server_cpu_s(), t0 = now();
   for (int i = 0; i < 3; i++) {
@@ -951,7 +1044,8 @@ static void scenario_descriptors(void) {
   while (probes_check(0) > 0) pump(5);
   int answered_full = g_probes.answered > 0;
   double lat_full = g_probes.n ? g_probes.lat[0] * 1000 : NAN;
-  row("fresh Health/Check while held", "answers", answered_full ? "met" : "MISSED",
+  row("fresh Health/Check (another address) while held", "answers",
+      answered_full ? "met" : "MISSED",
       answered_full ? "%.1f ms" : "no answer in %.0f s", answered_full ? lat_full : 3.0);
   probes_reset();
   /* free descriptors: close the unserved connections and `freed` served ones */
@@ -990,8 +1084,12 @@ static size_t g_flood_len;
 static void flood_open(Conn *c) {
   if (c->role == ROLE_ATTACK) conn_send(c, g_flood, g_flood_len, 0);
 }
+static Tally g_flood_reasons;
 static void flood_env(Conn *c, Envelope *e) {
-  if (c->role == ROLE_ATTACK && e->kind == KIND_RESPONSE) g_flood_answers++;
+  if (c->role == ROLE_ATTACK && e->kind == KIND_RESPONSE) {
+    g_flood_answers++;
+    tally_add(&g_flood_reasons, status_reason(e));
+  }
   rpc_on_env(c, e);
 }
 
@@ -1000,15 +1098,16 @@ static void scenario_login_flood(void) {
   double timeout = g_quick ? 10 : 20;
   const char *real = "+8613600000001", *victim = "+8613600000002", *pw = "correct-horse-9";
   size_t n;
+  /* the real player registers and logs in from another address than the flood's */
   uint8_t *f = frame_register(victim, "Victim", pw, 0, &n);
-  Conn *c = rpc_call(f, n, 30);
+  Conn *c = rpc_call(ADDR_ATTACK, f, n, 30);
   f = frame_register(real, "Real Player", pw, 0, &n);
-  c = rpc_call(f, n, 30);
+  c = rpc_call(ADDR_OTHER, f, n, 30);
   if (!c || !c->reply) note("the real player's Register got no answer");
   else if (c->reply->status && c->reply->status->code)
     note("the real player's Register failed: %s", status_reason(c->reply));
   f = frame_login(1, real, pw, &n);
-  c = rpc_call(f, n, 30);
+  c = rpc_call(ADDR_OTHER, f, n, 30);
   double idle = c && c->reply ? (c->t_done - c->t_start) * 1000 : NAN;
   /* the flood: `per` pipelined wrong-password Logins on each connection */
   g_flood_len = 0;
@@ -1020,19 +1119,21 @@ static void scenario_login_flood(void) {
     g_flood_len += n;
     free(one);
   }
-  note("%d connections x %d pipelined wrong-password Logins at the default scrypt cost, then "
-       "one real Login on a fresh connection (waits up to %.0f s)",
-       conns, per, timeout);
+  note("%d connections x %d pipelined wrong-password Logins for one phone at the default scrypt "
+       "cost from %s, then one real Login for another phone on a fresh connection from %s "
+       "(waits up to %.0f s)",
+       conns, per, addr_str(ADDR_ATTACK), addr_str(ADDR_OTHER), timeout);
   long base = server_rss_kb();
   g_peak_kb = base;
   g_flood_answers = 0;
+  memset(&g_flood_reasons, 0, sizeof g_flood_reasons);
   on_open = flood_open;
   on_env = flood_env;
   double cpu0 = server_cpu_s(), t0 = now();
   for (int i = 0; i < conns; i++) conn_new(ROLE_ATTACK);
   pump_for(0.5);
   f = frame_login(1, real, pw, &n);
-  c = rpc_call(f, n, timeout);
+  c = rpc_call(ADDR_OTHER, f, n, timeout);
   int ok = c && c->reply;
   double lat = ok ? c->t_done - c->t_start : timeout;
   double cpu = (server_cpu_s() - cpu0) / (now() - t0) * 100;
@@ -1042,6 +1143,8 @@ static void scenario_login_flood(void) {
        "Login %s, peak resident %ld KB (%ld KB before), server CPU %.0f%% of one core",
        idle, g_flood_answers, conns * per, now() - t0, ok ? status_reason(c->reply) : "unanswered",
        g_peak_kb, base, cpu);
+  char why[512];
+  note("flood answers: %s", tally_str(&g_flood_reasons, why, sizeof why));
   counts_note();
   reset_all();
   free(g_flood);
@@ -1049,85 +1152,131 @@ static void scenario_login_flood(void) {
 
 /* ---------------------------------------------------------------- G. uploads */
 
+/* Each upload connection first calls Health/CheckSession with its account's token (the server
+ * takes frames over 64 KiB only on a connection on which a call has passed authentication, as the
+ * reference client does it), then, once that is answered OK, sends its SubmitVerification. */
+#define UPLOAD_CHECK_CALL 1
+#define UPLOAD_CALL 2
+
 static int g_uploads_done, g_uploads_ok;
-static void upload_env(Conn *c, Envelope *e) {
-  if (c->role == ROLE_ATTACK && e->kind == KIND_RESPONSE && !c->t_done) {
-    c->t_done = now();
-    g_uploads_done++;
-    if (e->status && e->status->code == 0) g_uploads_ok++;
-    else if (g_uploads_done - g_uploads_ok == 1) note("an upload failed: %s", status_reason(e));
-    conn_close(c);
+static Tally g_upload_ends;
+static char *g_tokens[64];
+static uint8_t *g_doc;
+static size_t g_doc_len;
+
+/* The head of a SubmitVerification frame whose document is g_doc (sent after it, unframed). */
+static uint8_t *upload_head(const char *token, size_t *n) {
+  /* Envelope fields 1-5 packed by protobuf-c, then the payload (field 6, last in the encoding):
+   * SubmitVerificationRequest{kind, document} whose document bytes are the shared buffer. */
+  Badminton__V1__SubmitVerificationRequest r = BADMINTON__V1__SUBMIT_VERIFICATION_REQUEST__INIT;
+  r.kind = BADMINTON__V1__VERIFICATION_KIND__REGIONAL_CHAMPIONSHIP;
+  size_t klen;
+  uint8_t *kind = pack_message(&r.base, &klen);
+  uint8_t dochdr[16];
+  size_t dh = 0;
+  dochdr[dh++] = 0x12; /* field 2, length-delimited */
+  for (uint64_t v = g_doc_len;; v >>= 7) {
+    dochdr[dh++] = (uint8_t)(v & 0x7f) | (v > 0x7f ? 0x80 : 0);
+    if (v <= 0x7f) break;
   }
+  size_t plen = klen + dh + g_doc_len;
+  size_t head_len;
+  uint8_t *head = frame_request(UPLOAD_CALL, "/badminton.v1.Players/SubmitVerification", NULL,
+                                token, 0, &head_len);
+  uint8_t *pre = malloc(head_len + 16 + klen + dh);
+  memcpy(pre, head, head_len);
+  size_t p = head_len;
+  pre[p++] = 0x32; /* envelope field 6, length-delimited */
+  for (uint64_t v = plen;; v >>= 7) {
+    pre[p++] = (uint8_t)(v & 0x7f) | (v > 0x7f ? 0x80 : 0);
+    if (v <= 0x7f) break;
+  }
+  memcpy(pre + p, kind, klen);
+  p += klen;
+  memcpy(pre + p, dochdr, dh);
+  p += dh;
+  put_be32(pre + 1, (uint32_t)(p - 5 + g_doc_len));
+  free(head);
+  free(kind);
+  *n = p;
+  return pre;
+}
+
+static void upload_end(Conn *c, const char *how) {
+  c->t_done = now();
+  g_uploads_done++;
+  tally_add(&g_upload_ends, how);
+  conn_close(c);
+}
+
+static void upload_env(Conn *c, Envelope *e) {
+  if (c->role != ROLE_ATTACK || e->kind != KIND_RESPONSE || c->t_done) return;
+  int ok = e->status == NULL || e->status->code == 0;
+  if (e->call_id == UPLOAD_CHECK_CALL) {
+    if (!ok) {
+      char how[96];
+      snprintf(how, sizeof how, "CheckSession %s", status_reason(e));
+      upload_end(c, how);
+      return;
+    }
+    size_t n;
+    uint8_t *head = upload_head(g_tokens[c->index], &n);
+    conn_send(c, head, n, 1);
+    conn_send(c, g_doc, g_doc_len, 0);
+    return;
+  }
+  if (ok) g_uploads_ok++;
+  upload_end(c, status_reason(e));
 }
 
 static void scenario_uploads(void) {
   int accounts = g_quick ? 4 : 20, uploads = g_quick ? 12 : 60;
-  size_t doc_len = 5u << 20;
-  char *tokens[64];
+  g_doc_len = 5u << 20;
+  uint32_t srcs[64];
   int got = 0;
   for (int i = 0; i < accounts; i++) {
     char phone[32];
     snprintf(phone, sizeof phone, "+86135000001%02d", i);
-    char *t = register_and_login(phone, "password-123");
-    if (t) tokens[got++] = t;
+    char *t = register_and_login(ADDR_ACCOUNT(i), phone, "password-123");
+    if (t) {
+      srcs[got] = ADDR_ACCOUNT(i);
+      g_tokens[got++] = t;
+    }
   }
   if (got < accounts) note("only %d of %d accounts could register and log in", got, accounts);
   if (got == 0) return;
   /* the document: "%PDF-" then incompressible bytes, shared by every upload */
-  uint8_t *doc = malloc(doc_len);
+  g_doc = malloc(g_doc_len);
   uint64_t x = 0x9E3779B97F4A7C15ull;
-  for (size_t i = 0; i < doc_len; i++) {
+  for (size_t i = 0; i < g_doc_len; i++) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    doc[i] = (uint8_t)x;
+    g_doc[i] = (uint8_t)x;
   }
-  memcpy(doc, "%PDF-1.7\n", 9);
+  memcpy(g_doc, "%PDF-1.7\n", 9);
   note("%d concurrent SubmitVerification calls with a %zu-byte PDF, %d per account over %d "
-       "accounts, one connection each",
-       uploads, doc_len, uploads / accounts, accounts);
+       "accounts, one connection each; each account registers, logs in and uploads from its own "
+       "address (%s to %s), and each upload connection first calls Health/CheckSession",
+       uploads, g_doc_len, uploads / got, got, addr_str(srcs[0]), addr_str(srcs[got - 1]));
   pump_for(0.5);
   long base = server_rss_kb();
   unsigned long long disk0 = data_dir_bytes();
   g_peak_kb = base;
   g_uploads_done = g_uploads_ok = 0;
+  memset(&g_upload_ends, 0, sizeof g_upload_ends);
   on_env = upload_env;
   double t0 = now();
   for (int i = 0; i < uploads; i++) {
-    Conn *c = conn_new(ROLE_ATTACK);
-    if (!c) continue;
-    /* Envelope fields 1-5 packed by protobuf-c, then the payload (field 6, last in the encoding):
-     * SubmitVerificationRequest{kind, document} whose document bytes are the shared buffer. */
-    Badminton__V1__SubmitVerificationRequest r = BADMINTON__V1__SUBMIT_VERIFICATION_REQUEST__INIT;
-    r.kind = BADMINTON__V1__VERIFICATION_KIND__REGIONAL_CHAMPIONSHIP;
-    size_t klen;
-    uint8_t *kind = pack_message(&r.base, &klen);
-    uint8_t dochdr[16];
-    size_t dh = 0;
-    dochdr[dh++] = 0x12; /* field 2, length-delimited */
-    for (uint64_t v = doc_len; ; v >>= 7) {
-      dochdr[dh++] = (uint8_t)(v & 0x7f) | (v > 0x7f ? 0x80 : 0);
-      if (v <= 0x7f) break;
+    Conn *c = conn_new_from(ROLE_ATTACK, srcs[i % got]);
+    if (!c) {
+      tally_add(&g_upload_ends, "no connection (client)");
+      continue;
     }
-    size_t plen = klen + dh + doc_len;
-    size_t head_len;
-    uint8_t *head = frame_request(1, "/badminton.v1.Players/SubmitVerification", NULL,
-                                  tokens[i % got], 0, &head_len);
-    uint8_t *pre = malloc(head_len + 16 + klen + dh);
-    memcpy(pre, head, head_len);
-    size_t p = head_len;
-    pre[p++] = 0x32; /* envelope field 6, length-delimited */
-    for (uint64_t v = plen; ; v >>= 7) {
-      pre[p++] = (uint8_t)(v & 0x7f) | (v > 0x7f ? 0x80 : 0);
-      if (v <= 0x7f) break;
-    }
-    memcpy(pre + p, kind, klen);
-    p += klen;
-    memcpy(pre + p, dochdr, dh);
-    p += dh;
-    put_be32(pre + 1, (uint32_t)(p - 5 + doc_len));
-    free(head);
-    free(kind);
-    conn_send(c, pre, p, 1);
-    conn_send(c, doc, doc_len, 0);
+    c->index = i % got;
+    Badminton__Rpc__V1__HealthCheckRequest r = BADMINTON__RPC__V1__HEALTH_CHECK_REQUEST__INIT;
+    size_t n;
+    uint8_t *check = frame_request(UPLOAD_CHECK_CALL, "/badminton.rpc.v1.Health/CheckSession",
+                                   &r.base, g_tokens[c->index], 0, &n);
+    conn_send(c, check, n, 1);
   }
   double end = now() + 60;
   for (;;) {
@@ -1138,20 +1287,33 @@ static void scenario_uploads(void) {
     pump(5);
   }
   double took = now() - t0;
+  for (Conn *c = g_all; c; c = c->next_all) {
+    if (c->role != ROLE_ATTACK || c->t_done) continue;
+    char how[96];
+    if (c->state != CLOSED) snprintf(how, sizeof how, "no answer in 60 s");
+    else if (c->goaway) snprintf(how, sizeof how, "closed, GOAWAY %s", c->goaway_reason);
+    else snprintf(how, sizeof how, "closed without an answer");
+    c->t_done = now();
+    tally_add(&g_upload_ends, how);
+  }
   pump_for(3.0);
   long settled = server_rss_kb();
   unsigned long long disk1 = data_dir_bytes();
+  char ends[1024];
+  tally_str(&g_upload_ends, ends, sizeof ends);
+  row("how the uploads ended", "-", "-", "%s", ends);
   row("peak resident above idle", "-", "-", "%.0f MB", (double)(g_peak_kb - base) / 1024);
   row("settled resident above idle", "-", "-", "%.0f MB", (double)(settled - base) / 1024);
   row("data folder growth", "-", "-", "%.0f MB (%.0f MB uploaded and accepted)",
-      (double)(disk1 - disk0) / 1e6, (double)g_uploads_ok * (double)doc_len / 1e6);
+      (double)(disk1 - disk0) / 1e6, (double)g_uploads_ok * (double)g_doc_len / 1e6);
   note("%d of %d uploads answered (%d accepted) in %.1f s; resident %ld KB idle, peak %ld KB, "
        "settled %ld KB",
        g_uploads_done, uploads, g_uploads_ok, took, base, g_peak_kb, settled);
+  note("how the uploads ended: %s", ends);
   counts_note();
   reset_all();
-  free(doc);
-  for (int i = 0; i < got; i++) free(tokens[i]);
+  free(g_doc);
+  for (int i = 0; i < got; i++) free(g_tokens[i]);
 }
 
 /* ---------------------------------------------------------------- main */
