@@ -187,6 +187,23 @@ static double server_cpu_s(void) {
   return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* The server's "Max open files" line of /proc/PID/limits (soft and hard), or "?". */
+static const char *server_nofile(char *buf, size_t cap) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/limits", g_pid);
+  snprintf(buf, cap, "?");
+  FILE *f = fopen(path, "r");
+  if (!f) return buf;
+  while (fgets(line, sizeof line, f)) {
+    unsigned long soft, hard;
+    if (!strncmp(line, "Max open files", 14) &&
+        sscanf(line + 14, "%lu %lu", &soft, &hard) == 2)
+      snprintf(buf, cap, "soft %lu, hard %lu", soft, hard);
+  }
+  fclose(f);
+  return buf;
+}
+
 static int server_alive(void) { return kill(g_pid, 0) == 0; }
 
 static long g_peak_kb;
@@ -1003,7 +1020,7 @@ static void scenario_descriptors(void) {
   int n = g_quick ? 1100 : 1300;
   int freed = 64;
   g_health = frame_health(1, &g_health_len);
-  note("the server runs with a soft limit of 1024 descriptors; %d connections from %s each send "
+  note("the server starts with a soft limit of 1024 descriptors; %d connections from %s each send "
        "a PING on connecting and one a second after; the fresh Health/Checks connect from %s",
        n, addr_str(ADDR_ATTACK), addr_str(ADDR_OTHER));
   on_open = hold_open;
@@ -1030,6 +1047,8 @@ static void scenario_descriptors(void) {
        "%ld)",
        served, unserved, capped, tally_get(&g_goaway_reasons, "TOO_MANY_CONNECTIONS_FROM_ADDRESS"),
        tally_get(&g_goaway_reasons, "TOO_MANY_CONNECTIONS"));
+  char nofile[64];
+  note("the server's open-files limit while held: %s", server_nofile(nofile, sizeof nofile));
   /* CPU while holding */
   double cpu0 = server_cpu_s(), t0 = now();
   for (int i = 0; i < 3; i++) {
