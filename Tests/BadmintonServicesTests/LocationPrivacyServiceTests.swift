@@ -4,6 +4,7 @@ import BadmintonRPC
 import BadmintonStore
 import Foundation
 import PropertyBased
+import Synchronization
 import Testing
 
 @testable import BadmintonServices
@@ -219,10 +220,15 @@ struct LocationPrivacyServiceTests {
         })
     }
     for await _ in writing { break }
+    let secondEnded = Atomic(false)
     let second = Task {
-      try await index.move(1, to: south, stored: { nil }, now: { later }, write: { _ in 3 })
+      defer { secondEnded.store(true, ordering: .releasing) }
+      return try await index.move(
+        1, to: south, stored: { nil }, now: { later }, write: { _ in 3 })
     }
-    while index.movesWaiting(for: 1) == 0 { await Task.yield() }
+    while index.movesWaiting(for: 1) == 0 && !secondEnded.load(ordering: .acquiring) {
+      await Task.yield()
+    }
     openGate.yield()
     #expect(try await first.value == later)
     // 200 miles from the location just committed, in no time at all.
@@ -428,5 +434,131 @@ struct LocationPrivacyServiceTests {
       _ = try await world.client.players.nearbyPlayers(
         .init(pageToken: "3.7"), options: me.options)
     }
+  }
+}
+
+/// A player store whose location writes fail while `failing` is set; everything else goes to
+/// `base`.
+private final class FlakyLocationStore: PlayerStore {
+  struct WriteFailed: Error {}
+
+  let base: SQLitePlayerStore
+  let failing = Atomic(false)
+
+  init(_ base: SQLitePlayerStore) { self.base = base }
+
+  func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws -> Int64 {
+    if failing.load(ordering: .acquiring) { throw WriteFailed() }
+    return try await base.updateLocation(id: id, to: location, atUnixMs: atUnixMs)
+  }
+
+  func createPlayer(_ player: NewPlayer) async throws -> PlayerRecord {
+    try await base.createPlayer(player)
+  }
+  func player(id: Int64) async throws -> PlayerRecord? { try await base.player(id: id) }
+  func player(phone: String) async throws -> PlayerRecord? { try await base.player(phone: phone) }
+  func replacePassword(id: Int64, current: PasswordDigest, with digest: PasswordDigest)
+    async throws
+  { try await base.replacePassword(id: id, current: current, with: digest) }
+  func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord {
+    try await base.updateProfile(id: id, changes)
+  }
+  func allLocations() async throws -> [(playerID: Int64, location: Coordinate, revision: Int64)] {
+    try await base.allLocations()
+  }
+  func players(ids: [Int64]) async throws -> [Int64: PlayerRecord] {
+    try await base.players(ids: ids)
+  }
+  func createSession(_ session: SessionRecord) async throws {
+    try await base.createSession(session)
+  }
+  func session(tokenHash: [UInt8]) async throws -> SessionRecord? {
+    try await base.session(tokenHash: tokenHash)
+  }
+  func deleteSession(tokenHash: [UInt8]) async throws {
+    try await base.deleteSession(tokenHash: tokenHash)
+  }
+  func deleteSessions(expiredBefore unixMs: Int64) async throws -> Int {
+    try await base.deleteSessions(expiredBefore: unixMs)
+  }
+  func createVerification(
+    playerID: Int64, kind: ChampionshipKind, contentType: String, document: [UInt8], atUnixMs: Int64
+  ) async throws -> VerificationRecord {
+    try await base.createVerification(
+      playerID: playerID, kind: kind, contentType: contentType, document: document,
+      atUnixMs: atUnixMs)
+  }
+  func verification(id: Int64) async throws -> VerificationRecord? {
+    try await base.verification(id: id)
+  }
+  func verifications(playerID: Int64) async throws -> [VerificationRecord] {
+    try await base.verifications(playerID: playerID)
+  }
+  func pendingVerifications() async throws -> [VerificationRecord] {
+    try await base.pendingVerifications()
+  }
+  func verificationDocument(id: Int64) async throws -> [UInt8]? {
+    try await base.verificationDocument(id: id)
+  }
+  func reviewVerification(
+    id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64,
+    notify: @escaping @Sendable (VerificationRecord) -> [UInt8]
+  ) async throws -> ReviewOutcome {
+    try await base.reviewVerification(
+      id: id, approve: approve, note: note, reviewerID: reviewerID, atUnixMs: atUnixMs,
+      notify: notify)
+  }
+  func appendEvent(playerID: Int64, payload: [UInt8], atUnixMs: Int64) async throws -> UInt64 {
+    try await base.appendEvent(playerID: playerID, payload: payload, atUnixMs: atUnixMs)
+  }
+  func appendEvents(_ events: [(playerID: Int64, payload: [UInt8])], atUnixMs: Int64) async throws
+    -> [UInt64]
+  { try await base.appendEvents(events, atUnixMs: atUnixMs) }
+  func events(playerID: Int64, after sequence: UInt64, limit: Int) async throws -> [EventRecord] {
+    try await base.events(playerID: playerID, after: sequence, limit: limit)
+  }
+  func deleteEvents(createdBefore unixMs: Int64) async throws -> Int {
+    try await base.deleteEvents(createdBefore: unixMs)
+  }
+}
+
+/// No player has blocked anyone.
+private struct NoBlocks: BlockRelations {
+  func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64> { [] }
+  func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool { false }
+}
+
+@Suite("UpdateLocation measures the speed limit from stored locations")
+struct UpdateLocationStoreFailureTests {
+  @Test("a failed store write leaves the limit measured from the previous stored location")
+  func failedWrite_leavesStoredLocation() async throws {
+    let base = try SQLitePlayerStore.inMemory()
+    let store = FlakyLocationStore(base)
+    let clock = ManualClock()
+    let me = try await base.createPlayer(
+      NewPlayer(
+        phone: "+8613800007777", nickname: "Mover",
+        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+        selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+    let service = PlayersService(
+      store: store, index: NearbyIndex(), blocks: NoBlocks(), clock: clock,
+      events: EventPublisher(store: store, hub: EventHub(maximumBuffered: 4), clock: clock))
+    let call = context(
+      from: "10.0.0.1", principal: Principal(userID: me.id, isAdministrator: false))
+    let here = GeoPoint(latitude: 31.2304, longitude: 121.4737)
+    _ = try await service.updateLocation(
+      .init(latitude: here.latitude, longitude: here.longitude), context: call)
+    // About 100 miles north, eleven minutes later: allowed, but the write fails.
+    clock.advance(by: 11 * 60_000)
+    store.failing.store(true, ordering: .releasing)
+    await #expect(throws: FlakyLocationStore.WriteFailed.self) {
+      _ = try await service.updateLocation(
+        .init(latitude: here.latitude + 100 / 69.09, longitude: here.longitude), context: call)
+    }
+    store.failing.store(false, ordering: .releasing)
+    // The player is still where the store says: a step beside it is allowed at once.
+    _ = try await service.updateLocation(
+      .init(latitude: here.latitude + 0.001, longitude: here.longitude), context: call)
+    #expect(try await base.player(id: me.id)?.location?.latitude == here.latitude + 0.001)
   }
 }
