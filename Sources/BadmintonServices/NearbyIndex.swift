@@ -15,8 +15,10 @@ public final class NearbyIndex: Sendable {
     /// The store's revision of each indexed location; an older one never replaces a newer one,
     /// so the index follows the order in which changes were committed.
     var revisions: [Int64: Int64] = [:]
-    /// Each player's last accepted own location and when it was accepted, for the speed limit.
+    /// Each player's last stored own location and when it was stored, for the speed limit.
     var moves: [Int64: (location: Coordinate, atUnixMs: Int64)] = [:]
+    /// The players with a move in progress, each with the moves waiting for it, oldest first.
+    var moving: [Int64: [CheckedContinuation<Void, Never>]] = [:]
   }
 
   private let state = Mutex(State())
@@ -46,25 +48,72 @@ public final class NearbyIndex: Sendable {
     }
   }
 
-  /// Accepts `playerID`'s move to `location` at `nowUnixMs` if `LocationPrivacy.allowsMove`
-  /// allows it from their last accepted move (or from `stored`, the store's last location and
-  /// time, when this index has seen none), else throws `LOCATION_MOVE_TOO_FAST`. Checked and
-  /// recorded at once, so concurrent updates cannot all pass against the same old location.
-  public func acceptMove(
-    _ playerID: Int64, to location: Coordinate, atUnixMs nowUnixMs: Int64,
-    stored: (location: Coordinate, atUnixMs: Int64)?
-  ) throws(DomainError) {
-    let allowed = state.withLock { state in
-      if let last = state.moves[playerID] ?? stored,
-        !LocationPrivacy.allowsMove(
-          from: last.location, atUnixMs: last.atUnixMs, to: location, atUnixMs: nowUnixMs)
-      {
+  /// Moves `playerID` to `location` if `LocationPrivacy.allowsMove` allows it, else throws
+  /// `LOCATION_MOVE_TOO_FAST`. The move is measured from the player's last stored location and
+  /// its time: the last move this index saw committed, or else what `stored` reads from the
+  /// store. `now` gives the move's time and `write` stores it, returning the store's revision;
+  /// only once that write has committed does the index show the new location and measure later
+  /// moves from it, so a failed write leaves both as they were. One player's moves run one at a
+  /// time, in the order they arrive, so each is checked against the one committed before it.
+  /// Returns the move's time.
+  public func move(
+    _ playerID: Int64, to location: Coordinate,
+    stored: () async throws -> (location: Coordinate, atUnixMs: Int64)?,
+    now: () -> Int64, write: (_ atUnixMs: Int64) async throws -> Int64
+  ) async throws -> Int64 {
+    await beginMove(playerID)
+    defer { endMove(playerID) }
+    var last = state.withLock { $0.moves[playerID] }
+    if last == nil { last = try await stored() }
+    let nowUnixMs = now()
+    if let last,
+      !LocationPrivacy.allowsMove(
+        from: last.location, atUnixMs: last.atUnixMs, to: location, atUnixMs: nowUnixMs)
+    {
+      throw LocationPrivacy.moveTooFast
+    }
+    let revision = try await write(nowUnixMs)
+    state.withLock { state in
+      state.moves[playerID] = (location, nowUnixMs)
+      if let previous = state.revisions[playerID], previous >= revision { return }
+      state.revisions[playerID] = revision
+      state.index.update(playerID, to: LocationPrivacy.shownPosition(of: location))
+    }
+    return nowUnixMs
+  }
+
+  /// How many moves of `playerID` wait for the one in progress.
+  func movesWaiting(for playerID: Int64) -> Int {
+    state.withLock { $0.moving[playerID]?.count ?? 0 }
+  }
+
+  /// Waits until no other move of `playerID` is in progress, and marks one as in progress.
+  private func beginMove(_ playerID: Int64) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let started = state.withLock { state in
+        guard state.moving[playerID] != nil else {
+          state.moving[playerID] = []
+          return true
+        }
+        state.moving[playerID]!.append(continuation)
         return false
       }
-      state.moves[playerID] = (location, nowUnixMs)
-      return true
+      if started { continuation.resume() }
     }
-    guard allowed else { throw LocationPrivacy.moveTooFast }
+  }
+
+  /// Ends the move of `playerID` in progress and starts the next one waiting, if any.
+  private func endMove(_ playerID: Int64) {
+    let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      guard var waiting = state.moving[playerID], !waiting.isEmpty else {
+        state.moving[playerID] = nil
+        return nil
+      }
+      let next = waiting.removeFirst()
+      state.moving[playerID] = waiting
+      return next
+    }
+    next?.resume()
   }
 
   /// The position others are shown for `playerID` (their cell's centre), if located.

@@ -135,14 +135,18 @@ public struct PlayersService: Players.ServiceProtocol {
     let caller = try context.requirePrincipal()
     let location = try Coordinate.validated(
       latitude: request.latitude, longitude: request.longitude)
-    let now = clock.nowUnixMs()
-    // Hopping from place to place to measure others from many sides is slowed to travel speed.
-    let stored = try await player(caller.userID)
-    try index.acceptMove(
-      caller.userID, to: location, atUnixMs: now,
-      stored: stored.location.map { ($0, stored.locationUpdatedAtUnixMs ?? now) })
-    let revision = try await store.updateLocation(id: caller.userID, to: location, atUnixMs: now)
-    index.update(caller.userID, to: location, revision: revision)
+    // Hopping from place to place to measure others from many sides is slowed to travel speed,
+    // measured from the last location the store holds.
+    let now = try await index.move(
+      caller.userID, to: location,
+      stored: {
+        let stored = try await player(caller.userID)
+        return stored.location.map { ($0, stored.locationUpdatedAtUnixMs ?? clock.nowUnixMs()) }
+      },
+      now: clock.nowUnixMs,
+      write: { now in
+        try await store.updateLocation(id: caller.userID, to: location, atUnixMs: now)
+      })
     return UpdateLocationResponse(updatedAtUnixMs: now)
   }
 

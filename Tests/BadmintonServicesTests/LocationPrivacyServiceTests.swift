@@ -1,11 +1,13 @@
 import BadmintonAPI
 import BadmintonDomain
 import BadmintonRPC
-import BadmintonServices
 import BadmintonStore
 import Foundation
 import PropertyBased
+import Synchronization
 import Testing
+
+@testable import BadmintonServices
 
 @Suite("Nearby players never give away where another player is")
 struct LocationPrivacyServiceTests {
@@ -61,6 +63,207 @@ struct LocationPrivacyServiceTests {
         Coordinate(latitude: target.latitude, longitude: east))
       #expect(northSouth >= 0.55 && eastWest >= 0.55, sourceLocation: sourceLocation)
     }
+  }
+
+  /// A point drawn anywhere inside `cell`, or nil when rounding put it in a neighbour.
+  static func point<R: RandomNumberGenerator>(
+    in cell: LocationPrivacy.Cell, using rng: inout R
+  ) -> Coordinate? {
+    let point = Coordinate(
+      latitude: Double.random(in: cell.south..<cell.north, using: &rng),
+      longitude: Double.random(in: cell.west..<cell.east, using: &rng))
+    return LocationPrivacy.cell(of: point) == cell ? point : nil
+  }
+
+  /// Everything a nearby search of `index` from `centre` shows, page by page.
+  static func answers(
+    _ index: NearbyIndex, from centre: Coordinate, radius: Double, pageSizes: [Int] = [10]
+  ) -> [NearbyHit] {
+    var found: [NearbyHit] = []
+    for pageNumber in 0... {
+      let limit = pageSizes[pageNumber % pageSizes.count]
+      let page = index.nearest(
+        to: centre, radiusMiles: radius, after: found.last, limit: limit, excluding: [])
+      found += page
+      if page.count < limit { break }
+    }
+    return found
+  }
+
+  /// An index holding `players` at their true locations, as the service gives it them.
+  static func index(of players: [(Int64, Coordinate)]) -> NearbyIndex {
+    let index = NearbyIndex()
+    for (id, location) in players { index.update(id, to: location, revision: 1) }
+    return index
+  }
+
+  @Test("the index answers alike for players and searchers anywhere in the same cells")
+  func nearbyIndex_answersByCellsAlone() async {
+    let scenes = Generator { rng in
+      let centre = Coordinate(
+        latitude: Double.random(in: -70...70, using: &rng),
+        longitude: Double.random(in: -180...180, using: &rng))
+      var pairs: [(Coordinate, Coordinate)] = []
+      for _ in 0..<Int.random(in: 1...40, using: &rng) {
+        let spread = [0.02, 0.2, 0.8].randomElement(using: &rng)!
+        let point = Coordinate(
+          latitude: centre.latitude + Double.random(in: -spread...spread, using: &rng),
+          longitude: centre.longitude + Double.random(in: -spread...spread, using: &rng))
+        pairs.append((point, Self.point(in: LocationPrivacy.cell(of: point), using: &rng) ?? point))
+      }
+      let queries = (0..<10).map { _ in
+        let from = Coordinate(
+          latitude: centre.latitude + Double.random(in: -0.3...0.3, using: &rng),
+          longitude: centre.longitude + Double.random(in: -0.3...0.3, using: &rng))
+        return (
+          from, Self.point(in: LocationPrivacy.cell(of: from), using: &rng) ?? from,
+          [0.1, 0.7, 1.3, 5, Double.random(in: 0...50, using: &rng)].randomElement(using: &rng)!,
+          (0..<3).map { _ in Int.random(in: 1...7, using: &rng) }
+        )
+      }
+      return (pairs, queries)
+    }
+    await propertyCheck(count: 200, input: scenes) { scene in
+      let (pairs, queries) = scene
+      let here = Self.index(of: pairs.enumerated().map { (Int64($0.offset), $0.element.0) })
+      let there = Self.index(of: pairs.enumerated().map { (Int64($0.offset), $0.element.1) })
+      for (from, movedFrom, radius, pageSizes) in queries {
+        #expect(
+          Self.answers(here, from: from, radius: radius, pageSizes: pageSizes)
+            == Self.answers(there, from: movedFrom, radius: radius, pageSizes: pageSizes))
+      }
+    }
+  }
+
+  @Test("an adversary seeing only the index's answers, from anywhere, cannot narrow a cell")
+  func nearbyIndex_trilaterationFails() async {
+    let scenes = Generator { rng in
+      let target = Coordinate(
+        latitude: Double.random(in: -70...70, using: &rng),
+        longitude: Double.random(in: -179...179, using: &rng))
+      // Others near the target, whose places the adversary may know, so order tells something.
+      let others = (2..<5).map { id in
+        (
+          Int64(id),
+          Coordinate(
+            latitude: target.latitude + Double.random(in: -0.02...0.02, using: &rng),
+            longitude: target.longitude + Double.random(in: -0.02...0.02, using: &rng))
+        )
+      }
+      // Many places to search from, a third of them right around the target, at any radius.
+      let searches = (0..<40).map { index in
+        let spread = index % 3 == 0 ? 0.03 : 0.5
+        return (
+          Coordinate(
+            latitude: target.latitude + Double.random(in: -spread...spread, using: &rng),
+            longitude: target.longitude + Double.random(in: -spread...spread, using: &rng)),
+          [0.5, 1, 2, 50].randomElement(using: &rng)!
+        )
+      }
+      return (target, others, searches)
+    }
+    await propertyCheck(count: 6, input: scenes) { scene in
+      let (target, others, searches) = scene
+      func observed(targetAt location: Coordinate) -> [[NearbyHit]] {
+        let index = Self.index(of: [(1, location)] + others)
+        return searches.map { Self.answers(index, from: $0.0, radius: $0.1) }
+      }
+      let seen = observed(targetAt: target)
+      // Oracle: every lattice point where the target would have drawn the very same answers.
+      let region = Self.lattice(around: target).filter { observed(targetAt: $0) == seen }
+      Self.expectSpansCell(region, of: target)
+    }
+  }
+
+  @Test("a failed location write leaves the speed limit measured from the stored location")
+  func move_failedWriteIsNotRecorded() async throws {
+    struct WriteFailed: Error {}
+    let index = NearbyIndex()
+    let here = Coordinate(latitude: 31.2304, longitude: 121.4737)
+    // About 100 miles north: ten minutes at 600 miles an hour.
+    let there = Coordinate(latitude: here.latitude + 100 / 69.09, longitude: here.longitude)
+    let start: Int64 = 1_800_000_000_000
+    let later = start + 11 * 60_000
+    _ = try await index.move(1, to: here, stored: { nil }, now: { start }, write: { _ in 1 })
+    await #expect(throws: WriteFailed.self) {
+      _ = try await index.move(
+        1, to: there, stored: { nil }, now: { later }, write: { _ in throw WriteFailed() })
+    }
+    #expect(index.location(of: 1) == LocationPrivacy.shownPosition(of: here))
+    // The player never left: a step beside the stored location is GPS jitter, allowed at once.
+    let beside = Coordinate(latitude: here.latitude + 0.001, longitude: here.longitude)
+    #expect(
+      try await index.move(1, to: beside, stored: { nil }, now: { later }, write: { _ in 2 })
+        == later)
+    #expect(index.location(of: 1) == LocationPrivacy.shownPosition(of: beside))
+  }
+
+  @Test("a player's moves are checked one at a time, each against the one committed before")
+  func move_concurrentMovesInOrder() async throws {
+    let index = NearbyIndex()
+    let here = Coordinate(latitude: 31.2304, longitude: 121.4737)
+    let north = Coordinate(latitude: here.latitude + 100 / 69.09, longitude: here.longitude)
+    let south = Coordinate(latitude: here.latitude - 100 / 69.09, longitude: here.longitude)
+    let start: Int64 = 1_800_000_000_000
+    let later = start + 11 * 60_000
+    _ = try await index.move(1, to: here, stored: { nil }, now: { start }, write: { _ in 1 })
+    // The move north holds its write open until the move south is waiting.
+    let (writing, writingStarted) = AsyncStream.makeStream(of: Void.self)
+    let (gate, openGate) = AsyncStream.makeStream(of: Void.self)
+    let first = Task {
+      try await index.move(
+        1, to: north, stored: { nil }, now: { later },
+        write: { _ in
+          writingStarted.yield()
+          for await _ in gate { break }
+          return 2
+        })
+    }
+    for await _ in writing { break }
+    let secondEnded = Atomic(false)
+    let second = Task {
+      defer { secondEnded.store(true, ordering: .releasing) }
+      return try await index.move(
+        1, to: south, stored: { nil }, now: { later }, write: { _ in 3 })
+    }
+    while index.movesWaiting(for: 1) == 0 && !secondEnded.load(ordering: .acquiring) {
+      await Task.yield()
+    }
+    openGate.yield()
+    #expect(try await first.value == later)
+    // 200 miles from the location just committed, in no time at all.
+    let refused = await #expect(throws: DomainError.self) { try await second.value }
+    #expect(refused?.reason == "LOCATION_MOVE_TOO_FAST")
+    #expect(index.location(of: 1) == LocationPrivacy.shownPosition(of: north))
+  }
+
+  /// Expects `region` to hold every lattice point of the target's cell, and so to reach at least
+  /// 0.55 miles north to south and east to west (a cell's 0.6 miles or more, less a lattice step).
+  static func expectSpansCell(
+    _ region: [Coordinate], of target: Coordinate,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let cell = LocationPrivacy.cell(of: target)
+    let inCell = lattice(around: target).filter { LocationPrivacy.cell(of: $0) == cell }
+    let latitudes = region.map(\.latitude)
+    let longitudes = region.map(\.longitude)
+    guard let south = latitudes.min(), let north = latitudes.max(), let west = longitudes.min(),
+      let east = longitudes.max()
+    else {
+      Issue.record("no location fits every answer", sourceLocation: sourceLocation)
+      return
+    }
+    let middle = (south + north) / 2
+    let northSouth = Geo.distanceMiles(
+      Coordinate(latitude: south, longitude: west), Coordinate(latitude: north, longitude: west))
+    let eastWest = Geo.distanceMiles(
+      Coordinate(latitude: middle, longitude: west), Coordinate(latitude: middle, longitude: east))
+    let found = Set(region)
+    #expect(
+      inCell.allSatisfy { found.contains($0) }, "\(target)", sourceLocation: sourceLocation)
+    #expect(
+      northSouth >= 0.55 && eastWest >= 0.55, "\(target): \(northSouth) x \(eastWest) miles",
+      sourceLocation: sourceLocation)
   }
 
   @Test("moving about within the speed limit and searching from each place leaves a whole cell")
@@ -231,5 +434,131 @@ struct LocationPrivacyServiceTests {
       _ = try await world.client.players.nearbyPlayers(
         .init(pageToken: "3.7"), options: me.options)
     }
+  }
+}
+
+/// A player store whose location writes fail while `failing` is set; everything else goes to
+/// `base`.
+private final class FlakyLocationStore: PlayerStore {
+  struct WriteFailed: Error {}
+
+  let base: SQLitePlayerStore
+  let failing = Atomic(false)
+
+  init(_ base: SQLitePlayerStore) { self.base = base }
+
+  func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws -> Int64 {
+    if failing.load(ordering: .acquiring) { throw WriteFailed() }
+    return try await base.updateLocation(id: id, to: location, atUnixMs: atUnixMs)
+  }
+
+  func createPlayer(_ player: NewPlayer) async throws -> PlayerRecord {
+    try await base.createPlayer(player)
+  }
+  func player(id: Int64) async throws -> PlayerRecord? { try await base.player(id: id) }
+  func player(phone: String) async throws -> PlayerRecord? { try await base.player(phone: phone) }
+  func replacePassword(id: Int64, current: PasswordDigest, with digest: PasswordDigest)
+    async throws
+  { try await base.replacePassword(id: id, current: current, with: digest) }
+  func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord {
+    try await base.updateProfile(id: id, changes)
+  }
+  func allLocations() async throws -> [(playerID: Int64, location: Coordinate, revision: Int64)] {
+    try await base.allLocations()
+  }
+  func players(ids: [Int64]) async throws -> [Int64: PlayerRecord] {
+    try await base.players(ids: ids)
+  }
+  func createSession(_ session: SessionRecord) async throws {
+    try await base.createSession(session)
+  }
+  func session(tokenHash: [UInt8]) async throws -> SessionRecord? {
+    try await base.session(tokenHash: tokenHash)
+  }
+  func deleteSession(tokenHash: [UInt8]) async throws {
+    try await base.deleteSession(tokenHash: tokenHash)
+  }
+  func deleteSessions(expiredBefore unixMs: Int64) async throws -> Int {
+    try await base.deleteSessions(expiredBefore: unixMs)
+  }
+  func createVerification(
+    playerID: Int64, kind: ChampionshipKind, contentType: String, document: [UInt8], atUnixMs: Int64
+  ) async throws -> VerificationRecord {
+    try await base.createVerification(
+      playerID: playerID, kind: kind, contentType: contentType, document: document,
+      atUnixMs: atUnixMs)
+  }
+  func verification(id: Int64) async throws -> VerificationRecord? {
+    try await base.verification(id: id)
+  }
+  func verifications(playerID: Int64) async throws -> [VerificationRecord] {
+    try await base.verifications(playerID: playerID)
+  }
+  func pendingVerifications() async throws -> [VerificationRecord] {
+    try await base.pendingVerifications()
+  }
+  func verificationDocument(id: Int64) async throws -> [UInt8]? {
+    try await base.verificationDocument(id: id)
+  }
+  func reviewVerification(
+    id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64,
+    notify: @escaping @Sendable (VerificationRecord) -> [UInt8]
+  ) async throws -> ReviewOutcome {
+    try await base.reviewVerification(
+      id: id, approve: approve, note: note, reviewerID: reviewerID, atUnixMs: atUnixMs,
+      notify: notify)
+  }
+  func appendEvent(playerID: Int64, payload: [UInt8], atUnixMs: Int64) async throws -> UInt64 {
+    try await base.appendEvent(playerID: playerID, payload: payload, atUnixMs: atUnixMs)
+  }
+  func appendEvents(_ events: [(playerID: Int64, payload: [UInt8])], atUnixMs: Int64) async throws
+    -> [UInt64]
+  { try await base.appendEvents(events, atUnixMs: atUnixMs) }
+  func events(playerID: Int64, after sequence: UInt64, limit: Int) async throws -> [EventRecord] {
+    try await base.events(playerID: playerID, after: sequence, limit: limit)
+  }
+  func deleteEvents(createdBefore unixMs: Int64) async throws -> Int {
+    try await base.deleteEvents(createdBefore: unixMs)
+  }
+}
+
+/// No player has blocked anyone.
+private struct NoBlocks: BlockRelations {
+  func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64> { [] }
+  func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool { false }
+}
+
+@Suite("UpdateLocation measures the speed limit from stored locations")
+struct UpdateLocationStoreFailureTests {
+  @Test("a failed store write leaves the limit measured from the previous stored location")
+  func failedWrite_leavesStoredLocation() async throws {
+    let base = try SQLitePlayerStore.inMemory()
+    let store = FlakyLocationStore(base)
+    let clock = ManualClock()
+    let me = try await base.createPlayer(
+      NewPlayer(
+        phone: "+8613800007777", nickname: "Mover",
+        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+        selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+    let service = PlayersService(
+      store: store, index: NearbyIndex(), blocks: NoBlocks(), clock: clock,
+      events: EventPublisher(store: store, hub: EventHub(maximumBuffered: 4), clock: clock))
+    let call = context(
+      from: "10.0.0.1", principal: Principal(userID: me.id, isAdministrator: false))
+    let here = GeoPoint(latitude: 31.2304, longitude: 121.4737)
+    _ = try await service.updateLocation(
+      .init(latitude: here.latitude, longitude: here.longitude), context: call)
+    // About 100 miles north, eleven minutes later: allowed, but the write fails.
+    clock.advance(by: 11 * 60_000)
+    store.failing.store(true, ordering: .releasing)
+    await #expect(throws: FlakyLocationStore.WriteFailed.self) {
+      _ = try await service.updateLocation(
+        .init(latitude: here.latitude + 100 / 69.09, longitude: here.longitude), context: call)
+    }
+    store.failing.store(false, ordering: .releasing)
+    // The player is still where the store says: a step beside it is allowed at once.
+    _ = try await service.updateLocation(
+      .init(latitude: here.latitude + 0.001, longitude: here.longitude), context: call)
+    #expect(try await base.player(id: me.id)?.location?.latitude == here.latitude + 0.001)
   }
 }
