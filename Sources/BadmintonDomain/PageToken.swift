@@ -53,24 +53,6 @@ public struct PageToken: Hashable, Sendable {
     return values
   }
 
-  /// A distance or other measure as a token value: its IEEE-754 bits, which order like the
-  /// numbers themselves for the finite, non-negative values it accepts. Nil for NaN, infinities,
-  /// negative numbers and negative zero.
-  public static func value(of measure: Double) -> Int64? {
-    guard measure.isFinite, measure.sign == .plus else { return nil }
-    return Int64(bitPattern: measure.bitPattern)
-  }
-
-  /// The measure a token value carries, or `PAGE_TOKEN_INVALID` naming `field` when the bits are
-  /// not those of a finite, non-negative number (`value(of:)` gives no others).
-  public static func measure(_ value: Int64, field: String = "page_token") throws(DomainError)
-    -> Double
-  {
-    let measure = Double(bitPattern: UInt64(bitPattern: value))
-    guard Self.value(of: measure) == value else { throw invalid(field) }
-    return measure
-  }
-
   /// The refusal of a token the server did not give out.
   public static func invalid(_ field: String = "page_token") -> DomainError {
     .invalidField(

@@ -190,30 +190,25 @@ public struct PlayersService: Players.ServiceProtocol {
       players: entries, nextPageToken: more ? Self.encodePageToken(page.last!) : "")
   }
 
-  /// A page token: the last hit's shown distance as a whole number of bands, and its player id,
-  /// in decimal, joined by a dot.
+  /// The listing name of NearbyPlayers' page tokens.
+  static let pageTokenKind = "nearby"
+
+  /// A page token: `nearby.BANDS.ID`, the last hit's shown distance as a whole number of bands
+  /// and its player id ([`PageToken`]).
   static func encodePageToken(_ hit: NearbyHit) -> String {
-    "\(Int((hit.distanceMiles / LocationPrivacy.bandMiles).rounded())).\(hit.playerID)"
+    let bands = Int64((hit.distanceMiles / LocationPrivacy.bandMiles).rounded())
+    return PageToken(kind: pageTokenKind, values: [bands, hit.playerID]).text
   }
 
-  /// The hit a page token names; only the exact text `encodePageToken` gives for a shown
-  /// distance within the largest radius and a positive player id, else `PAGE_TOKEN_INVALID`.
+  /// The hit a page token names; only a token `encodePageToken` could give, for a shown distance
+  /// within the largest radius and a positive player id, else `PAGE_TOKEN_INVALID`.
   static func decodePageToken(_ token: String) throws(DomainError) -> NearbyHit {
-    // Bytes first: a token this server gives out is well under 128 bytes.
-    guard token.utf8.count <= 128 else { throw invalidPageToken }
-    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-    let maximumBands = Int((Geo.maximumRadiusMiles / LocationPrivacy.bandMiles).rounded(.up))
-    guard parts.count == 2, let bands = Int(parts[0]), (1...maximumBands).contains(bands),
-      let id = Int64(parts[1]), id > 0
-    else { throw invalidPageToken }
-    let hit = NearbyHit(playerID: id, distanceMiles: Double(bands) * LocationPrivacy.bandMiles)
-    guard encodePageToken(hit) == token else { throw invalidPageToken }
-    return hit
+    let values = try PageToken.parse(token, kind: pageTokenKind, count: 2)
+    let maximumBands = Int64((Geo.maximumRadiusMiles / LocationPrivacy.bandMiles).rounded(.up))
+    guard (1...maximumBands).contains(values[0]), values[1] > 0 else { throw PageToken.invalid() }
+    return NearbyHit(
+      playerID: values[1], distanceMiles: Double(values[0]) * LocationPrivacy.bandMiles)
   }
-
-  private static let invalidPageToken = DomainError.invalidField(
-    "page_token", "PAGE_TOKEN_INVALID", en: "The page token is not one this server gave out.",
-    zhCN: "分页标记无效。")
 
   // MARK: Verification
 

@@ -88,14 +88,18 @@ struct MatchingRulesTests {
     let valid = MatchCursor(
       skillDifference: 1, distanceMiles: 2.5, postedAtUnixMs: 3, requestID: 4
     ).token
-    #expect(valid == "1.5.3.4")
+    #expect(valid == "matches.1.5.3.4")
     for token in [
-      "", "1.5.3", "1.5.3.4.5", "x.5.3.4", "9.5.3.4", "-1.5.3.4", "+1.5.3.4", "01.5.3.4",
-      "1.5.3.", valid + " ", " " + valid, "1.05.3.4", "1.+5.3.4", "1.-0.3.4", "1.0.3.4",
-      "1.101.3.4", "1.nan.3.4", "1.inf.3.4", "1.-inf.3.4", "1.2.5.3.4", "1.5e0.3.4",
-      "1.4004000000000000.3.4", "1.7ff8000000000000.3.4", "1.5.-1.3", "1.5.-0.4",
-      "1.5.-9223372036854775808.4", "1.5.3.-9223372036854775808", "1.5.3.0", "1.5.3.-0",
-      "1.5.3.9223372036854775808", "1.5.3.+4", "1.5.3.4\0", "1.5.3.٤",
+      "", "matches.1.5.3", "matches.1.5.3.4.5", "matches.x.5.3.4", "matches.9.5.3.4",
+      "matches.-1.5.3.4", "matches.+1.5.3.4", "matches.01.5.3.4", "matches.1.5.3.",
+      "matches. ", "matches.1.05.3.4", "matches.1.+5.3.4", "matches.1.-0.3.4", "matches.1.0.3.4",
+      "matches.1.101.3.4", "matches.1.nan.3.4", "matches.1.inf.3.4", "matches.1.-inf.3.4",
+      "matches.1.2.5.3.4", "matches.1.5e0.3.4", "matches.1.4004000000000000.3.4",
+      "matches.1.7ff8000000000000.3.4", "matches.1.5.-1.3", "matches.1.5.-0.4",
+      "matches.1.5.-9223372036854775808.4", "matches.1.5.3.-9223372036854775808", "matches.1.5.3.0",
+      "matches.1.5.3.-0", "matches.1.5.3.9223372036854775808", "matches.1.5.3.+4",
+      "matches.1.5.3.4\0", "matches.1.5.3.٤", "1.5.3.4", "threads.1.5.3.4", "nearby.5.4",
+      valid + " ", " " + valid,
     ] {
       let error = Self.error { _ = try MatchCursor(token: token) }
       #expect(error?.reason == "PAGE_TOKEN_INVALID", "\(token)")

@@ -103,24 +103,4 @@ struct PageTokenTests {
     #expect(try PageToken.parse("threads.0", kind: "threads", count: 1) == [0])
     #expect(try PageToken.parse("threads.9223372036854775807", kind: "threads", count: 1) == [.max])
   }
-
-  @Test("a measure travels as its bits only when it is finite and not negative")
-  func measures() throws {
-    for bad in [Double.nan, -.nan, .infinity, -.infinity, -0.0, -1, -.leastNonzeroMagnitude] {
-      #expect(PageToken.value(of: bad) == nil)
-    }
-    for good in [0.0, .leastNonzeroMagnitude, 1.5, 49.99, .greatestFiniteMagnitude] {
-      let value = try #require(PageToken.value(of: good))
-      #expect(try PageToken.measure(value) == good)
-      let token = PageToken(kind: "nearby", values: [value, 7]).text
-      let parsed = try PageToken.parse(token, kind: "nearby", count: 2)
-      #expect(try PageToken.measure(parsed[0]) == good)
-    }
-    // Bits a token could carry but no measure gives: NaN and infinity.
-    for bits in [Double.nan.bitPattern, Double.infinity.bitPattern] {
-      #expect(
-        Self.reason { _ = try PageToken.measure(Int64(bitPattern: bits)) } == "PAGE_TOKEN_INVALID")
-    }
-    #expect(Self.reason { _ = try PageToken.measure(.min) } == "PAGE_TOKEN_INVALID")
-  }
 }

@@ -420,7 +420,10 @@ struct LocationPrivacyServiceTests {
         "nonsense", "1", "1.2.3", ".1", "1.", "0.1", "-0.1", "+1.1", "01.1", "101.1", "nan.1",
         "inf.1", "-inf.1", "1e0.1", "1.-9223372036854775808", "1.-1", "1.0", "1.-0", "1.+5",
         "1.05", "4004000000000000.2", "7ff8000000000000.2", "1.9223372036854775808", " 1.1",
-        "1.1 ",
+        "1.1 ", "3.7", "nearby", "nearby.0.1", "nearby.101.1", "nearby.-0.1", "nearby.+1.1",
+        "nearby.01.1", "nearby.1.0", "nearby.1.-1", "nearby.1.05", "nearby.nan.1",
+        "nearby.1.9223372036854775808", "nearby.1.2.3", "nearby.3.7 ", "matches.0.3.1.7",
+        "threads.7",
       ] {
         let refused = await rpcError {
           _ = try await world.client.players.nearbyPlayers(
@@ -432,7 +435,7 @@ struct LocationPrivacyServiceTests {
       }
       // A well-formed token is accepted.
       _ = try await world.client.players.nearbyPlayers(
-        .init(pageToken: "3.7"), options: me.options)
+        .init(pageToken: "nearby.3.7"), options: me.options)
     }
   }
 }

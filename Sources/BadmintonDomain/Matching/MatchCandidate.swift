@@ -67,36 +67,33 @@ public struct MatchCursor: Hashable, Comparable, Sendable {
       < (b.skillDifference, b.distanceMiles, b.postedAtUnixMs, b.requestID)
   }
 
-  /// The cursor as text: the skill difference, the shown distance in whole bands, the posting
-  /// time and the request id, in decimal, joined by dots.
+  /// The listing name of FindMatches' page tokens.
+  public static let tokenKind = "matches"
+
+  /// The cursor as a page token ([`PageToken`]): `matches.SKILL.BANDS.POSTED.ID`, the skill
+  /// difference, the shown distance in whole bands, the posting time and the request id.
   public var token: String {
-    "\(skillDifference).\(Int((distanceMiles / LocationPrivacy.bandMiles).rounded()))"
-      + ".\(postedAtUnixMs).\(requestID)"
+    let bands = Int64((distanceMiles / LocationPrivacy.bandMiles).rounded())
+    return PageToken(
+      kind: Self.tokenKind,
+      values: [Int64(skillDifference), bands, max(0, postedAtUnixMs), requestID]
+    ).text
   }
 
-  /// The cursor a `token` names, or `PAGE_TOKEN_INVALID` when it is not the exact text `token`
-  /// gives for a cursor a search can return: a level gap a tolerance allows, a shown distance
-  /// within the largest radius, a posting time not before 1970 and a positive request id.
+  /// The cursor a `token` names, or `PAGE_TOKEN_INVALID` when it is not a token `token` could
+  /// give for a cursor a search can return: a level gap a tolerance allows, a shown distance
+  /// within the largest radius and a positive request id.
   public init(token: String) throws(DomainError) {
-    // Bytes first: a token this server gives out is well under 128 bytes.
-    guard token.utf8.count <= 128 else { throw Self.invalidToken }
-    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-    let maximumBands = Int(
+    let values = try PageToken.parse(token, kind: Self.tokenKind, count: 4)
+    let maximumBands = Int64(
       (LocationPrivacy.banded(Geo.maximumRadiusMiles) / LocationPrivacy.bandMiles).rounded())
-    guard parts.count == 4, let skill = Int(parts[0]), MatchRules.skillTolerances.contains(skill),
-      let bands = Int(parts[1]), (1...maximumBands).contains(bands),
-      let posted = Int64(parts[2]), posted >= 0, let id = Int64(parts[3]), id > 0
-    else { throw Self.invalidToken }
+    guard let skill = Int(exactly: values[0]), MatchRules.skillTolerances.contains(skill),
+      (1...maximumBands).contains(values[1]), values[3] > 0
+    else { throw PageToken.invalid() }
     self.init(
-      skillDifference: skill, distanceMiles: Double(bands) * LocationPrivacy.bandMiles,
-      postedAtUnixMs: posted, requestID: id)
-    // Only the canonical text: no sign, no leading zeros, no other spelling of the same numbers.
-    guard self.token == token else { throw Self.invalidToken }
+      skillDifference: skill, distanceMiles: Double(values[1]) * LocationPrivacy.bandMiles,
+      postedAtUnixMs: values[2], requestID: values[3])
   }
-
-  private static let invalidToken = DomainError.invalidField(
-    "page_token", "PAGE_TOKEN_INVALID", en: "The page token is not one this server gave out.",
-    zhCN: "分页标记无效。")
 }
 
 /// One page of a search: candidates in result order and where the next page starts.
