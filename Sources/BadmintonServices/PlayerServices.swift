@@ -148,7 +148,8 @@ public struct PlayerServices: Sendable {
             totalBytes: configuration.uploadBytesInFlight)),
         EventsService(store: store, hub: hub),
         matching,
-        FriendsService(store: store, clock: clock, events: events, blocks: blocks),
+        FriendsService(
+          store: store, clock: clock, events: events, blocks: blocks, budget: budget),
         rooms,
         MessagesService(store: store, clock: clock, events: events, budget: budget),
         ScheduleService(store: store, clock: clock),

@@ -46,7 +46,7 @@ extension APIMessageGen {
   static func listFriendRequestsRequest(_ rng: inout any SeededRandomNumberGenerator)
     -> ListFriendRequestsRequest
   {
-    ListFriendRequestsRequest()
+    ListFriendRequestsRequest(pageSize: int32(&rng), pageToken: string(&rng), outgoing: bool(&rng))
   }
 
   static func listFriendRequestsResponse(_ rng: inout any SeededRandomNumberGenerator)
@@ -54,7 +54,7 @@ extension APIMessageGen {
   {
     ListFriendRequestsResponse(
       incoming: (0..<count(&rng)).map { _ in friendRequest(&rng) },
-      outgoing: (0..<count(&rng)).map { _ in friendRequest(&rng) })
+      outgoing: (0..<count(&rng)).map { _ in friendRequest(&rng) }, nextPageToken: string(&rng))
   }
 
   static func removeFriendRequest(_ rng: inout any SeededRandomNumberGenerator)
