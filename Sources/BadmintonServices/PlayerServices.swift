@@ -120,7 +120,7 @@ public struct PlayerServices: Sendable {
       store: store, board: board, blocks: blocks, clock: clock, events: events)
     let rooms = RoomsService(
       store: store, clock: clock, events: events, board: board, blocks: blocks)
-    let surveys = SurveysService(store: store, clock: clock, events: events)
+    let surveys = SurveysService(store: store, clock: clock, events: events, budget: budget)
     let housekeeping = Housekeeping(
       store: store, clock: clock, eventRetention: configuration.eventRetention, matching: matching,
       rooms: rooms, surveys: surveys)
