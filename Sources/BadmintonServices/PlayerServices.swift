@@ -117,7 +117,7 @@ public struct PlayerServices: Sendable {
     let hub = EventHub(maximumBuffered: configuration.maximumBufferedEvents)
     let events = EventPublisher(store: store, hub: hub, clock: clock)
     let matching = MatchingService(
-      store: store, board: board, blocks: blocks, clock: clock, events: events)
+      store: store, board: board, blocks: blocks, clock: clock, events: events, budget: budget)
     let rooms = RoomsService(
       store: store, clock: clock, events: events, board: board, blocks: blocks)
     let surveys = SurveysService(store: store, clock: clock, events: events, budget: budget)
