@@ -152,7 +152,7 @@ public struct PlayerServices: Sendable {
           store: store, clock: clock, events: events, blocks: blocks, budget: budget),
         rooms,
         MessagesService(store: store, clock: clock, events: events, budget: budget),
-        ScheduleService(store: store, clock: clock),
+        ScheduleService(store: store, clock: clock, budget: budget),
         surveys,
       ],
       authenticator: SessionAuthenticator(

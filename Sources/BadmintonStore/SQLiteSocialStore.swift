@@ -131,6 +131,21 @@ extension SQLitePlayerStore: SocialStore {
     }
   }
 
+  public func friends(playerID: Int64, afterID: Int64?, limit: Int) async throws
+    -> [FriendRecord]
+  {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT friend_id, since_ms FROM friendship WHERE player_id = ? AND friend_id > ?
+          ORDER BY friend_id LIMIT ?
+          """,
+        arguments: [playerID, afterID ?? Int64.min, max(limit, 0)]
+      ).map { FriendRecord(friendID: $0["friend_id"], sinceUnixMs: $0["since_ms"]) }
+    }
+  }
+
   public func areFriends(_ playerID: Int64, _ otherID: Int64) async throws -> Bool {
     try await writer.read { db in try Self.friends(db, playerID, otherID) }
   }

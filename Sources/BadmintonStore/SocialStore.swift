@@ -96,6 +96,9 @@ public protocol SocialStore: Sendable {
     -> [FriendRequestRecord]
   /// `playerID`'s friends.
   func friends(playerID: Int64) async throws -> [FriendRecord]
+  /// Up to `limit` of `playerID`'s friends by friend id, only those above `afterID` when it is
+  /// given: one range of the friendship key.
+  func friends(playerID: Int64, afterID: Int64?, limit: Int) async throws -> [FriendRecord]
   /// Whether the two are friends.
   func areFriends(_ playerID: Int64, _ otherID: Int64) async throws -> Bool
   /// Ends a friendship on both sides in one transaction; false when there was none.

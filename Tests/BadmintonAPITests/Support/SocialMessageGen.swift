@@ -294,7 +294,8 @@ extension APIMessageGen {
   static func getFriendsSchedulesRequest(_ rng: inout any SeededRandomNumberGenerator)
     -> GetFriendsSchedulesRequest
   {
-    GetFriendsSchedulesRequest(timeZone: string(&rng))
+    GetFriendsSchedulesRequest(
+      timeZone: string(&rng), pageSize: int32(&rng), pageToken: string(&rng))
   }
 
   static func friendSchedule(_ rng: inout any SeededRandomNumberGenerator) -> FriendSchedule {
@@ -304,7 +305,8 @@ extension APIMessageGen {
   static func getFriendsSchedulesResponse(_ rng: inout any SeededRandomNumberGenerator)
     -> GetFriendsSchedulesResponse
   {
-    GetFriendsSchedulesResponse(friends: (0..<count(&rng)).map { _ in friendSchedule(&rng) })
+    GetFriendsSchedulesResponse(
+      friends: (0..<count(&rng)).map { _ in friendSchedule(&rng) }, nextPageToken: string(&rng))
   }
 
   static let playerCardValues = Generator { rng in playerCard(&rng) }
