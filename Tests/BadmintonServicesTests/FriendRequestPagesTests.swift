@@ -56,13 +56,17 @@ struct FriendRequestPagesTests {
     #expect(size * PageRules.sizes.upperBound <= budget.itemBytes)
   }
 
-  @Test("the longest nicknames: 101 requests page through the smallest frame limit")
+  @Test(
+    "250 requests from senders with the longest nicknames all page through the smallest frame limit"
+  )
   func longestNicknames_pageUnderSmallestLimit() async throws {
     try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
       #expect(Self.longestNickname.utf8.count == PlayerRules.maximumNicknameBytes)
       let player = try await world.player(nickname: Self.longestNickname)
       var sent: [Int64] = []
-      for _ in 0..<101 {
+      // More than a page of the largest size, and more than one answer of the smallest frame
+      // could hold.
+      for _ in 0..<250 {
         let stranger = try await world.player(nickname: Self.longestNickname)
         sent.append(
           try await world.client.friends.sendFriendRequest(
@@ -72,6 +76,11 @@ struct FriendRequestPagesTests {
       let all = try await Self.listed(
         world, player, outgoing: false, pageSize: 100, limit: Self.smallBody)
       #expect(all.map(\.id) == sent.reversed())
+      // The 200 newest alone, as one answer, would not fit the frame.
+      #expect(
+        !FrameFormat.fits(
+          payload: ListFriendRequestsResponse(incoming: Array(all.prefix(200))).serializedSize,
+          limit: Self.smallBody))
       #expect(all.allSatisfy { $0.sender.nickname == Self.longestNickname })
     }
   }

@@ -67,6 +67,10 @@ struct MatchPagesTests {
       let all = try await Self.listed(
         world, players[0], past: true, pageSize: 100, limit: Self.smallBody)
       #expect(all.map(\.id) == played.reversed())
+      // As one answer they would not fit the frame.
+      #expect(
+        !FrameFormat.fits(
+          payload: ListMyMatchesResponse(matches: all).serializedSize, limit: Self.smallBody))
     }
   }
 

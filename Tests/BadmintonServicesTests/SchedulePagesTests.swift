@@ -107,6 +107,11 @@ struct SchedulePagesTests {
       #expect(!first.nextPageToken.isEmpty)
       let all = try await Self.listed(world, player, pageSize: 100, limit: Self.smallBody)
       #expect(all.map(\.player.userID) == friends.sorted())
+      // As one answer they would not fit the frame.
+      #expect(
+        !FrameFormat.fits(
+          payload: GetFriendsSchedulesResponse(friends: all).serializedSize,
+          limit: Self.smallBody))
     }
   }
 

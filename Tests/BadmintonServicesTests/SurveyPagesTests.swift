@@ -69,6 +69,10 @@ struct SurveyPagesTests {
       #expect(first.surveys.count < 40 && !first.nextPageToken.isEmpty)
       let all = try await Self.listed(world, players[0], pageSize: 100, limit: Self.smallBody)
       #expect(all.map(\.match.id) == matches)
+      // As one answer they would not fit the frame.
+      #expect(
+        !FrameFormat.fits(
+          payload: ListPendingSurveysResponse(surveys: all).serializedSize, limit: Self.smallBody))
       #expect(all.allSatisfy { $0.playersToRate.count == 3 && $0.state == .pending })
     }
   }
