@@ -11,18 +11,26 @@ public struct FriendsService: Friends.ServiceProtocol {
   let clock: any WallClock
   let events: EventPublisher
   let blocks: BlockBook
+  let budget: ResponseBudget
   /// Blocks and the book's update after each run one at a time, so the book sees them in the
   /// order the database committed them.
   let writeGate = SerialGate()
 
-  /// The service over `store`; blocks are also recorded in `blocks`.
+  /// The kind of the page tokens of the requests a player received.
+  static let receivedRequestsKind = "receivedrequests"
+  /// The kind of the page tokens of the requests a player sent.
+  static let sentRequestsKind = "sentrequests"
+
+  /// The service over `store`; blocks are also recorded in `blocks`. Every page fits `budget`.
   public init(
-    store: any ServerStore, clock: any WallClock, events: EventPublisher, blocks: BlockBook
+    store: any ServerStore, clock: any WallClock, events: EventPublisher, blocks: BlockBook,
+    budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize)
   ) {
     self.store = store
     self.clock = clock
     self.events = events
     self.blocks = blocks
+    self.budget = budget
   }
 
   public func sendFriendRequest(_ request: SendFriendRequestRequest, context: ServerContext)
@@ -100,12 +108,24 @@ public struct FriendsService: Friends.ServiceProtocol {
     async throws -> ListFriendRequestsResponse
   {
     let caller = try context.requirePrincipal()
-    let (incoming, outgoing) = try await store.friendRequests(playerID: caller.userID)
-    let ids = Set((incoming + outgoing).flatMap { [$0.senderID, $0.recipientID] })
+    let pageSize = try PageRules.size(Int(request.pageSize))
+    let kind = request.outgoing ? Self.sentRequestsKind : Self.receivedRequestsKind
+    let before =
+      try request.pageToken.isEmpty
+      ? nil : PageToken.parse(request.pageToken, kind: kind, count: 1)[0]
+    // One more than the page tells whether another page follows.
+    let page = try await store.friendRequests(
+      playerID: caller.userID, outgoing: request.outgoing, beforeID: before, limit: pageSize + 1)
+    let listed = Array(page.prefix(pageSize))
+    let ids = Set(listed.flatMap { [$0.senderID, $0.recipientID] })
     let players = try await store.players(ids: Array(ids))
-    return ListFriendRequestsResponse(
-      incoming: incoming.map { Self.message($0, players: players) },
-      outgoing: outgoing.map { Self.message($0, players: players) })
+    let requests = listed.map { Self.message($0, players: players) }
+    let shown = Array(requests.prefix(budget.fitting(requests)))
+    let next =
+      page.count > shown.count ? PageToken(kind: kind, values: [shown.last!.id]).text : ""
+    return request.outgoing
+      ? ListFriendRequestsResponse(outgoing: shown, nextPageToken: next)
+      : ListFriendRequestsResponse(incoming: shown, nextPageToken: next)
   }
 
   public func removeFriend(_ request: RemoveFriendRequest, context: ServerContext) async throws

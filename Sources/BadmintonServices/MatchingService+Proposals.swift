@@ -149,12 +149,30 @@ extension MatchingService {
     -> ListMyMatchesResponse
   {
     let caller = try context.requirePrincipal()
-    let matches = try await store.matches(
-      playerID: caller.userID, past: request.past, now: clock.nowUnixMs())
+    let pageSize = try PageRules.size(Int(request.pageSize))
+    let kind = request.past ? Self.pastMatchesKind : Self.upcomingMatchesKind
+    let after =
+      try request.pageToken.isEmpty
+      ? nil : PageToken.parse(request.pageToken, kind: kind, count: 2)
+    // One more than the page tells whether another page follows.
+    let page = try await store.matches(
+      playerID: caller.userID, past: request.past, now: clock.nowUnixMs(),
+      after: after.map { (startUnixMs: $0[0], matchID: $0[1]) }, limit: pageSize + 1)
+    let listed = Array(page.prefix(pageSize))
     // One lookup for the players of every match listed.
-    let players = try await store.players(ids: Array(Set(matches.flatMap(\.playerIDs))))
-    return ListMyMatchesResponse(matches: matches.map { Self.message($0, players: players) })
+    let players = try await store.players(ids: Array(Set(listed.flatMap(\.playerIDs))))
+    let matches = listed.map { Self.message($0, players: players) }
+    let shown = Array(matches.prefix(budget.fitting(matches)))
+    let next =
+      page.count > shown.count
+      ? PageToken(kind: kind, values: [shown.last!.slot.startUnixMs, shown.last!.id]).text : ""
+    return ListMyMatchesResponse(matches: shown, nextPageToken: next)
   }
+
+  /// The kind of the page tokens of a player's upcoming matches.
+  static let upcomingMatchesKind = "upcomingmatches"
+  /// The kind of the page tokens of a player's past matches.
+  static let pastMatchesKind = "pastmatches"
 
   public func cancelMatch(_ request: CancelMatchRequest, context: ServerContext) async throws
     -> Match

@@ -20,17 +20,20 @@ public struct MatchingService: Matching.ServiceProtocol {
   /// Writes and the board updates that follow them run one at a time, so the board sees the
   /// changes in the order the database committed them.
   let writeGate = SerialGate()
+  let budget: ResponseBudget
 
-  /// The service over `store`, searching on `board`.
+  /// The service over `store`, searching on `board`. Every page of ListMyMatches fits `budget`.
   public init(
     store: any ServerStore, board: MatchBoard, blocks: any BlockRelations,
-    clock: any WallClock, events: EventPublisher
+    clock: any WallClock, events: EventPublisher,
+    budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize)
   ) {
     self.store = store
     self.board = board
     self.blocks = blocks
     self.clock = clock
     self.events = events
+    self.budget = budget
   }
 
   // MARK: Availability

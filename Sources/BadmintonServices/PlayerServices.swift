@@ -117,10 +117,10 @@ public struct PlayerServices: Sendable {
     let hub = EventHub(maximumBuffered: configuration.maximumBufferedEvents)
     let events = EventPublisher(store: store, hub: hub, clock: clock)
     let matching = MatchingService(
-      store: store, board: board, blocks: blocks, clock: clock, events: events)
+      store: store, board: board, blocks: blocks, clock: clock, events: events, budget: budget)
     let rooms = RoomsService(
       store: store, clock: clock, events: events, board: board, blocks: blocks)
-    let surveys = SurveysService(store: store, clock: clock, events: events)
+    let surveys = SurveysService(store: store, clock: clock, events: events, budget: budget)
     let housekeeping = Housekeeping(
       store: store, clock: clock, eventRetention: configuration.eventRetention, matching: matching,
       rooms: rooms, surveys: surveys)
@@ -148,10 +148,11 @@ public struct PlayerServices: Sendable {
             totalBytes: configuration.uploadBytesInFlight)),
         EventsService(store: store, hub: hub),
         matching,
-        FriendsService(store: store, clock: clock, events: events, blocks: blocks),
+        FriendsService(
+          store: store, clock: clock, events: events, blocks: blocks, budget: budget),
         rooms,
         MessagesService(store: store, clock: clock, events: events, budget: budget),
-        ScheduleService(store: store, clock: clock),
+        ScheduleService(store: store, clock: clock, budget: budget),
         surveys,
       ],
       authenticator: SessionAuthenticator(

@@ -9,11 +9,16 @@ public import BadmintonStore
 public struct ScheduleService: Schedule.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
+  let budget: ResponseBudget
 
-  /// The service over `store`.
-  public init(store: any ServerStore, clock: any WallClock) {
+  /// The service over `store`. Every page of friends' weeks fits `budget`.
+  public init(
+    store: any ServerStore, clock: any WallClock,
+    budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize)
+  ) {
     self.store = store
     self.clock = clock
+    self.budget = budget
   }
 
   public func getMySchedule(_ request: GetMyScheduleRequest, context: ServerContext) async throws
@@ -47,17 +52,32 @@ public struct ScheduleService: Schedule.ServiceProtocol {
   {
     let caller = try context.requirePrincipal()
     let week = ScheduleRules.week(startingOn: try today(in: request.timeZone))
-    let friends = try await store.friends(playerID: caller.userID).map(\.friendID)
-    let players = try await store.players(ids: friends)
+    let pageSize = try PageRules.size(Int(request.pageSize))
+    let after =
+      try request.pageToken.isEmpty
+      ? nil : PageToken.parse(request.pageToken, kind: Self.friendSchedulesKind, count: 1)[0]
+    // One more than the page tells whether another page follows.
+    let page = try await store.friends(
+      playerID: caller.userID, afterID: after, limit: pageSize + 1
+    ).map(\.friendID)
+    let listed = Array(page.prefix(pageSize))
+    let players = try await store.players(ids: listed)
     let set = try await store.dayStatuses(
-      playerIDs: friends, from: week.first!, through: week.last!)
-    return GetFriendsSchedulesResponse(
-      friends: friends.compactMap { id in
-        players[id].map {
-          FriendSchedule(player: PlayerCard($0), days: Self.days(week, set[id] ?? []))
-        }
-      }.sorted { ($0.player.nickname, $0.player.userID) < ($1.player.nickname, $1.player.userID) })
+      playerIDs: listed, from: week.first!, through: week.last!)
+    let friends = listed.map { id in
+      FriendSchedule(
+        player: players[id].map(PlayerCard.init) ?? PlayerCard(userID: id),
+        days: Self.days(week, set[id] ?? []))
+    }
+    let shown = Array(friends.prefix(budget.fitting(friends)))
+    let next =
+      page.count > shown.count
+      ? PageToken(kind: Self.friendSchedulesKind, values: [shown.last!.player.userID]).text : ""
+    return GetFriendsSchedulesResponse(friends: shown, nextPageToken: next)
   }
+
+  /// The kind of GetFriendsSchedules' page tokens.
+  static let friendSchedulesKind = "friendschedules"
 
   /// Today in `timeZone`; an unknown zone is `TIME_ZONE_UNKNOWN`.
   private func today(in timeZone: String) throws -> BadmintonDomain.LocalDate {

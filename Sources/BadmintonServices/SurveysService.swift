@@ -10,12 +10,20 @@ public struct SurveysService: Surveys.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
   let events: EventPublisher
+  let budget: ResponseBudget
 
-  /// The service over `store`.
-  public init(store: any ServerStore, clock: any WallClock, events: EventPublisher) {
+  /// The kind of ListPendingSurveys' page tokens.
+  static let pendingSurveysKind = "surveys"
+
+  /// The service over `store`. Every page fits `budget`.
+  public init(
+    store: any ServerStore, clock: any WallClock, events: EventPublisher,
+    budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize)
+  ) {
     self.store = store
     self.clock = clock
     self.events = events
+    self.budget = budget
   }
 
   public func completeMatch(_ request: CompleteMatchRequest, context: ServerContext) async throws
@@ -52,20 +60,39 @@ public struct SurveysService: Surveys.ServiceProtocol {
     async throws -> ListPendingSurveysResponse
   {
     let caller = try context.requirePrincipal().userID
+    let pageSize = try PageRules.size(Int(request.pageSize))
+    let after =
+      try request.pageToken.isEmpty
+      ? nil : PageToken.parse(request.pageToken, kind: Self.pendingSurveysKind, count: 2)
     let now = clock.nowUnixMs()
-    let surveys = try await store.pendingSurveys(evaluatorID: caller, now: now)
+    // One more than the page tells whether another page follows.
+    let page = try await store.pendingSurveys(
+      evaluatorID: caller, now: now, after: after.map { (dueAtUnixMs: $0[0], matchID: $0[1]) },
+      limit: pageSize + 1)
+    let listed = page.prefix(pageSize)
     var matches: [Int64: MatchRecord] = [:]
-    for survey in surveys {
+    for survey in listed {
       matches[survey.matchID] = try await store.match(id: survey.matchID)
     }
     let players = try await store.players(
       ids: Array(Set(matches.values.flatMap(\.playerIDs))))
-    return ListPendingSurveysResponse(
-      surveys: surveys.compactMap { survey in
-        matches[survey.matchID].map {
-          Self.message(survey, match: $0, players: players, now: now)
-        }
-      })
+    // A survey's match is never deleted while the survey exists; one that is missing is passed.
+    let surveys = listed.compactMap { survey in
+      matches[survey.matchID].map {
+        (record: survey, message: Self.message(survey, match: $0, players: players, now: now))
+      }
+    }
+    let fitting = budget.fitting(surveys.map(\.message))
+    let shown = surveys.prefix(fitting)
+    // The next page starts after the last survey shown when the budget ended the page, else
+    // after the last one read.
+    let last = fitting < surveys.count ? shown.last?.record : listed.last
+    let next =
+      fitting < surveys.count || page.count > listed.count
+      ? last.map {
+        PageToken(kind: Self.pendingSurveysKind, values: [$0.dueAtUnixMs, $0.matchID]).text
+      } ?? "" : ""
+    return ListPendingSurveysResponse(surveys: shown.map(\.message), nextPageToken: next)
   }
 
   public func submitSurvey(_ request: SubmitSurveyRequest, context: ServerContext) async throws

@@ -375,9 +375,14 @@ public protocol ProposalStore: Sendable {
   ) async throws -> [ProposalRecord]
   /// The match with `id`.
   func match(id: Int64) async throws -> MatchRecord?
-  /// The player's confirmed matches ending after `now`, soonest first (`past` false), or the
-  /// others, latest first (`past` true).
-  func matches(playerID: Int64, past: Bool, now: Int64) async throws -> [MatchRecord]
+  /// Up to `limit` of the player's confirmed matches ending after `now`, soonest first (`past`
+  /// false), or of the others, latest first (`past` true); by start, then by match id. When
+  /// `after` (a start and a match id) is given, only the matches after it in that order: one
+  /// range of the index on (player, start, match).
+  func matches(
+    playerID: Int64, past: Bool, now: Int64, after: (startUnixMs: Int64, matchID: Int64)?,
+    limit: Int
+  ) async throws -> [MatchRecord]
   /// Cancels a confirmed match before its start; the other participants' availability becomes
   /// active again when it has not ended. Not a participant: `MATCH_NOT_FOUND`; not confirmed:
   /// `MATCH_NOT_CONFIRMED`; started: `MATCH_ALREADY_STARTED`. One transaction.

@@ -197,6 +197,7 @@ public final class SQLitePlayerStore: PlayerStore {
     registerMessageMigration(&migrator)
     registerScheduleMigration(&migrator)
     registerSurveyMigration(&migrator)
+    registerMatchListMigration(&migrator)
     return migrator
   }
 

@@ -133,10 +133,11 @@ extension SQLitePlayerStore: ProposalStore {
     for (position, (player, availability)) in seats.enumerated() {
       try db.execute(
         sql: """
-          INSERT INTO game_participant (game_id, position, player_id, availability_id, team)
-          VALUES (?, ?, ?, ?, ?)
+          INSERT INTO game_participant
+            (game_id, position, player_id, availability_id, team, start_ms)
+          SELECT id, ?, ?, ?, ?, start_ms FROM game WHERE id = ?
           """,
-        arguments: [matchID, position, player, availability, teams[player] ?? (position + 1)])
+        arguments: [position, player, availability, teams[player] ?? (position + 1), matchID])
       try db.execute(
         sql: "UPDATE availability SET state = ? WHERE id = ?",
         arguments: [AvailabilityState.matched.rawValue, availability])
@@ -167,23 +168,58 @@ extension SQLitePlayerStore: ProposalStore {
     try await writer.read { db in try Self.fetchMatch(db, id: id) }
   }
 
-  public func matches(playerID: Int64, past: Bool, now: Int64) async throws -> [MatchRecord] {
-    try await writer.read { db in
+  public func matches(
+    playerID: Int64, past: Bool, now: Int64, after: (startUnixMs: Int64, matchID: Int64)?,
+    limit: Int
+  ) async throws -> [MatchRecord] {
+    // Upcoming matches end after now and last at most the longest slot, so they start after
+    // now less that slot: the range starts there. Past ones are read backwards from the top,
+    // passing the upcoming ones.
+    let longest = TimeSlotRules.maximumDurationSeconds * 1000
+    let sql =
+      past
+      ? """
+      SELECT game.id FROM game_participant JOIN game ON game.id = game_participant.game_id
+      WHERE game_participant.player_id = ?
+        AND (game_participant.start_ms, game_participant.game_id) < (?, ?)
+        AND (game.state != ? OR game.end_ms <= ?)
+      ORDER BY game_participant.start_ms DESC, game_participant.game_id DESC LIMIT ?
+      """
+      : """
+      SELECT game.id FROM game_participant JOIN game ON game.id = game_participant.game_id
+      WHERE game_participant.player_id = ?
+        AND (game_participant.start_ms, game_participant.game_id) > (?, ?)
+        AND game.state = ? AND game.end_ms > ?
+      ORDER BY game_participant.start_ms, game_participant.game_id LIMIT ?
+      """
+    let cursor =
+      after
+      ?? (past
+        ? (startUnixMs: Int64.max, matchID: Int64.max)
+        : (startUnixMs: now &- longest, matchID: Int64.max))
+    return try await writer.read { db in
       let ids = try Int64.fetchAll(
-        db,
-        sql: past
-          ? """
-          SELECT game.id FROM game JOIN game_participant ON game_participant.game_id = game.id
-          WHERE game_participant.player_id = ? AND (game.state != ? OR game.end_ms <= ?)
-          ORDER BY game.start_ms DESC, game.id DESC
-          """
-          : """
-          SELECT game.id FROM game JOIN game_participant ON game_participant.game_id = game.id
-          WHERE game_participant.player_id = ? AND game.state = ? AND game.end_ms > ?
-          ORDER BY game.start_ms, game.id
-          """,
-        arguments: [playerID, StoredMatchState.confirmed.rawValue, now])
+        db, sql: sql,
+        arguments: [
+          playerID, cursor.startUnixMs, cursor.matchID, StoredMatchState.confirmed.rawValue, now,
+          max(limit, 0),
+        ])
       return try ids.compactMap { try Self.fetchMatch(db, id: $0) }
+    }
+  }
+
+  /// The start of each match on its participants' rows, indexed by player, start and match, so
+  /// that ListMyMatches reads one range of an index per page.
+  static func registerMatchListMigration(_ migrator: inout DatabaseMigrator) {
+    migrator.registerMigration("v10: matches by player and start") { db in
+      try db.execute(
+        sql: """
+          ALTER TABLE game_participant ADD COLUMN start_ms INTEGER NOT NULL DEFAULT 0;
+          UPDATE game_participant
+            SET start_ms = (SELECT start_ms FROM game WHERE game.id = game_participant.game_id);
+          CREATE INDEX game_participant_player_start
+            ON game_participant(player_id, start_ms, game_id);
+          """)
     }
   }
 

@@ -242,10 +242,11 @@ extension SQLitePlayerStore: RoomStore {
         let team = teams[player] ?? (position + 1)
         try db.execute(
           sql: """
-            INSERT INTO game_participant (game_id, position, player_id, availability_id, team)
-            VALUES (?, ?, ?, 0, ?)
+            INSERT INTO game_participant
+              (game_id, position, player_id, availability_id, team, start_ms)
+            SELECT id, ?, ?, 0, ?, start_ms FROM game WHERE id = ?
             """,
-          arguments: [matchID, position, player, team])
+          arguments: [position, player, team, matchID])
         participants.append(
           MatchParticipantRecord(playerID: player, availabilityID: 0, team: team))
       }

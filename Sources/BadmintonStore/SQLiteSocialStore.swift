@@ -104,23 +104,21 @@ extension SQLitePlayerStore: SocialStore {
     try await writer.read { db in try Self.fetchRequest(db, id: id) }
   }
 
-  public func friendRequests(playerID: Int64) async throws -> (
-    incoming: [FriendRequestRecord], outgoing: [FriendRequestRecord]
-  ) {
-    try await writer.read { db in
-      let incoming = try Row.fetchAll(
-        db,
-        sql: """
-          SELECT * FROM friend_request WHERE recipient_id = ? AND hidden = 0
-          ORDER BY id DESC LIMIT 200
-          """,
-        arguments: [playerID]
+  public func friendRequests(playerID: Int64, outgoing: Bool, beforeID: Int64?, limit: Int)
+    async throws -> [FriendRequestRecord]
+  {
+    // The (recipient, id) and (sender, id) indexes, read backwards from below `beforeID`.
+    let sql =
+      outgoing
+      ? "SELECT * FROM friend_request WHERE sender_id = ? AND id < ? ORDER BY id DESC LIMIT ?"
+      : """
+      SELECT * FROM friend_request WHERE recipient_id = ? AND id < ? AND hidden = 0
+      ORDER BY id DESC LIMIT ?
+      """
+    return try await writer.read { db in
+      try Row.fetchAll(
+        db, sql: sql, arguments: [playerID, beforeID ?? Int64.max, max(limit, 0)]
       ).map(Self.request(from:))
-      let outgoing = try Row.fetchAll(
-        db, sql: "SELECT * FROM friend_request WHERE sender_id = ? ORDER BY id DESC LIMIT 200",
-        arguments: [playerID]
-      ).map(Self.request(from:))
-      return (incoming, outgoing)
     }
   }
 
@@ -129,6 +127,21 @@ extension SQLitePlayerStore: SocialStore {
       try Row.fetchAll(
         db, sql: "SELECT friend_id, since_ms FROM friendship WHERE player_id = ?",
         arguments: [playerID]
+      ).map { FriendRecord(friendID: $0["friend_id"], sinceUnixMs: $0["since_ms"]) }
+    }
+  }
+
+  public func friends(playerID: Int64, afterID: Int64?, limit: Int) async throws
+    -> [FriendRecord]
+  {
+    try await writer.read { db in
+      try Row.fetchAll(
+        db,
+        sql: """
+          SELECT friend_id, since_ms FROM friendship WHERE player_id = ? AND friend_id > ?
+          ORDER BY friend_id LIMIT ?
+          """,
+        arguments: [playerID, afterID ?? Int64.min, max(limit, 0)]
       ).map { FriendRecord(friendID: $0["friend_id"], sinceUnixMs: $0["since_ms"]) }
     }
   }

@@ -81,15 +81,23 @@ extension SQLitePlayerStore: SurveyStore {
     }
   }
 
-  public func pendingSurveys(evaluatorID: Int64, now: Int64) async throws -> [SurveyRecord] {
-    try await writer.read { db in
+  public func pendingSurveys(
+    evaluatorID: Int64, now: Int64, after: (dueAtUnixMs: Int64, matchID: Int64)?, limit: Int
+  ) async throws -> [SurveyRecord] {
+    // The (evaluator, state, due, match) index, read forwards from past the cursor.
+    let cursor = after ?? (dueAtUnixMs: now, matchID: Int64.max)
+    return try await writer.read { db in
       try Row.fetchAll(
         db,
         sql: """
           SELECT * FROM survey WHERE evaluator_id = ? AND state = ? AND due_at_ms > ?
-          ORDER BY due_at_ms, game_id
+          AND (due_at_ms, game_id) > (?, ?)
+          ORDER BY due_at_ms, game_id LIMIT ?
           """,
-        arguments: [evaluatorID, StoredSurveyState.pending.rawValue, now]
+        arguments: [
+          evaluatorID, StoredSurveyState.pending.rawValue, now, cursor.dueAtUnixMs,
+          cursor.matchID, max(limit, 0),
+        ]
       ).map(Self.survey(from:))
     }
   }

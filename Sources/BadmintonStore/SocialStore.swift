@@ -89,12 +89,16 @@ public protocol SocialStore: Sendable {
   ) async throws -> FriendRequestRecord
   /// The friend request with `id`.
   func friendRequest(id: Int64) async throws -> FriendRequestRecord?
-  /// The requests sent to `playerID` that are not hidden, and those they sent, newest first.
-  func friendRequests(playerID: Int64) async throws -> (
-    incoming: [FriendRequestRecord], outgoing: [FriendRequestRecord]
-  )
+  /// Up to `limit` of the requests sent to `playerID` that are not hidden from them (`outgoing`
+  /// false) or of those they sent (`outgoing` true), newest first (by id, which no two share),
+  /// only those with an id below `beforeID` when it is given: one range of an index.
+  func friendRequests(playerID: Int64, outgoing: Bool, beforeID: Int64?, limit: Int) async throws
+    -> [FriendRequestRecord]
   /// `playerID`'s friends.
   func friends(playerID: Int64) async throws -> [FriendRecord]
+  /// Up to `limit` of `playerID`'s friends by friend id, only those above `afterID` when it is
+  /// given: one range of the friendship key.
+  func friends(playerID: Int64, afterID: Int64?, limit: Int) async throws -> [FriendRecord]
   /// Whether the two are friends.
   func areFriends(_ playerID: Int64, _ otherID: Int64) async throws -> Bool
   /// Ends a friendship on both sides in one transaction; false when there was none.

@@ -64,8 +64,12 @@ public protocol SurveyStore: Sendable {
   ) async throws -> MatchCompletion
   /// The survey of match `matchID` that `evaluatorID` fills in.
   func survey(matchID: Int64, evaluatorID: Int64) async throws -> SurveyRecord?
-  /// The evaluator's pending surveys not yet due at `now`, earliest due first.
-  func pendingSurveys(evaluatorID: Int64, now: Int64) async throws -> [SurveyRecord]
+  /// Up to `limit` of the evaluator's pending surveys not yet due at `now`, earliest due first
+  /// and then by match id, only those after `after` (a due time and a match id) when it is
+  /// given: one range of an index.
+  func pendingSurveys(
+    evaluatorID: Int64, now: Int64, after: (dueAtUnixMs: Int64, matchID: Int64)?, limit: Int
+  ) async throws -> [SurveyRecord]
   /// Submits `evaluatorID`'s survey of match `matchID` at `now`, in one transaction: no such
   /// survey gives `SURVEY_NOT_FOUND`; submitted before, `SURVEY_ALREADY_SUBMITTED`; expired or
   /// due by `now`, `SURVEY_EXPIRED`; ratings that are not a valid survey of the match

@@ -205,8 +205,15 @@ struct FriendsTests {
       #expect(again?.reason == "FRIEND_REQUEST_NOT_PENDING")
       let bobs = try await world.client.friends.listFriendRequests(.init(), options: bob.options)
       #expect(bobs.incoming.map(\.state) == [.declined] && bobs.outgoing.isEmpty)
-      let anns = try await world.client.friends.listFriendRequests(.init(), options: ann.options)
+      let bobsSent = try await world.client.friends.listFriendRequests(
+        .init(outgoing: true), options: bob.options)
+      #expect(bobsSent.outgoing.isEmpty && bobsSent.incoming.isEmpty)
+      let anns = try await world.client.friends.listFriendRequests(
+        .init(outgoing: true), options: ann.options)
       #expect(anns.outgoing.map(\.id) == [sent.id] && anns.incoming.isEmpty)
+      let annsReceived = try await world.client.friends.listFriendRequests(
+        .init(), options: ann.options)
+      #expect(annsReceived.incoming.isEmpty)
       #expect(try await friendIDs(world, bob).isEmpty)
       // A declined request may be sent again.
       _ = try await world.client.friends.sendFriendRequest(
@@ -251,7 +258,7 @@ struct FriendsTests {
         .init(), options: ann.options)
       #expect(!annsRequests.incoming.contains { $0.sender.userID == bob.id })
       let bobsRequests = try await world.client.friends.listFriendRequests(
-        .init(), options: bob.options)
+        .init(outgoing: true), options: bob.options)
       #expect(bobsRequests.outgoing.first?.id == hidden.id)
       #expect(bobsRequests.outgoing.first?.state == .pending)
       let answer = await rpcError {
@@ -287,7 +294,7 @@ struct FriendsTests {
       try await befriend(world, ann, bob)
       #expect(try await friendIDs(world, ann) == [bob.id])
       let settled = try await world.client.friends.listFriendRequests(
-        .init(), options: bob.options)
+        .init(outgoing: true), options: bob.options)
       #expect(settled.outgoing.first { $0.id == hidden.id }?.state == .accepted)
     }
   }
@@ -306,9 +313,12 @@ struct FriendsTests {
       _ = try await world.client.friends.block(.init(userID: dan.id), options: ann.options)
       let anns = try await world.client.friends.listFriendRequests(.init(), options: ann.options)
       #expect(!anns.incoming.contains { $0.id == fromBob.id })
-      #expect(!anns.outgoing.contains { $0.id == toDan.id })
+      let annsSent = try await world.client.friends.listFriendRequests(
+        .init(outgoing: true), options: ann.options)
+      #expect(!annsSent.outgoing.contains { $0.id == toDan.id })
       // Bob's request looks to Bob as it did: pending, as a request not answered yet.
-      let bobs = try await world.client.friends.listFriendRequests(.init(), options: bob.options)
+      let bobs = try await world.client.friends.listFriendRequests(
+        .init(outgoing: true), options: bob.options)
       #expect(bobs.outgoing.map(\.id) == [fromBob.id])
       #expect(bobs.outgoing.first?.state == .pending)
       let accept = await rpcError {

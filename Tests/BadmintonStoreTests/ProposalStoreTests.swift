@@ -76,7 +76,9 @@ struct ProposalStoreTests {
     #expect(match.state == .confirmed && match.confirmedAtUnixMs == 3)
     for seat in seats {
       #expect(try await store.availability(id: seat.availability)?.state == .matched)
-      #expect(try await store.matches(playerID: seat.player, past: false, now: 0) == [match])
+      #expect(
+        try await store.matches(playerID: seat.player, past: false, now: 0, after: nil, limit: 100)
+          == [match])
     }
     #expect(try await store.confirmedMatches(endingAfter: 0) == [match])
     #expect(try await store.match(id: match.id) == match)
@@ -160,8 +162,13 @@ struct ProposalStoreTests {
     #expect(cancelled.restored.map(\.id) == [seats[1].availability])
     #expect(try await store.availability(id: seats[0].availability)?.state == .matched)
     #expect(try await store.availability(id: seats[1].availability)?.state == .active)
-    #expect(try await store.matches(playerID: seats[1].player, past: false, now: 0).isEmpty)
-    #expect(try await store.matches(playerID: seats[1].player, past: true, now: 0).count == 1)
+    #expect(
+      try await store.matches(
+        playerID: seats[1].player, past: false, now: 0, after: nil, limit: 100
+      ).isEmpty)
+    #expect(
+      try await store.matches(playerID: seats[1].player, past: true, now: 0, after: nil, limit: 100)
+        .count == 1)
     #expect(
       await reason {
         _ = try await store.cancelMatch(id: match.id, playerID: seats[1].player, now: 63)

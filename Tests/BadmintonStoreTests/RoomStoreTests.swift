@@ -132,7 +132,9 @@ struct RoomStoreTests {
     let open = try await store.room(id: 0, playerID: ids[1], now: 0) { _ in [] }
     #expect(open.room?.state == .open)
     #expect(open.room?.matchID == nil)
-    #expect(try await store.matches(playerID: ids[0], past: false, now: 0).count == 1)
+    #expect(
+      try await store.matches(playerID: ids[0], past: false, now: 0, after: nil, limit: 100).count
+        == 1)
   }
 
   @Test("property 10: for random rooms and kicks, the kicked player is never listed and is told")

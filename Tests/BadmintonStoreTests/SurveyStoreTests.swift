@@ -142,6 +142,8 @@ struct SurveyStoreTests {
     #expect(try await store.expireSurveys(now: now + 48 * Self.hour - 1) == 0)
     #expect(try await store.expireSurveys(now: now + 48 * Self.hour) == 3)
     #expect(try await store.survey(matchID: match.id, evaluatorID: players[0])?.state == .submitted)
-    #expect(try await store.pendingSurveys(evaluatorID: players[1], now: now) == [])
+    #expect(
+      try await store.pendingSurveys(evaluatorID: players[1], now: now, after: nil, limit: 100)
+        == [])
   }
 }

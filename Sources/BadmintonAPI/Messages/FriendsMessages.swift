@@ -265,17 +265,37 @@ public struct ListFriendRequestsRequest: ProtobufMessage, Hashable {
   /// protoc-c's descriptor of `badminton.v1.ListFriendRequestsRequest`.
   public static let cDescriptor = CDescriptors.message("badminton.v1.ListFriendRequestsRequest")
 
-  /// The message, which has no fields.
-  public init() {}
+  /// 1-100; 0 = 20.
+  public var pageSize: Int32
+  /// The previous page's `nextPageToken`, of the same list; empty for the first page.
+  public var pageToken: String
+  /// False: the requests sent to the caller. True: those the caller sent.
+  public var outgoing: Bool
+
+  /// The message with every field at its default.
+  public init() { self.init(pageSize: 0) }
+
+  /// A message with the given fields.
+  public init(pageSize: Int32 = 0, pageToken: String = "", outgoing: Bool = false) {
+    self.pageSize = pageSize
+    self.pageToken = pageToken
+    self.outgoing = outgoing
+  }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) {
+    self.pageSize = c.page_size
+    self.pageToken = CField.string(c.page_token)
+    self.outgoing = c.outgoing != 0
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
   public func cMessage(in arena: CArena) -> CMessage {
     var c = CMessage()
     badminton__v1__list_friend_requests_request__init(&c)
+    c.page_size = pageSize
+    c.page_token = arena.string(pageToken)
+    c.outgoing = outgoing ? 1 : 0
     return c
   }
 }
@@ -287,10 +307,12 @@ public struct ListFriendRequestsResponse: ProtobufMessage, Hashable {
   /// protoc-c's descriptor of `badminton.v1.ListFriendRequestsResponse`.
   public static let cDescriptor = CDescriptors.message("badminton.v1.ListFriendRequestsResponse")
 
-  /// Sent to the caller, newest first.
+  /// Sent to the caller, newest first; filled when incoming requests were asked for.
   public var incoming: [FriendRequest]
-  /// Sent by the caller, newest first.
+  /// Sent by the caller, newest first; filled when outgoing requests were asked for.
   public var outgoing: [FriendRequest]
+  /// The `pageToken` of the next page of the same list; empty when this page is the last.
+  public var nextPageToken: String
 
   /// The message with every field at its default.
   public init() { self.init(incoming: []) }
@@ -298,16 +320,19 @@ public struct ListFriendRequestsResponse: ProtobufMessage, Hashable {
   /// A message with the given fields.
   public init(
     incoming: [FriendRequest] = [],
-    outgoing: [FriendRequest] = []
+    outgoing: [FriendRequest] = [],
+    nextPageToken: String = ""
   ) {
     self.incoming = incoming
     self.outgoing = outgoing
+    self.nextPageToken = nextPageToken
   }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
     self.incoming = try CField.messages(c.n_incoming, c.incoming, as: FriendRequest.self)
     self.outgoing = try CField.messages(c.n_outgoing, c.outgoing, as: FriendRequest.self)
+    self.nextPageToken = CField.string(c.next_page_token)
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -316,6 +341,7 @@ public struct ListFriendRequestsResponse: ProtobufMessage, Hashable {
     badminton__v1__list_friend_requests_response__init(&c)
     (c.n_incoming, c.incoming) = arena.messages(incoming)
     (c.n_outgoing, c.outgoing) = arena.messages(outgoing)
+    c.next_page_token = arena.string(nextPageToken)
     return c
   }
 }

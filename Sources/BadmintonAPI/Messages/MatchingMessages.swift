@@ -1503,16 +1503,26 @@ public struct ListMyMatchesRequest: ProtobufMessage, Hashable {
 
   /// False: confirmed matches not yet ended, soonest first. True: the others, latest first.
   public var past: Bool
+  /// 1-100; 0 = 20.
+  public var pageSize: Int32
+  /// The previous page's `nextPageToken`, with the same `past`; empty for the first page.
+  public var pageToken: String
 
   /// The request with every field at its default: the upcoming matches.
   public init() { self.init(past: false) }
 
-  /// A request for the past matches when `past` is true, else the upcoming ones.
-  public init(past: Bool = false) { self.past = past }
+  /// A request for a page of the past matches when `past` is true, else of the upcoming ones.
+  public init(past: Bool = false, pageSize: Int32 = 0, pageToken: String = "") {
+    self.past = past
+    self.pageSize = pageSize
+    self.pageToken = pageToken
+  }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) {
     self.past = c.past != 0
+    self.pageSize = c.page_size
+    self.pageToken = CField.string(c.page_token)
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -1520,6 +1530,8 @@ public struct ListMyMatchesRequest: ProtobufMessage, Hashable {
     var c = CMessage()
     badminton__v1__list_my_matches_request__init(&c)
     c.past = past ? 1 : 0
+    c.page_size = pageSize
+    c.page_token = arena.string(pageToken)
     return c
   }
 }
@@ -1533,16 +1545,22 @@ public struct ListMyMatchesResponse: ProtobufMessage, Hashable {
 
   /// The matches, in the order the request asked for.
   public var matches: [Match]
+  /// The `pageToken` of the next page; empty when this page is the last.
+  public var nextPageToken: String
 
   /// The response with every field at its default.
   public init() { self.init(matches: []) }
 
-  /// A response listing `matches`.
-  public init(matches: [Match] = []) { self.matches = matches }
+  /// A response listing `matches`, with the token of the next page.
+  public init(matches: [Match] = [], nextPageToken: String = "") {
+    self.matches = matches
+    self.nextPageToken = nextPageToken
+  }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
     self.matches = try CField.messages(c.n_matches, c.matches, as: Match.self)
+    self.nextPageToken = CField.string(c.next_page_token)
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -1550,6 +1568,7 @@ public struct ListMyMatchesResponse: ProtobufMessage, Hashable {
     var c = CMessage()
     badminton__v1__list_my_matches_response__init(&c)
     (c.n_matches, c.matches) = arena.messages(matches)
+    c.next_page_token = arena.string(nextPageToken)
     return c
   }
 }

@@ -217,20 +217,28 @@ public struct GetFriendsSchedulesRequest: ProtobufMessage, Hashable {
 
   /// Time zone.
   public var timeZone: String
+  /// 1-100; 0 = 20.
+  public var pageSize: Int32
+  /// The previous page's `nextPageToken`; empty for the first page.
+  public var pageToken: String
 
   /// The message with every field at its default.
   public init() { self.init(timeZone: "") }
 
   /// A message with the given fields.
   public init(
-    timeZone: String = ""
+    timeZone: String = "", pageSize: Int32 = 0, pageToken: String = ""
   ) {
     self.timeZone = timeZone
+    self.pageSize = pageSize
+    self.pageToken = pageToken
   }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) {
     self.timeZone = CField.string(c.time_zone)
+    self.pageSize = c.page_size
+    self.pageToken = CField.string(c.page_token)
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -238,6 +246,8 @@ public struct GetFriendsSchedulesRequest: ProtobufMessage, Hashable {
     var c = CMessage()
     badminton__v1__get_friends_schedules_request__init(&c)
     c.time_zone = arena.string(timeZone)
+    c.page_size = pageSize
+    c.page_token = arena.string(pageToken)
     return c
   }
 }
@@ -289,22 +299,26 @@ public struct GetFriendsSchedulesResponse: ProtobufMessage, Hashable {
   /// protoc-c's descriptor of `badminton.v1.GetFriendsSchedulesResponse`.
   public static let cDescriptor = CDescriptors.message("badminton.v1.GetFriendsSchedulesResponse")
 
-  /// By nickname.
+  /// By user id.
   public var friends: [FriendSchedule]
+  /// The `pageToken` of the next page; empty when this page is the last.
+  public var nextPageToken: String
 
   /// The message with every field at its default.
   public init() { self.init(friends: []) }
 
   /// A message with the given fields.
   public init(
-    friends: [FriendSchedule] = []
+    friends: [FriendSchedule] = [], nextPageToken: String = ""
   ) {
     self.friends = friends
+    self.nextPageToken = nextPageToken
   }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
     self.friends = try CField.messages(c.n_friends, c.friends, as: FriendSchedule.self)
+    self.nextPageToken = CField.string(c.next_page_token)
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -312,6 +326,7 @@ public struct GetFriendsSchedulesResponse: ProtobufMessage, Hashable {
     var c = CMessage()
     badminton__v1__get_friends_schedules_response__init(&c)
     (c.n_friends, c.friends) = arena.messages(friends)
+    c.next_page_token = arena.string(nextPageToken)
     return c
   }
 }

@@ -214,17 +214,32 @@ public struct ListPendingSurveysRequest: ProtobufMessage, Hashable {
   /// protoc-c's descriptor of `badminton.v1.ListPendingSurveysRequest`.
   public static let cDescriptor = CDescriptors.message("badminton.v1.ListPendingSurveysRequest")
 
-  /// The message, which has no fields.
-  public init() {}
+  /// 1-100; 0 = 20.
+  public var pageSize: Int32
+  /// The previous page's `nextPageToken`; empty for the first page.
+  public var pageToken: String
+
+  /// The message with every field at its default.
+  public init() { self.init(pageSize: 0) }
+
+  /// A message with the given fields.
+  public init(pageSize: Int32 = 0, pageToken: String = "") {
+    self.pageSize = pageSize
+    self.pageToken = pageToken
+  }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) {
+    self.pageSize = c.page_size
+    self.pageToken = CField.string(c.page_token)
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
-  public func cMessage(in _: CArena) -> CMessage {
+  public func cMessage(in arena: CArena) -> CMessage {
     var c = CMessage()
     badminton__v1__list_pending_surveys_request__init(&c)
+    c.page_size = pageSize
+    c.page_token = arena.string(pageToken)
     return c
   }
 }
@@ -236,22 +251,27 @@ public struct ListPendingSurveysResponse: ProtobufMessage, Hashable {
   /// protoc-c's descriptor of `badminton.v1.ListPendingSurveysResponse`.
   public static let cDescriptor = CDescriptors.message("badminton.v1.ListPendingSurveysResponse")
 
-  /// The caller's surveys still open, earliest deadline first.
+  /// The caller's surveys still open, earliest deadline first (then by match id).
   public var surveys: [Survey]
+  /// The `pageToken` of the next page; empty when this page is the last.
+  public var nextPageToken: String
 
   /// The message with every field at its default.
   public init() { self.init(surveys: []) }
 
   /// A message with the given fields.
   public init(
-    surveys: [Survey] = []
+    surveys: [Survey] = [],
+    nextPageToken: String = ""
   ) {
     self.surveys = surveys
+    self.nextPageToken = nextPageToken
   }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) throws(MessageDecodingError) {
     self.surveys = try CField.messages(c.n_surveys, c.surveys, as: Survey.self)
+    self.nextPageToken = CField.string(c.next_page_token)
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -259,6 +279,7 @@ public struct ListPendingSurveysResponse: ProtobufMessage, Hashable {
     var c = CMessage()
     badminton__v1__list_pending_surveys_response__init(&c)
     (c.n_surveys, c.surveys) = arena.messages(surveys)
+    c.next_page_token = arena.string(nextPageToken)
     return c
   }
 }

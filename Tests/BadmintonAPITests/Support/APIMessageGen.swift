@@ -387,9 +387,12 @@ enum APIMessageGen {
   static let matchParticipants = Generator { rng in matchParticipant(&rng) }
   static let matches = Generator { rng in match(&rng) }
   static let getMatchRequests = Generator { rng in GetMatchRequest(matchID: int64(&rng)) }
-  static let listMyMatchesRequests = Generator { rng in ListMyMatchesRequest(past: bool(&rng)) }
+  static let listMyMatchesRequests = Generator { rng in
+    ListMyMatchesRequest(past: bool(&rng), pageSize: int32(&rng), pageToken: string(&rng))
+  }
   static let listMyMatchesResponses = Generator { rng in
-    ListMyMatchesResponse(matches: (0..<count(&rng)).map { _ in match(&rng) })
+    ListMyMatchesResponse(
+      matches: (0..<count(&rng)).map { _ in match(&rng) }, nextPageToken: string(&rng))
   }
   static let cancelMatchRequests = Generator { rng in CancelMatchRequest(matchID: int64(&rng)) }
   static let proposalReceiveds = Generator { rng in proposalReceived(&rng) }

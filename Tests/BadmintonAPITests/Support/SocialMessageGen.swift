@@ -46,7 +46,7 @@ extension APIMessageGen {
   static func listFriendRequestsRequest(_ rng: inout any SeededRandomNumberGenerator)
     -> ListFriendRequestsRequest
   {
-    ListFriendRequestsRequest()
+    ListFriendRequestsRequest(pageSize: int32(&rng), pageToken: string(&rng), outgoing: bool(&rng))
   }
 
   static func listFriendRequestsResponse(_ rng: inout any SeededRandomNumberGenerator)
@@ -54,7 +54,7 @@ extension APIMessageGen {
   {
     ListFriendRequestsResponse(
       incoming: (0..<count(&rng)).map { _ in friendRequest(&rng) },
-      outgoing: (0..<count(&rng)).map { _ in friendRequest(&rng) })
+      outgoing: (0..<count(&rng)).map { _ in friendRequest(&rng) }, nextPageToken: string(&rng))
   }
 
   static func removeFriendRequest(_ rng: inout any SeededRandomNumberGenerator)
@@ -294,7 +294,8 @@ extension APIMessageGen {
   static func getFriendsSchedulesRequest(_ rng: inout any SeededRandomNumberGenerator)
     -> GetFriendsSchedulesRequest
   {
-    GetFriendsSchedulesRequest(timeZone: string(&rng))
+    GetFriendsSchedulesRequest(
+      timeZone: string(&rng), pageSize: int32(&rng), pageToken: string(&rng))
   }
 
   static func friendSchedule(_ rng: inout any SeededRandomNumberGenerator) -> FriendSchedule {
@@ -304,7 +305,8 @@ extension APIMessageGen {
   static func getFriendsSchedulesResponse(_ rng: inout any SeededRandomNumberGenerator)
     -> GetFriendsSchedulesResponse
   {
-    GetFriendsSchedulesResponse(friends: (0..<count(&rng)).map { _ in friendSchedule(&rng) })
+    GetFriendsSchedulesResponse(
+      friends: (0..<count(&rng)).map { _ in friendSchedule(&rng) }, nextPageToken: string(&rng))
   }
 
   static let playerCardValues = Generator { rng in playerCard(&rng) }

@@ -25,13 +25,14 @@ extension APIMessageGen {
   static func listPendingSurveysRequest(_ rng: inout any SeededRandomNumberGenerator)
     -> ListPendingSurveysRequest
   {
-    ListPendingSurveysRequest()
+    ListPendingSurveysRequest(pageSize: int32(&rng), pageToken: string(&rng))
   }
 
   static func listPendingSurveysResponse(_ rng: inout any SeededRandomNumberGenerator)
     -> ListPendingSurveysResponse
   {
-    ListPendingSurveysResponse(surveys: (0..<count(&rng)).map { _ in survey(&rng) })
+    ListPendingSurveysResponse(
+      surveys: (0..<count(&rng)).map { _ in survey(&rng) }, nextPageToken: string(&rng))
   }
 
   static func submitSurveyRequest(_ rng: inout any SeededRandomNumberGenerator)

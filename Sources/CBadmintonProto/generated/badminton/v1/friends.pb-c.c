@@ -1059,9 +1059,55 @@ const ProtobufCMessageDescriptor badminton__v1__list_friends_response__descripto
   (ProtobufCMessageInit) badminton__v1__list_friends_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define badminton__v1__list_friend_requests_request__field_descriptors NULL
-#define badminton__v1__list_friend_requests_request__field_indices_by_name NULL
-#define badminton__v1__list_friend_requests_request__number_ranges NULL
+static const ProtobufCFieldDescriptor badminton__v1__list_friend_requests_request__field_descriptors[3] =
+{
+  {
+    "page_size",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListFriendRequestsRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListFriendRequestsRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "outgoing",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListFriendRequestsRequest, outgoing),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__list_friend_requests_request__field_indices_by_name[] = {
+  2,   /* field[2] = outgoing */
+  0,   /* field[0] = page_size */
+  1,   /* field[1] = page_token */
+};
+static const ProtobufCIntRange badminton__v1__list_friend_requests_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
 const ProtobufCMessageDescriptor badminton__v1__list_friend_requests_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -1070,14 +1116,14 @@ const ProtobufCMessageDescriptor badminton__v1__list_friend_requests_request__de
   "Badminton__V1__ListFriendRequestsRequest",
   "badminton.v1",
   sizeof(Badminton__V1__ListFriendRequestsRequest),
-  0,
+  3,
   badminton__v1__list_friend_requests_request__field_descriptors,
   badminton__v1__list_friend_requests_request__field_indices_by_name,
-  0,  badminton__v1__list_friend_requests_request__number_ranges,
+  1,  badminton__v1__list_friend_requests_request__number_ranges,
   (ProtobufCMessageInit) badminton__v1__list_friend_requests_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__list_friend_requests_response__field_descriptors[2] =
+static const ProtobufCFieldDescriptor badminton__v1__list_friend_requests_response__field_descriptors[3] =
 {
   {
     "incoming",
@@ -1103,15 +1149,28 @@ static const ProtobufCFieldDescriptor badminton__v1__list_friend_requests_respon
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "next_page_token",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListFriendRequestsResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__list_friend_requests_response__field_indices_by_name[] = {
   0,   /* field[0] = incoming */
+  2,   /* field[2] = next_page_token */
   1,   /* field[1] = outgoing */
 };
 static const ProtobufCIntRange badminton__v1__list_friend_requests_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor badminton__v1__list_friend_requests_response__descriptor =
 {
@@ -1121,7 +1180,7 @@ const ProtobufCMessageDescriptor badminton__v1__list_friend_requests_response__d
   "Badminton__V1__ListFriendRequestsResponse",
   "badminton.v1",
   sizeof(Badminton__V1__ListFriendRequestsResponse),
-  2,
+  3,
   badminton__v1__list_friend_requests_response__field_descriptors,
   badminton__v1__list_friend_requests_response__field_indices_by_name,
   1,  badminton__v1__list_friend_requests_response__number_ranges,

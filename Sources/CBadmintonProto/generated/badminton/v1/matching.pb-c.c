@@ -3499,7 +3499,7 @@ const ProtobufCMessageDescriptor badminton__v1__get_match_request__descriptor =
   (ProtobufCMessageInit) badminton__v1__get_match_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__list_my_matches_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor badminton__v1__list_my_matches_request__field_descriptors[3] =
 {
   {
     "past",
@@ -3513,14 +3513,40 @@ static const ProtobufCFieldDescriptor badminton__v1__list_my_matches_request__fi
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "page_size",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListMyMatchesRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListMyMatchesRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__list_my_matches_request__field_indices_by_name[] = {
+  1,   /* field[1] = page_size */
+  2,   /* field[2] = page_token */
   0,   /* field[0] = past */
 };
 static const ProtobufCIntRange badminton__v1__list_my_matches_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor badminton__v1__list_my_matches_request__descriptor =
 {
@@ -3530,14 +3556,14 @@ const ProtobufCMessageDescriptor badminton__v1__list_my_matches_request__descrip
   "Badminton__V1__ListMyMatchesRequest",
   "badminton.v1",
   sizeof(Badminton__V1__ListMyMatchesRequest),
-  1,
+  3,
   badminton__v1__list_my_matches_request__field_descriptors,
   badminton__v1__list_my_matches_request__field_indices_by_name,
   1,  badminton__v1__list_my_matches_request__number_ranges,
   (ProtobufCMessageInit) badminton__v1__list_my_matches_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__list_my_matches_response__field_descriptors[1] =
+static const ProtobufCFieldDescriptor badminton__v1__list_my_matches_response__field_descriptors[2] =
 {
   {
     "matches",
@@ -3551,14 +3577,27 @@ static const ProtobufCFieldDescriptor badminton__v1__list_my_matches_response__f
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListMyMatchesResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__list_my_matches_response__field_indices_by_name[] = {
   0,   /* field[0] = matches */
+  1,   /* field[1] = next_page_token */
 };
 static const ProtobufCIntRange badminton__v1__list_my_matches_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor badminton__v1__list_my_matches_response__descriptor =
 {
@@ -3568,7 +3607,7 @@ const ProtobufCMessageDescriptor badminton__v1__list_my_matches_response__descri
   "Badminton__V1__ListMyMatchesResponse",
   "badminton.v1",
   sizeof(Badminton__V1__ListMyMatchesResponse),
-  1,
+  2,
   badminton__v1__list_my_matches_response__field_descriptors,
   badminton__v1__list_my_matches_response__field_indices_by_name,
   1,  badminton__v1__list_my_matches_response__number_ranges,

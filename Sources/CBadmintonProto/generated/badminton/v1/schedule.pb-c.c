@@ -566,7 +566,7 @@ const ProtobufCMessageDescriptor badminton__v1__update_day_status_request__descr
   (ProtobufCMessageInit) badminton__v1__update_day_status_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__get_friends_schedules_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor badminton__v1__get_friends_schedules_request__field_descriptors[3] =
 {
   {
     "time_zone",
@@ -580,14 +580,40 @@ static const ProtobufCFieldDescriptor badminton__v1__get_friends_schedules_reque
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "page_size",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__GetFriendsSchedulesRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__GetFriendsSchedulesRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__get_friends_schedules_request__field_indices_by_name[] = {
+  1,   /* field[1] = page_size */
+  2,   /* field[2] = page_token */
   0,   /* field[0] = time_zone */
 };
 static const ProtobufCIntRange badminton__v1__get_friends_schedules_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor badminton__v1__get_friends_schedules_request__descriptor =
 {
@@ -597,7 +623,7 @@ const ProtobufCMessageDescriptor badminton__v1__get_friends_schedules_request__d
   "Badminton__V1__GetFriendsSchedulesRequest",
   "badminton.v1",
   sizeof(Badminton__V1__GetFriendsSchedulesRequest),
-  1,
+  3,
   badminton__v1__get_friends_schedules_request__field_descriptors,
   badminton__v1__get_friends_schedules_request__field_indices_by_name,
   1,  badminton__v1__get_friends_schedules_request__number_ranges,
@@ -655,7 +681,7 @@ const ProtobufCMessageDescriptor badminton__v1__friend_schedule__descriptor =
   (ProtobufCMessageInit) badminton__v1__friend_schedule__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__get_friends_schedules_response__field_descriptors[1] =
+static const ProtobufCFieldDescriptor badminton__v1__get_friends_schedules_response__field_descriptors[2] =
 {
   {
     "friends",
@@ -669,14 +695,27 @@ static const ProtobufCFieldDescriptor badminton__v1__get_friends_schedules_respo
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__GetFriendsSchedulesResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__get_friends_schedules_response__field_indices_by_name[] = {
   0,   /* field[0] = friends */
+  1,   /* field[1] = next_page_token */
 };
 static const ProtobufCIntRange badminton__v1__get_friends_schedules_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor badminton__v1__get_friends_schedules_response__descriptor =
 {
@@ -686,7 +725,7 @@ const ProtobufCMessageDescriptor badminton__v1__get_friends_schedules_response__
   "Badminton__V1__GetFriendsSchedulesResponse",
   "badminton.v1",
   sizeof(Badminton__V1__GetFriendsSchedulesResponse),
-  1,
+  2,
   badminton__v1__get_friends_schedules_response__field_descriptors,
   badminton__v1__get_friends_schedules_response__field_indices_by_name,
   1,  badminton__v1__get_friends_schedules_response__number_ranges,

@@ -631,9 +631,42 @@ const ProtobufCMessageDescriptor badminton__v1__survey__descriptor =
   (ProtobufCMessageInit) badminton__v1__survey__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-#define badminton__v1__list_pending_surveys_request__field_descriptors NULL
-#define badminton__v1__list_pending_surveys_request__field_indices_by_name NULL
-#define badminton__v1__list_pending_surveys_request__number_ranges NULL
+static const ProtobufCFieldDescriptor badminton__v1__list_pending_surveys_request__field_descriptors[2] =
+{
+  {
+    "page_size",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT32,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListPendingSurveysRequest, page_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListPendingSurveysRequest, page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__list_pending_surveys_request__field_indices_by_name[] = {
+  0,   /* field[0] = page_size */
+  1,   /* field[1] = page_token */
+};
+static const ProtobufCIntRange badminton__v1__list_pending_surveys_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
 const ProtobufCMessageDescriptor badminton__v1__list_pending_surveys_request__descriptor =
 {
   PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
@@ -642,14 +675,14 @@ const ProtobufCMessageDescriptor badminton__v1__list_pending_surveys_request__de
   "Badminton__V1__ListPendingSurveysRequest",
   "badminton.v1",
   sizeof(Badminton__V1__ListPendingSurveysRequest),
-  0,
+  2,
   badminton__v1__list_pending_surveys_request__field_descriptors,
   badminton__v1__list_pending_surveys_request__field_indices_by_name,
-  0,  badminton__v1__list_pending_surveys_request__number_ranges,
+  1,  badminton__v1__list_pending_surveys_request__number_ranges,
   (ProtobufCMessageInit) badminton__v1__list_pending_surveys_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__list_pending_surveys_response__field_descriptors[1] =
+static const ProtobufCFieldDescriptor badminton__v1__list_pending_surveys_response__field_descriptors[2] =
 {
   {
     "surveys",
@@ -663,14 +696,27 @@ static const ProtobufCFieldDescriptor badminton__v1__list_pending_surveys_respon
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "next_page_token",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__ListPendingSurveysResponse, next_page_token),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__list_pending_surveys_response__field_indices_by_name[] = {
+  1,   /* field[1] = next_page_token */
   0,   /* field[0] = surveys */
 };
 static const ProtobufCIntRange badminton__v1__list_pending_surveys_response__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor badminton__v1__list_pending_surveys_response__descriptor =
 {
@@ -680,7 +726,7 @@ const ProtobufCMessageDescriptor badminton__v1__list_pending_surveys_response__d
   "Badminton__V1__ListPendingSurveysResponse",
   "badminton.v1",
   sizeof(Badminton__V1__ListPendingSurveysResponse),
-  1,
+  2,
   badminton__v1__list_pending_surveys_response__field_descriptors,
   badminton__v1__list_pending_surveys_response__field_indices_by_name,
   1,  badminton__v1__list_pending_surveys_response__number_ranges,

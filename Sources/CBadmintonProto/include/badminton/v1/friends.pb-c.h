@@ -126,29 +126,47 @@ struct  Badminton__V1__ListFriendsResponse
 struct  Badminton__V1__ListFriendRequestsRequest
 {
   ProtobufCMessage base;
+  /*
+   * 1-100; 0 = 20. A page also ends early when the next request would take the answer past the
+   * server's response budget (see docs/social.md).
+   */
+  int32_t page_size;
+  /*
+   * From the previous page's `next_page_token`, of the same list; empty for the first page.
+   */
+  char *page_token;
+  /*
+   * False: the requests sent to the caller (`incoming`). True: those the caller sent
+   * (`outgoing`). One list per call.
+   */
+  protobuf_c_boolean outgoing;
 };
 #define BADMINTON__V1__LIST_FRIEND_REQUESTS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_friend_requests_request__descriptor) \
-     }
+    , 0, (char *)protobuf_c_empty_string, 0 }
 
 
 struct  Badminton__V1__ListFriendRequestsResponse
 {
   ProtobufCMessage base;
   /*
-   * Sent to the caller, newest first.
+   * Sent to the caller, newest first; filled when the request asked for incoming requests.
    */
   size_t n_incoming;
   Badminton__V1__FriendRequest **incoming;
   /*
-   * Sent by the caller, newest first.
+   * Sent by the caller, newest first; filled when the request asked for outgoing requests.
    */
   size_t n_outgoing;
   Badminton__V1__FriendRequest **outgoing;
+  /*
+   * The `page_token` of the next page of the same list; empty when this page is the last.
+   */
+  char *next_page_token;
 };
 #define BADMINTON__V1__LIST_FRIEND_REQUESTS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_friend_requests_response__descriptor) \
-    , 0,NULL, 0,NULL }
+    , 0,NULL, 0,NULL, (char *)protobuf_c_empty_string }
 
 
 struct  Badminton__V1__RemoveFriendRequest

@@ -634,10 +634,19 @@ struct  Badminton__V1__ListMyMatchesRequest
    * False: confirmed matches not yet ended, soonest first. True: the others, latest first.
    */
   protobuf_c_boolean past;
+  /*
+   * 1-100; 0 = 20. A page also ends early when the next match would take the answer past the
+   * server's response budget (see docs/matching.md).
+   */
+  int32_t page_size;
+  /*
+   * From the previous page's `next_page_token`, with the same `past`; empty for the first page.
+   */
+  char *page_token;
 };
 #define BADMINTON__V1__LIST_MY_MATCHES_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_my_matches_request__descriptor) \
-    , 0 }
+    , 0, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Badminton__V1__ListMyMatchesResponse
@@ -645,10 +654,14 @@ struct  Badminton__V1__ListMyMatchesResponse
   ProtobufCMessage base;
   size_t n_matches;
   Badminton__V1__Match **matches;
+  /*
+   * The `page_token` of the next page; empty when this page is the last.
+   */
+  char *next_page_token;
 };
 #define BADMINTON__V1__LIST_MY_MATCHES_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_my_matches_response__descriptor) \
-    , 0,NULL }
+    , 0,NULL, (char *)protobuf_c_empty_string }
 
 
 struct  Badminton__V1__CancelMatchRequest

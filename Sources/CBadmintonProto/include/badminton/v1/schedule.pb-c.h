@@ -109,10 +109,19 @@ struct  Badminton__V1__GetFriendsSchedulesRequest
 {
   ProtobufCMessage base;
   char *time_zone;
+  /*
+   * 1-100; 0 = 20. A page also ends early when the next friend's week would take the answer
+   * past the server's response budget (see docs/social.md).
+   */
+  int32_t page_size;
+  /*
+   * From the previous page's `next_page_token`; empty for the first page.
+   */
+  char *page_token;
 };
 #define BADMINTON__V1__GET_FRIENDS_SCHEDULES_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__get_friends_schedules_request__descriptor) \
-    , (char *)protobuf_c_empty_string }
+    , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
 struct  Badminton__V1__FriendSchedule
@@ -131,14 +140,18 @@ struct  Badminton__V1__GetFriendsSchedulesResponse
 {
   ProtobufCMessage base;
   /*
-   * By nickname.
+   * By user id, the order pages can follow.
    */
   size_t n_friends;
   Badminton__V1__FriendSchedule **friends;
+  /*
+   * The `page_token` of the next page; empty when this page is the last.
+   */
+  char *next_page_token;
 };
 #define BADMINTON__V1__GET_FRIENDS_SCHEDULES_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__get_friends_schedules_response__descriptor) \
-    , 0,NULL }
+    , 0,NULL, (char *)protobuf_c_empty_string }
 
 
 /* Badminton__V1__DaySchedule methods */

@@ -134,24 +134,37 @@ struct  Badminton__V1__Survey
 struct  Badminton__V1__ListPendingSurveysRequest
 {
   ProtobufCMessage base;
+  /*
+   * 1-100; 0 = 20. A page also ends early when the next survey would take the answer past the
+   * server's response budget (see docs/surveys.md).
+   */
+  int32_t page_size;
+  /*
+   * From the previous page's `next_page_token`; empty for the first page.
+   */
+  char *page_token;
 };
 #define BADMINTON__V1__LIST_PENDING_SURVEYS_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_pending_surveys_request__descriptor) \
-     }
+    , 0, (char *)protobuf_c_empty_string }
 
 
 struct  Badminton__V1__ListPendingSurveysResponse
 {
   ProtobufCMessage base;
   /*
-   * The caller's surveys still open, earliest deadline first.
+   * The caller's surveys still open, earliest deadline first (then by match id).
    */
   size_t n_surveys;
   Badminton__V1__Survey **surveys;
+  /*
+   * The `page_token` of the next page; empty when this page is the last.
+   */
+  char *next_page_token;
 };
 #define BADMINTON__V1__LIST_PENDING_SURVEYS_RESPONSE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__list_pending_surveys_response__descriptor) \
-    , 0,NULL }
+    , 0,NULL, (char *)protobuf_c_empty_string }
 
 
 struct  Badminton__V1__SubmitSurveyRequest
