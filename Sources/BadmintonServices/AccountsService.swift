@@ -50,6 +50,7 @@ public struct AccountsService: Accounts.ServiceProtocol {
       NewPlayer(
         phone: phone, nickname: nickname, password: digest, selfLevel: Int(request.selfLevel),
         locale: locale, joinedAtUnixMs: clock.nowUnixMs()))
+    hasher.stored(digest)
     context.logger.info("registered", metadata: ["user": "\(player.id)"])
     return RegisterResponse(userID: player.id)
   }
@@ -76,8 +77,11 @@ public struct AccountsService: Accounts.ServiceProtocol {
       // Made again at the configured cost while the password is at hand, so that the stored
       // digests (and the work an unknown phone costs) follow the operator's cost. Best effort:
       // a busy queue or a failed write leaves the old digest, which still works.
-      if let digest = try? await hasher.digest(request.password) {
-        try? await store.replacePassword(id: player.id, current: player.password, with: digest)
+      if let digest = try? await hasher.digest(request.password),
+        (try? await store.replacePassword(id: player.id, current: player.password, with: digest))
+          == true
+      {
+        hasher.replaced(player.password, with: digest)
       }
     }
     let token = SessionToken.generate()
@@ -93,7 +97,7 @@ public struct AccountsService: Accounts.ServiceProtocol {
   /// after the same password work either way.
   private func checkedPlayer(_ request: LoginRequest) async throws -> PlayerRecord {
     guard let player = try await store.player(phone: request.phone) else {
-      try await hasher.verifyNothing(request.password)
+      try await hasher.verifyNothing(request.password, phone: request.phone)
       throw Self.invalidCredentials
     }
     guard try await hasher.verify(request.password, against: player.password) else {
