@@ -42,10 +42,19 @@ public struct AccountsService: Accounts.ServiceProtocol {
     let locale = try PlayerRules.validateLocale(request.locale)
     // Counted before any work, and whether or not the phone turns out to be taken, so that
     // asking which phones have accounts costs a registration each.
-    try registrations?.take(clientAddressKey(context.peerAddress))
+    let address = clientAddressKey(context.peerAddress)
+    try registrations?.take(address)
     // The digest is made before the store is asked, so PHONE_TAKEN costs the same work as a
     // registration that succeeds.
-    let digest = try await hasher.digest(request.password)
+    let digest: PasswordDigest
+    do {
+      digest = try await hasher.digest(request.password)
+    } catch {
+      // Refused as busy (or cancelled) before the store was asked: the call did nothing and
+      // learned nothing, so it does not count.
+      registrations?.giveBack(address)
+      throw error
+    }
     let player = try await store.createPlayer(
       NewPlayer(
         phone: phone, nickname: nickname, password: digest, selfLevel: Int(request.selfLevel),

@@ -244,6 +244,18 @@ public final class AddressRateLimiter: Sendable {
       retryAfter: .milliseconds(wait))
   }
 
+  /// Gives back an action `take` counted for `address` that ended without doing anything (the
+  /// server was too busy to start it), so that the address's allowance is as it was.
+  public func giveBack(_ address: String) {
+    guard limit > 0 else { return }
+    let now = clock.nowUnixMs()
+    let interval = max(1, periodMs / Int64(limit))
+    refilledAtMs.withLock { table in
+      guard let refilled = table[address] else { return }
+      table[address] = refilled - interval > now ? refilled - interval : nil
+    }
+  }
+
   /// Addresses tracked now.
   public var count: Int { refilledAtMs.withLock { $0.count } }
 }

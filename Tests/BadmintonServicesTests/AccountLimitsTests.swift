@@ -548,6 +548,37 @@ struct AccountLimitsTests {
         == "REGISTRATION_RATE_LIMITED")
   }
 
+  @Test("a registration refused because hashing is busy does not use up the address's allowance")
+  func registrations_busyDoesNotCount() async throws {
+    let clock = ManualClock()
+    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+    let (service, _) = try await Self.accounts(
+      derivation: GatedDerivation(open: true), queue: queue, clock: clock,
+      registrations: AddressRateLimiter(
+        limit: 10, periodMs: 3_600_000, reason: "REGISTRATION_RATE_LIMITED",
+        action: LocalizedText(en: "registrations", zhCN: "注册"), clock: clock))
+    func register() async -> RPCError? {
+      await refusal {
+        _ = try await service.register(
+          RegisterRequest(
+            phone: PlayerWorld.newPhone(), nickname: "Ann", password: "12345678", selfLevel: 3),
+          context: context(from: "198.51.100.7"))
+      }
+    }
+    let holder = GatedDerivation(open: false)
+    let hold = Task {
+      try await PasswordHasher(cost: .testing, queue: queue, derivation: holder)
+        .verifyNothing("x", phone: "+8613700000009")
+    }
+    try await eventually { holder.started == 1 }
+    for _ in 0..<10 { #expect(await register()?.reason == "PASSWORD_HASHING_BUSY") }
+    holder.open()
+    try await hold.value
+    // The whole allowance is still there.
+    for _ in 0..<10 { #expect(await register() == nil) }
+    #expect(await register()?.reason == "REGISTRATION_RATE_LIMITED")
+  }
+
   @Test("PHONE_TAKEN comes after the same password work as a registration that succeeds")
   func phoneTaken_costsWhatSuccessCosts() async throws {
     let derivation = GatedDerivation(open: true)
