@@ -62,6 +62,17 @@ final class GatedDerivation: PasswordDerivation {
   var costs: [PasswordHasher.Cost] { state.withLock { $0.costs } }
 }
 
+/// A count that tasks running at once may add to.
+final class Tally: Sendable {
+  private let count = Mutex(0)
+
+  /// Adds one.
+  func add() { count.withLock { $0 += 1 } }
+
+  /// The count now.
+  var value: Int { count.withLock { $0 } }
+}
+
 /// Yields until `condition` holds; fails the test when it does not after many turns.
 func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation)
   async throws
@@ -206,6 +217,38 @@ struct AccountLimitsTests {
     let login = try await service.login(
       LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
     #expect(!login.token.isEmpty)
+  }
+
+  @Test("callers that arrive together never make the waiting line longer than its limit")
+  func hashingQueue_lineNeverOvershoots() async throws {
+    // The callers race on the cooperative threads; many rounds give them many chances to meet
+    // between deciding to wait and joining the line.
+    for _ in 0..<500 {
+      let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 2)
+      let holder = GatedDerivation(open: false)
+      let hasher = PasswordHasher(cost: .testing, queue: queue, derivation: holder)
+      let hold = Task { try await hasher.verifyNothing("held", phone: "+8613700000009") }
+      try await eventually { holder.started == 1 }
+      let refused = Tally()
+      let callers = (0..<16).map { _ in
+        Task.detached {
+          if await refusal({ try await hasher.verifyNothing("guess", phone: "+8613700000009") })
+            != nil
+          {
+            refused.add()
+          }
+        }
+      }
+      try await eventually { refused.value + queue.waiting == 16 }
+      let waiting = queue.waiting
+      #expect(waiting == 2)
+      #expect(refused.value == 14)
+      holder.open()
+      try await hold.value
+      for caller in callers { await caller.value }
+      #expect(queue.running == 0)
+      if waiting != 2 { break }
+    }
   }
 
   // MARK: Failed logins
