@@ -42,14 +42,24 @@ public struct AccountsService: Accounts.ServiceProtocol {
     let locale = try PlayerRules.validateLocale(request.locale)
     // Counted before any work, and whether or not the phone turns out to be taken, so that
     // asking which phones have accounts costs a registration each.
-    try registrations?.take(clientAddressKey(context.peerAddress))
+    let address = clientAddressKey(context.peerAddress)
+    try registrations?.take(address)
     // The digest is made before the store is asked, so PHONE_TAKEN costs the same work as a
     // registration that succeeds.
-    let digest = try await hasher.digest(request.password)
+    let digest: PasswordDigest
+    do {
+      digest = try await hasher.digest(request.password)
+    } catch {
+      // Refused as busy (or cancelled) before the store was asked: the call did nothing and
+      // learned nothing, so it does not count.
+      registrations?.giveBack(address)
+      throw error
+    }
     let player = try await store.createPlayer(
       NewPlayer(
         phone: phone, nickname: nickname, password: digest, selfLevel: Int(request.selfLevel),
         locale: locale, joinedAtUnixMs: clock.nowUnixMs()))
+    hasher.stored(digest)
     context.logger.info("registered", metadata: ["user": "\(player.id)"])
     return RegisterResponse(userID: player.id)
   }
@@ -76,8 +86,11 @@ public struct AccountsService: Accounts.ServiceProtocol {
       // Made again at the configured cost while the password is at hand, so that the stored
       // digests (and the work an unknown phone costs) follow the operator's cost. Best effort:
       // a busy queue or a failed write leaves the old digest, which still works.
-      if let digest = try? await hasher.digest(request.password) {
-        try? await store.replacePassword(id: player.id, current: player.password, with: digest)
+      if let digest = try? await hasher.digest(request.password),
+        (try? await store.replacePassword(id: player.id, current: player.password, with: digest))
+          == true
+      {
+        hasher.replaced(player.password, with: digest)
       }
     }
     let token = SessionToken.generate()
@@ -93,7 +106,7 @@ public struct AccountsService: Accounts.ServiceProtocol {
   /// after the same password work either way.
   private func checkedPlayer(_ request: LoginRequest) async throws -> PlayerRecord {
     guard let player = try await store.player(phone: request.phone) else {
-      try await hasher.verifyNothing(request.password)
+      try await hasher.verifyNothing(request.password, phone: request.phone)
       throw Self.invalidCredentials
     }
     guard try await hasher.verify(request.password, against: player.password) else {

@@ -16,8 +16,10 @@ import Synchronization
 /// guess a minute. The address's delay is capped high and only time clears it (a success does
 /// not, or one known password would reset the count for guesses at other phones).
 ///
-/// Each table holds at most `maximumEntries` keys; when full, forgotten entries go first, then
-/// the one whose last failure is oldest.
+/// Each table holds at most `maximumEntries` keys. A table that is full is cleared out in one
+/// pass: forgotten entries go first, then those whose last failure is oldest, until a tenth of
+/// the table is free, so that a flood of new keys costs one pass per tenth of the table (and
+/// not one per key).
 public final class LoginThrottle: Sendable {
   /// How one table counts.
   public struct Policy: Sendable, Hashable {
@@ -67,6 +69,7 @@ public final class LoginThrottle: Sendable {
   private struct Table {
     let policy: Policy
     var entries: [String: Entry] = [:]
+    var evictionPasses = 0
 
     func waitMs(_ key: String, nowMs: Int64) -> Int64 {
       guard let entry = entries[key] else { return 0 }
@@ -88,12 +91,9 @@ public final class LoginThrottle: Sendable {
         return
       }
       if entries.count >= capacity {
+        evictionPasses += 1
         entries = entries.filter { nowMs - $0.value.lastMs < policy.windowMs }
-        if entries.count >= capacity,
-          let oldest = entries.min(by: { $0.value.lastMs < $1.value.lastMs })?.key
-        {
-          entries[oldest] = nil
-        }
+        evictOldest(from: &entries, keeping: keptAfterEviction(capacity)) { $0.lastMs }
       }
       entries[key] = Entry(failures: 1, lastMs: nowMs)
     }
@@ -159,6 +159,11 @@ public final class LoginThrottle: Sendable {
     }
   }
 
+  /// Times a full table was cleared out to make room, both tables together.
+  public var evictionPasses: Int {
+    state.withLock { $0.phones.evictionPasses + $0.addresses.evictionPasses }
+  }
+
   /// Keys tracked now, per phone and per address.
   public var counts: (phones: Int, addresses: Int) {
     state.withLock { ($0.phones.entries.count, $0.addresses.entries.count) }
@@ -180,13 +185,38 @@ public final class LoginThrottle: Sendable {
   }
 }
 
+/// How many entries a full table of `capacity` keeps when it is cleared out: a tenth of it (at
+/// least one entry) is freed at once.
+func keptAfterEviction(_ capacity: Int) -> Int { capacity - max(1, capacity / 10) }
+
+/// Removes from `table` the entries of lowest `rank` until at most `kept` are left; sorts only
+/// the ranks, so a pass costs O(n log n) for n entries whatever the keys.
+func evictOldest<Value>(
+  from table: inout [String: Value], keeping kept: Int, by rank: (Value) -> Int64
+) {
+  let excess = table.count - max(0, kept)
+  guard excess > 0 else { return }
+  let cutoff = table.values.map(rank).sorted()[excess - 1]
+  var atCutoff = excess - table.values.count { rank($0) < cutoff }
+  table = table.filter { _, value in
+    let r = rank(value)
+    if r < cutoff { return false }
+    if r == cutoff && atCutoff > 0 {
+      atCutoff -= 1
+      return false
+    }
+    return true
+  }
+}
+
 /// Whole seconds to show for a wait, at least 1.
 func seconds(_ milliseconds: Int64) -> Int64 { max(1, (milliseconds + 999) / 1000) }
 
 /// Lets each client address do something at most `limit` times per `periodMs`, evenly
 /// refilled (a generic cell rate: a burst of `limit`, then one every `periodMs / limit`).
-/// Holds at most `maximumEntries` addresses; when full, addresses whose allowance has fully
-/// refilled go first, then the one nearest to it.
+/// Holds at most `maximumEntries` addresses; a full table is cleared out in one pass:
+/// addresses whose allowance has fully refilled go first, then those nearest to it, until a
+/// tenth of the table is free.
 public final class AddressRateLimiter: Sendable {
   /// Actions allowed per period; 0 means no limit.
   public let limit: Int
@@ -199,6 +229,7 @@ public final class AddressRateLimiter: Sendable {
   private let clock: any WallClock
   /// Per address, when its allowance will be whole again.
   private let refilledAtMs = Mutex<[String: Int64]>([:])
+  private let passes = Atomic<Int>(0)
 
   /// A limiter of `limit` actions per `periodMs` per address, refusing with `reason`;
   /// `action` names what is limited in the message ("registrations", ...).
@@ -226,11 +257,9 @@ public final class AddressRateLimiter: Sendable {
       let refilled = max(table[address] ?? now, now)
       if refilled - now > burst { return refilled - now - burst }
       if table[address] == nil, table.count >= maximumEntries {
+        passes.add(1, ordering: .relaxed)
         table = table.filter { $0.value > now }
-        if table.count >= maximumEntries, let nearest = table.min(by: { $0.value < $1.value })?.key
-        {
-          table[nearest] = nil
-        }
+        evictOldest(from: &table, keeping: keptAfterEviction(maximumEntries)) { $0 }
       }
       table[address] = refilled + interval
       return 0
@@ -243,6 +272,21 @@ public final class AddressRateLimiter: Sendable {
         zhCN: "此地址的\(action.zhCN)次数过多，请 \(seconds(wait)) 秒后再试。"),
       retryAfter: .milliseconds(wait))
   }
+
+  /// Gives back an action `take` counted for `address` that ended without doing anything (the
+  /// server was too busy to start it), so that the address's allowance is as it was.
+  public func giveBack(_ address: String) {
+    guard limit > 0 else { return }
+    let now = clock.nowUnixMs()
+    let interval = max(1, periodMs / Int64(limit))
+    refilledAtMs.withLock { table in
+      guard let refilled = table[address] else { return }
+      table[address] = refilled - interval > now ? refilled - interval : nil
+    }
+  }
+
+  /// Times the full table was cleared out to make room.
+  public var evictionPasses: Int { passes.load(ordering: .relaxed) }
 
   /// Addresses tracked now.
   public var count: Int { refilledAtMs.withLock { $0.count } }

@@ -33,10 +33,11 @@ public struct PasswordHasher: Sendable {
   /// The slots every hash runs in.
   public let queue: PasswordHashingQueue
   private let derivation: any PasswordDerivation
-  private let storedCost: StoredCostMemory
+  private let storedCosts: StoredCosts
 
   /// A hasher that makes new digests at `cost`, running every hash in a slot of `queue` with
   /// `derivation` (scrypt on the process's hashing threads unless a test gives its own).
+  /// Until `loadStoredCosts(from:)` has read the store, an unknown phone costs `cost`.
   public init(
     cost: Cost = .standard, queue: PasswordHashingQueue = PasswordHashingQueue.standard(),
     derivation: any PasswordDerivation = ScryptDerivation()
@@ -44,7 +45,7 @@ public struct PasswordHasher: Sendable {
     self.cost = cost
     self.queue = queue
     self.derivation = derivation
-    self.storedCost = StoredCostMemory(cost)
+    self.storedCosts = StoredCosts()
   }
 
   /// A new digest of `password` with a fresh random salt; throws `PASSWORD_HASHING_BUSY` when
@@ -60,22 +61,52 @@ public struct PasswordHasher: Sendable {
   /// Throws `PASSWORD_HASHING_BUSY` when the queue is full.
   public func verify(_ password: String, against digest: PasswordDigest) async throws -> Bool {
     guard let cost = Self.decode(digest.parameters) else { return false }
-    storedCost.remember(cost)
     let hash = try await derive(password, salt: digest.salt, cost: cost)
     guard hash.count == digest.hash.count else { return false }
     return zip(hash, digest.hash).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
   }
 
   /// Spends the time of one verification, so that an unknown phone answers as slowly as a
-  /// wrong password: the work is done at the cost of the stored digest verified last (the
-  /// cost of the digests in use, which differs from `cost` after the operator changes it),
-  /// and in a slot of the same queue, so that it is refused when a verification would be.
-  public func verifyNothing(_ password: String) async throws {
-    _ = try await derive(password, salt: Array(repeating: 0, count: 16), cost: dummyCost)
+  /// wrong password for a known one: the work is done at `dummyCost(for: phone)`, and in a
+  /// slot of the same queue, so that it is refused when a verification would be.
+  public func verifyNothing(_ password: String, phone: String) async throws {
+    _ = try await derive(
+      password, salt: Array(repeating: 0, count: 16), cost: dummyCost(for: phone))
   }
 
-  /// The cost `verifyNothing` works at.
-  public var dummyCost: Cost { storedCost.current }
+  /// The cost `verifyNothing` works at for `phone`: one of the costs the stored digests use,
+  /// chosen by a keyed hash of the phone (the key is random and new in every process), with a
+  /// cost's chance in proportion to how many digests use it. So the same phone always gets the
+  /// same cost, no login can steer which, and an unknown phone's cost is drawn like a
+  /// registered player's. `cost` when no digest is stored.
+  public func dummyCost(for phone: String) -> Cost {
+    storedCosts.choice(for: phone) ?? cost
+  }
+
+  /// How many stored digests use each cost, as far as this hasher knows.
+  public var storedDigestCosts: [Cost: Int] { storedCosts.counts }
+
+  /// Counts the digests `store` holds by cost, replacing what was known; the server calls it
+  /// once at start, before it serves logins.
+  public func loadStoredCosts(from store: any PlayerStore) async throws {
+    var counts: [Cost: Int] = [:]
+    for (parameters, count) in try await store.passwordParameterCounts() {
+      guard let cost = Self.decode(parameters), count > 0 else { continue }
+      counts[cost, default: 0] += count
+    }
+    storedCosts.replace(with: counts)
+  }
+
+  /// Counts a digest that has been stored (a registration).
+  public func stored(_ digest: PasswordDigest) {
+    storedCosts.change(Self.decode(digest.parameters), by: 1)
+  }
+
+  /// Counts a stored digest replaced by another (a digest made again at the current cost).
+  public func replaced(_ old: PasswordDigest, with new: PasswordDigest) {
+    storedCosts.change(Self.decode(old.parameters), by: -1)
+    storedCosts.change(Self.decode(new.parameters), by: 1)
+  }
 
   /// Whether `digest` was made at another cost than `cost`, so that it should be made again
   /// while the password is at hand.
@@ -147,15 +178,64 @@ extension PasswordHashingQueue {
   }
 }
 
-/// The cost of the stored digest verified last.
-private final class StoredCostMemory: Sendable {
-  private let cost: Mutex<PasswordHasher.Cost>
+/// How many stored digests use each cost, and the choice of a cost for an unknown phone.
+///
+/// The choice is weighted rendezvous hashing: every cost draws a number in (0, 1) from an
+/// HMAC-SHA256 of the phone and the cost under a random key of this process, scores
+/// -ln(draw) / count, and the lowest score wins. A cost wins with a chance in proportion to its
+/// count; a count that grows only draws phones to its cost and one that shrinks only sends
+/// phones away from it, so a change of the counts moves few phones.
+private final class StoredCosts: Sendable {
+  private let table = Mutex<[PasswordHasher.Cost: Int]>([:])
+  private let key = SymmetricKey(size: .bits256)
 
-  init(_ cost: PasswordHasher.Cost) { self.cost = Mutex(cost) }
+  var counts: [PasswordHasher.Cost: Int] { table.withLock { $0 } }
 
-  var current: PasswordHasher.Cost { cost.withLock { $0 } }
+  func replace(with counts: [PasswordHasher.Cost: Int]) {
+    table.withLock { $0 = counts.filter { $0.value > 0 } }
+  }
 
-  func remember(_ stored: PasswordHasher.Cost) { cost.withLock { $0 = stored } }
+  func change(_ cost: PasswordHasher.Cost?, by delta: Int) {
+    guard let cost else { return }
+    table.withLock { table in
+      let count = (table[cost] ?? 0) + delta
+      table[cost] = count > 0 ? count : nil
+    }
+  }
+
+  func choice(for phone: String) -> PasswordHasher.Cost? {
+    let counts = table.withLock { $0 }
+    var best: (cost: PasswordHasher.Cost, score: Double)?
+    for (cost, count) in counts {
+      let score = -Foundation.log(draw(phone, cost)) / Double(count)
+      if let current = best,
+        current.score < score
+          || (current.score == score
+            && Self.order(current.cost).lexicographicallyPrecedes(Self.order(cost)))
+      {
+        continue
+      }
+      best = (cost, score)
+    }
+    return best?.cost
+  }
+
+  /// A number in (0, 1), fixed for the phone and the cost in this process.
+  private func draw(_ phone: String, _ cost: PasswordHasher.Cost) -> Double {
+    var message = Array(phone.utf8)
+    message.append(0)
+    for value in [cost.rounds, cost.blockSize, cost.parallelism] {
+      withUnsafeBytes(of: UInt64(truncatingIfNeeded: value).bigEndian) { message += $0 }
+    }
+    let code = HMAC<SHA256>.authenticationCode(for: message, using: key)
+    let bits = code.withUnsafeBytes { $0.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+    return (Double(bits >> 11) + 0.5) / Double(UInt64(1) << 53)
+  }
+
+  /// Breaks ties between equal scores the same way every time.
+  private static func order(_ cost: PasswordHasher.Cost) -> [Int] {
+    [cost.rounds, cost.blockSize, cost.parallelism]
+  }
 }
 
 /// Session tokens: 256 random bits from the system's cryptographic source, shown once to the

@@ -19,7 +19,7 @@ public final class PasswordHashingQueue: Sendable {
 
   private struct State {
     var running = 0
-    var waiting: [CheckedContinuation<Void, Never>] = []
+    var waiting: [CheckedContinuation<Void, any Error>] = []
   }
 
   private let state = Mutex(State())
@@ -65,17 +65,23 @@ public final class PasswordHashingQueue: Sendable {
     case .wait:
       // The line is short; a waiter that is cancelled keeps its place and gives the slot back
       // as soon as it gets it.
-      await withCheckedContinuation { continuation in
-        let admitted = state.withLock { state -> Bool in
-          // A slot may have freed between the first look and now.
+      try await withCheckedThrowingContinuation { continuation in
+        // Others may have come and gone between the first look and now: decide again, under
+        // the same lock that joins the line, so that the line never grows past its limit.
+        let admission = state.withLock { state -> Admission in
           if state.running < slots {
             state.running += 1
-            return true
+            return .now
           }
+          guard state.waiting.count < maximumWaiting else { return .refuse }
           state.waiting.append(continuation)
-          return false
+          return .wait
         }
-        if admitted { continuation.resume() }
+        switch admission {
+        case .now: continuation.resume()
+        case .refuse: continuation.resume(throwing: busy)
+        case .wait: break
+        }
       }
     }
     defer { release() }
@@ -85,7 +91,7 @@ public final class PasswordHashingQueue: Sendable {
 
   /// Hands the slot to the first waiter, or frees it.
   private func release() {
-    let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    let next = state.withLock { state -> CheckedContinuation<Void, any Error>? in
       if state.waiting.isEmpty {
         state.running -= 1
         return nil

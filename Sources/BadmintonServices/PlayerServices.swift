@@ -113,6 +113,7 @@ public struct PlayerServices: Sendable {
       queue: PasswordHashingQueue(
         slots: configuration.passwordHashSlots,
         maximumWaiting: configuration.passwordHashWaiting))
+    try await hasher.loadStoredCosts(from: store)
     let hour: Int64 = 3600 * 1000
     let hub = EventHub(maximumBuffered: configuration.maximumBufferedEvents)
     let events = EventPublisher(store: store, hub: hub, clock: clock)

@@ -148,9 +148,13 @@ public protocol PlayerStore: Sendable {
   /// The player registered with `phone`.
   func player(phone: String) async throws -> PlayerRecord?
   /// Replaces the password digest of player `id` with `digest`, when the stored one is still
-  /// `current` (so that a digest made again at a new cost never overwrites a newer password).
+  /// `current` (so that a digest made again at a new cost never overwrites a newer password);
+  /// returns whether it did.
+  @discardableResult
   func replacePassword(id: Int64, current: PasswordDigest, with digest: PasswordDigest)
-    async throws
+    async throws -> Bool
+  /// How many stored password digests use each parameter text (`scrypt:32768:8:1`, ...).
+  func passwordParameterCounts() async throws -> [String: Int]
   /// Applies `changes`; a self level above the verified maximum gives
   /// `SKILL_LEVEL_REQUIRES_VERIFICATION`, checked in the same transaction.
   func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord

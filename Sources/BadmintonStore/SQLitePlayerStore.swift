@@ -248,8 +248,9 @@ public final class SQLitePlayerStore: PlayerStore {
     }
   }
 
+  @discardableResult
   public func replacePassword(id: Int64, current: PasswordDigest, with digest: PasswordDigest)
-    async throws
+    async throws -> Bool
   {
     try await writer.write { db in
       try db.execute(
@@ -261,6 +262,18 @@ public final class SQLitePlayerStore: PlayerStore {
           Data(digest.hash), Data(digest.salt), digest.parameters, id, Data(current.hash),
           Data(current.salt), current.parameters,
         ])
+      return db.changesCount > 0
+    }
+  }
+
+  public func passwordParameterCounts() async throws -> [String: Int] {
+    try await writer.read { db in
+      let rows = try Row.fetchAll(
+        db,
+        sql: "SELECT password_parameters, COUNT(*) AS n FROM player GROUP BY password_parameters")
+      return Dictionary(
+        rows.map { (($0["password_parameters"] as String), ($0["n"] as Int)) },
+        uniquingKeysWith: +)
     }
   }
 

@@ -3,6 +3,7 @@ import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import Logging
+import PropertyBased
 import Synchronization
 import Testing
 
@@ -59,6 +60,17 @@ final class GatedDerivation: PasswordDerivation {
   var started: Int { state.withLock { $0.started } }
   var finished: Int { state.withLock { $0.finished } }
   var costs: [PasswordHasher.Cost] { state.withLock { $0.costs } }
+}
+
+/// A count that tasks running at once may add to.
+final class Tally: Sendable {
+  private let count = Mutex(0)
+
+  /// Adds one.
+  func add() { count.withLock { $0 += 1 } }
+
+  /// The count now.
+  var value: Int { count.withLock { $0 } }
 }
 
 /// Yields until `condition` holds; fails the test when it does not after many turns.
@@ -179,19 +191,21 @@ struct AccountLimitsTests {
     let derivation = GatedDerivation(open: false)
     let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
     let hasher = PasswordHasher(cost: .testing, queue: queue, derivation: derivation)
-    let call = Task { try await hasher.verifyNothing("guess guess") }
+    let call = Task { try await hasher.verifyNothing("guess guess", phone: "+8613700000009") }
     try await eventually { derivation.started == 1 }
     call.cancel()
     for _ in 0..<100 { await Task.yield() }
     #expect(queue.running == 1)
-    let refused = await refusal { try await hasher.verifyNothing("another one") }
+    let refused = await refusal {
+      try await hasher.verifyNothing("another one", phone: "+8613700000009")
+    }
     #expect(refused?.reason == "PASSWORD_HASHING_BUSY")
     derivation.releaseOne()
     _ = try? await call.value
     #expect(derivation.finished == 1)
     #expect(queue.running == 0)
     derivation.open()
-    try await hasher.verifyNothing("now there is room")
+    try await hasher.verifyNothing("now there is room", phone: "+8613700000009")
   }
 
   @Test("a real login succeeds through a queue that is refusing a flood")
@@ -203,6 +217,38 @@ struct AccountLimitsTests {
     let login = try await service.login(
       LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
     #expect(!login.token.isEmpty)
+  }
+
+  @Test("callers that arrive together never make the waiting line longer than its limit")
+  func hashingQueue_lineNeverOvershoots() async throws {
+    // The callers race on the cooperative threads; many rounds give them many chances to meet
+    // between deciding to wait and joining the line.
+    for _ in 0..<500 {
+      let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 2)
+      let holder = GatedDerivation(open: false)
+      let hasher = PasswordHasher(cost: .testing, queue: queue, derivation: holder)
+      let hold = Task { try await hasher.verifyNothing("held", phone: "+8613700000009") }
+      try await eventually { holder.started == 1 }
+      let refused = Tally()
+      let callers = (0..<16).map { _ in
+        Task.detached {
+          if await refusal({ try await hasher.verifyNothing("guess", phone: "+8613700000009") })
+            != nil
+          {
+            refused.add()
+          }
+        }
+      }
+      try await eventually { refused.value + queue.waiting == 16 }
+      let waiting = queue.waiting
+      #expect(waiting == 2)
+      #expect(refused.value == 14)
+      holder.open()
+      try await hold.value
+      for caller in callers { await caller.value }
+      #expect(queue.running == 0)
+      if waiting != 2 { break }
+    }
   }
 
   // MARK: Failed logins
@@ -302,7 +348,8 @@ struct AccountLimitsTests {
       derivation: derivation, queue: queue, clock: clock, throttle: throttle)
     let holder = GatedDerivation(open: false)
     let hold = Task {
-      try await PasswordHasher(cost: .testing, queue: queue, derivation: holder).verifyNothing("x")
+      try await PasswordHasher(cost: .testing, queue: queue, derivation: holder).verifyNothing(
+        "x", phone: "+8613700000009")
     }
     try await eventually { holder.started == 1 }
     for _ in 0..<10 {
@@ -374,15 +421,131 @@ struct AccountLimitsTests {
       clock.advance(by: 1)
       try throttle.admit(phone: "+86138\(index)", address: "10.0.\(index / 256).\(index % 256)")
     }
-    #expect(throttle.counts.phones == Int64(100))
-    #expect(throttle.counts.addresses == Int64(100))
+    // A full table frees a tenth of itself at once.
+    #expect((90...100).contains(throttle.counts.phones))
+    #expect((90...100).contains(throttle.counts.addresses))
     try throttle.admit(phone: String(repeating: "9", count: 10_000), address: "10.1.0.0")
-    #expect(throttle.counts.phones == Int64(100))
+    #expect(throttle.counts.phones <= 100)
+  }
+
+  @Test("a full failure table evicts in batches, so a flood of new keys costs few passes")
+  func loginThrottle_evictsInBatches() throws {
+    let clock = ManualClock()
+    let throttle = LoginThrottle(maximumEntries: 100, clock: clock)
+    for index in 0..<1000 {
+      clock.advance(by: 1)
+      try throttle.admit(phone: "+86138\(index)", address: "10.0.\(index / 256).\(index % 256)")
+      #expect(throttle.counts.phones <= 100)
+      #expect(throttle.counts.addresses <= 100)
+    }
+    // 900 keys past the capacity, at least 10 freed by every pass: at most 90 passes a table.
+    #expect(throttle.evictionPasses <= 2 * 90)
+    #expect(throttle.evictionPasses >= 2 * 80)
+    // What a pass keeps is the newest: the last key's failures still count.
+    for _ in 0..<4 { try throttle.admit(phone: "+86138999", address: "192.0.2.1") }
+    #expect(throws: RPCError.self) {
+      try throttle.admit(phone: "+86138999", address: "192.0.2.2")
+    }
+  }
+
+  @Test("a full address table evicts in batches, so a flood of new addresses costs few passes")
+  func addressLimiter_evictsInBatches() throws {
+    let clock = ManualClock()
+    let limiter = AddressRateLimiter(
+      limit: 10, periodMs: 3_600_000, reason: "REGISTRATION_RATE_LIMITED",
+      action: LocalizedText(en: "registrations", zhCN: "注册"), maximumEntries: 100, clock: clock)
+    for index in 0..<1000 {
+      clock.advance(by: 1)
+      try limiter.take("10.0.\(index / 256).\(index % 256)")
+      #expect(limiter.count <= 100)
+    }
+    #expect(limiter.evictionPasses <= 90)
+    #expect(limiter.count >= 90)
   }
 
   // MARK: Dummy work
 
-  @Test("an unknown phone costs the work of the stored digests, not of the configured cost")
+  @Test("the cost an unknown phone costs does not follow the digests other logins verified")
+  func dummyWork_notSteeredByOtherLogins() async throws {
+    let derivation = GatedDerivation(open: true)
+    let store = try SQLitePlayerStore.inMemory()
+    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+    // Digests at three costs: the operator changed the cost twice.
+    var owners: [String] = []
+    for rounds in [1 << 5, 1 << 6, 1 << 4] {
+      let cost = PasswordHasher.Cost(rounds: rounds, blockSize: 1, parallelism: 1)
+      let phone = PlayerWorld.newPhone()
+      _ = try await store.createPlayer(
+        NewPlayer(
+          phone: phone, nickname: "Ann",
+          password: try await PasswordHasher(cost: cost, queue: queue, derivation: derivation)
+            .digest(Self.password), selfLevel: 4, locale: "en", joinedAtUnixMs: 0))
+      owners.append(phone)
+    }
+    let hasher = PasswordHasher(cost: .testing, queue: queue, derivation: derivation)
+    try await hasher.loadStoredCosts(from: store)
+    #expect(hasher.storedDigestCosts.count == 3)
+    let service = AccountsService(
+      store: store, hasher: hasher, clock: ManualClock(), sessionLifetime: .seconds(3600))
+    let unknown = (0..<20).map { "+86137000\(String(1000 + $0))" }
+    func costs(of phones: [String]) async -> [PasswordHasher.Cost] {
+      var costs: [PasswordHasher.Cost] = []
+      for phone in phones {
+        _ = await refusal {
+          _ = try await service.login(
+            LoginRequest(phone: phone, password: "wrong guess"), context: context(from: "192.0.2.1")
+          )
+        }
+        costs.append(derivation.costs.last!)
+      }
+      return costs
+    }
+    let first = await costs(of: unknown)
+    #expect(Set(first).isSubset(of: hasher.storedDigestCosts.keys))
+    // Failing a login on an account of each cost, then asking again, gives every unknown phone
+    // the cost it had.
+    for owner in owners + owners.reversed() {
+      _ = await costs(of: [owner])
+      #expect(await costs(of: unknown) == first)
+    }
+    // So does a successful login at the configured cost.
+    _ = try await service.login(
+      LoginRequest(phone: owners[2], password: Self.password), context: context(from: "192.0.2.1"))
+    #expect(await costs(of: unknown) == first)
+    #expect(unknown.map(hasher.dummyCost(for:)) == first)
+  }
+
+  @Test("for any counts of digests per cost, a cost whose count grows only draws phones to it")
+  func dummyWork_choiceFollowsCounts() async {
+    let counts = zip(Gen.int(in: 0...6), Gen.int(in: 0...6), Gen.int(in: 1...6))
+    await propertyCheck(count: 30, input: counts) { drawn in
+      let (a, b, growth) = drawn
+      let hasher = PasswordHasher(
+        cost: .testing, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+        derivation: GatedDerivation(open: true))
+      func digest(_ rounds: Int) -> PasswordDigest {
+        PasswordDigest(hash: [], salt: [], parameters: "scrypt:\(rounds):1:1")
+      }
+      let costA = PasswordHasher.Cost(rounds: 32, blockSize: 1, parallelism: 1)
+      let costB = PasswordHasher.Cost(rounds: 64, blockSize: 1, parallelism: 1)
+      for _ in 0..<a { hasher.stored(digest(32)) }
+      for _ in 0..<b { hasher.stored(digest(64)) }
+      let phones = (0..<200).map { "+8613900\(String(10_000 + $0))" }
+      let before = phones.map(hasher.dummyCost(for:))
+      // The oracle: the stored costs, or the configured cost when none is stored.
+      let stored = Set([a > 0 ? costA : nil, b > 0 ? costB : nil].compactMap { $0 })
+      #expect(Set(before).isSubset(of: stored.isEmpty ? [.testing] : stored))
+      #expect(phones.map(hasher.dummyCost(for:)) == before, "the same phone, the same cost")
+      for _ in 0..<growth { hasher.replaced(digest(32), with: digest(64)) }
+      let after = phones.map(hasher.dummyCost(for:))
+      for (old, new) in zip(before, after) where old != new { #expect(new == costB) }
+      if a <= growth { #expect(Set(after) == [costB]) }
+    }
+  }
+
+  @Test(
+    "an unknown phone costs the work of the stored digests, which follow re-hashes and registrations"
+  )
   func dummyWork_matchesStoredCost() async throws {
     let derivation = GatedDerivation(open: true)
     let store = try SQLitePlayerStore.inMemory()
@@ -398,6 +561,7 @@ struct AccountLimitsTests {
     let hasher = PasswordHasher(
       cost: .testing, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
       derivation: derivation)
+    try await hasher.loadStoredCosts(from: store)
     let service = AccountsService(
       store: store, hasher: hasher, clock: ManualClock(), sessionLifetime: .seconds(3600))
     for phone in [phone, "+8613700000123"] {
@@ -407,16 +571,21 @@ struct AccountLimitsTests {
       }
     }
     #expect(derivation.costs.suffix(2) == [old, old])
-    #expect(hasher.dummyCost == old)
+    #expect(hasher.dummyCost(for: "+8613700000123") == old)
 
     // A successful login makes the digest again at the configured cost.
     _ = try await service.login(
       LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
     let stored = try #require(try await store.player(phone: phone))
     #expect(!hasher.needsNewDigest(stored.password))
-    _ = try await service.login(
-      LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
-    #expect(hasher.dummyCost == .testing)
+    #expect(hasher.storedDigestCosts == [.testing: 1])
+    #expect(hasher.dummyCost(for: "+8613700000123") == .testing)
+    // A registration counts its digest.
+    _ = try await service.register(
+      RegisterRequest(
+        phone: PlayerWorld.newPhone(), nickname: "Bo", password: "12345678", selfLevel: 3),
+      context: context(from: "192.0.2.1"))
+    #expect(hasher.storedDigestCosts == [.testing: 2])
   }
 
   // MARK: Registrations and uploads
@@ -456,6 +625,37 @@ struct AccountLimitsTests {
     #expect(
       await register(PlayerWorld.newPhone(), from: "198.51.100.7")?.reason
         == "REGISTRATION_RATE_LIMITED")
+  }
+
+  @Test("a registration refused because hashing is busy does not use up the address's allowance")
+  func registrations_busyDoesNotCount() async throws {
+    let clock = ManualClock()
+    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+    let (service, _) = try await Self.accounts(
+      derivation: GatedDerivation(open: true), queue: queue, clock: clock,
+      registrations: AddressRateLimiter(
+        limit: 10, periodMs: 3_600_000, reason: "REGISTRATION_RATE_LIMITED",
+        action: LocalizedText(en: "registrations", zhCN: "注册"), clock: clock))
+    func register() async -> RPCError? {
+      await refusal {
+        _ = try await service.register(
+          RegisterRequest(
+            phone: PlayerWorld.newPhone(), nickname: "Ann", password: "12345678", selfLevel: 3),
+          context: context(from: "198.51.100.7"))
+      }
+    }
+    let holder = GatedDerivation(open: false)
+    let hold = Task {
+      try await PasswordHasher(cost: .testing, queue: queue, derivation: holder)
+        .verifyNothing("x", phone: "+8613700000009")
+    }
+    try await eventually { holder.started == 1 }
+    for _ in 0..<10 { #expect(await register()?.reason == "PASSWORD_HASHING_BUSY") }
+    holder.open()
+    try await hold.value
+    // The whole allowance is still there.
+    for _ in 0..<10 { #expect(await register() == nil) }
+    #expect(await register()?.reason == "REGISTRATION_RATE_LIMITED")
   }
 
   @Test("PHONE_TAKEN comes after the same password work as a registration that succeeds")
