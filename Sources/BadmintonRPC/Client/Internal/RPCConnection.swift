@@ -110,16 +110,17 @@ final class RPCConnection: Sendable {
     return stream
   }
 
-  /// The server accepts frames over `WireConfiguration.unchargedFrameBytes` only on a connection
-  /// on which a call has passed authentication: before the first such request that carries a
-  /// session token, calls `Health/CheckSession` with it here.
+  /// The server accepts frames over `WireConfiguration.unchargedFrameBytes` (header included,
+  /// a compressed body counted at its decompressed size) only on a connection on which a call
+  /// has passed authentication: before the first such request that carries a session token,
+  /// calls `Health/CheckSession` with it here.
   private func ensureSession(
     method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?
   ) async throws {
     guard !sessionChecked.load(ordering: .acquiring),
       !FrameFormat.fits(
         payload: payload.count, method: method, metadata: metadata,
-        limit: WireConfiguration.unchargedFrameBytes),
+        limit: WireConfiguration.unchargedBodyBytes),
       metadata.contains(where: { $0.key == "authorization" })
     else { return }
     let session = metadata.filter { $0.key == "authorization" || $0.key == "locale" }
