@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOEmbedded
 import NIOPosix
 import Synchronization
 import Testing
@@ -24,6 +25,21 @@ struct ConnectionLimitsTests {
       try await checkCap(
         server: server, port: port, cap: 2, reason: "TOO_MANY_CONNECTIONS_FROM_ADDRESS")
     }
+  }
+
+  @Test("the per-address cap counts an IPv4-mapped address as IPv4 and IPv6 addresses by their /64")
+  func perAddressCap_keysIPv6ByPrefix() throws {
+    func key(_ address: String) throws -> String {
+      let channel = EmbeddedChannel()
+      channel.remoteAddress = try SocketAddress(ipAddress: address, port: 50_000)
+      return RPCServer.clientAddress(of: channel)
+    }
+    #expect(try key("2001:db8:1:2::1") == key("2001:db8:1:2:ffff:eeee:dddd:cccc"))
+    #expect(try key("2001:db8:1:2::1") == "2001:db8:1:2::/64")
+    #expect(try key("2001:db8:1:3::1") != key("2001:db8:1:2::1"))
+    #expect(try key("::ffff:192.0.2.7") == "192.0.2.7")
+    #expect(try key("192.0.2.7") == "192.0.2.7")
+    #expect(RPCServer.clientAddress(of: EmbeddedChannel()) == "unknown")
   }
 
   @Test("connections past the total cap get GOAWAY and close; one is admitted again after a close")
