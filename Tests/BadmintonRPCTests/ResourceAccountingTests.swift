@@ -531,3 +531,65 @@ struct LargeFrameSessionTests {
     }
   }
 }
+
+/// A stream whose handler goes on writing after its call has ended, and a unary call that
+/// waits; both ignore cancellation.
+private struct LingeringService: RPCService {
+  static let stream = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
+    service: "test.v1.Lingering", method: "Stream", kind: .serverStreaming, idempotent: true,
+    requiresAuthentication: false)
+  static let unary = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
+    service: "test.v1.Lingering", method: "Unary", kind: .unary, idempotent: false,
+    requiresAuthentication: false)
+
+  let probe: HandlerProbe
+  let streamGate: Gate
+  let unaryGate: Gate
+
+  func registerMethods(in registry: inout HandlerRegistry) {
+    let probe = self.probe
+    let streamGate = self.streamGate
+    let unaryGate = self.unaryGate
+    registry.register(Self.stream) { _, _, writer in
+      try await writer.write(HealthCheckRequest(service: "first"))
+      await streamGate.wait()
+      // The call has ended by now; these writes must go nowhere.
+      for _ in 0..<3 { try? await writer.write(HealthCheckRequest(service: "stale")) }
+      probe.didFinish()
+    }
+    registry.register(Self.unary) { _, _ in
+      probe.didStart()
+      await unaryGate.wait()
+      return HealthCheckRequest(service: "new")
+    }
+  }
+}
+
+@Suite("Calls that reuse an id")
+struct CallIDReuseTests {
+  @Test(
+    "a cancelled stream's handler that keeps writing never writes into a later call with its id")
+  func stoppedStream_neverWritesIntoLaterCall() async throws {
+    let streamGate = Gate()
+    let unaryGate = Gate()
+    try await withTestServer(services: {
+      [LingeringService(probe: $0, streamGate: streamGate, unaryGate: unaryGate)]
+    }) { _, port, probe in
+      let raw = try await RawConnection.connect(port: port)
+      try await raw.send(Raw.request(1, "", method: LingeringService.stream.path))
+      #expect(Raw.text(try await raw.readEnvelope()) == "first")
+      try await raw.send(Envelope(callID: 1, kind: .cancel))
+      #expect(try await raw.readEnvelope()?.status?.reason == "CANCELLED")
+      // The id is free again: a unary call takes it while the old handler still runs.
+      try await raw.send(Raw.request(1, "", method: LingeringService.unary.path))
+      #expect(await probe.wait { $0.started == 1 })
+      streamGate.open()
+      #expect(await probe.wait { $0.finished == 1 })
+      unaryGate.open()
+      let next = try #require(try await raw.readEnvelope())
+      #expect(next.kind == .response)
+      #expect(Raw.text(next) == "new")
+      await raw.close()
+    }
+  }
+}

@@ -234,7 +234,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       callID: callID, method: request.method, metadata: request.metadata, deadline: deadline,
       peer: peer, logger: logger)
     let sink = RawResponseSink { bytes in
-      try await loop.flatSubmit { handler.value.sendStreamMessage(callID, bytes) }.get()
+      try await loop.flatSubmit { handler.value.sendStreamMessage(callID, serial: serial, bytes) }
+        .get()
     }
     calls[callID] = call
 
@@ -330,8 +331,12 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     callEnded()
   }
 
-  private func sendStreamMessage(_ callID: UInt64, _ payload: [UInt8]) -> EventLoopFuture<Void> {
-    guard state != .closed, calls[callID] != nil else {
+  /// Sends a stream message of call `serial`; a handler whose call has ended (and whose id a
+  /// later call may have taken) sends nothing.
+  private func sendStreamMessage(_ callID: UInt64, serial: UInt64, _ payload: [UInt8])
+    -> EventLoopFuture<Void>
+  {
+    guard state != .closed, calls[callID]?.serial == serial else {
       return eventLoop.makeFailedFuture(CancellationError())
     }
     let limit = configuration.wire.maximumBodySize
