@@ -316,6 +316,18 @@ private struct OneTokenAuthenticator: Authenticator {
   }
 }
 
+/// Accepts the token "good" until it is revoked.
+private final class RevocableAuthenticator: Authenticator, Sendable {
+  private let revoked = Atomic<Bool>(false)
+
+  func revoke() { revoked.store(true, ordering: .relaxed) }
+
+  func authenticate(bearerToken: String) async throws -> Principal? {
+    bearerToken == "good" && !revoked.load(ordering: .relaxed)
+      ? Principal(userID: 1, isAdministrator: false) : nil
+  }
+}
+
 /// An authenticated method that takes large requests and answers their size.
 private struct UploadService: RPCService {
   static let upload = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
@@ -428,12 +440,14 @@ struct LargeFrameSessionTests {
     }
   }
 
-  private func withUploadServer(_ body: (Int) async throws -> Void) async throws {
+  private func withUploadServer(
+    authenticator: any Authenticator = OneTokenAuthenticator(), _ body: (Int) async throws -> Void
+  ) async throws {
     var logger = Logger(label: "test.server")
     logger.logLevel = .critical
     let server = RPCServer(
       configuration: ServerConfiguration(port: 0), services: [UploadService()],
-      authenticator: OneTokenAuthenticator(), logger: logger)
+      authenticator: authenticator, logger: logger)
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await server.run() }
       let port = try await server.localAddress().port!
@@ -502,6 +516,30 @@ struct LargeFrameSessionTests {
     }
   }
 
+  @Test("a connection whose session is found invalid loses the right to large frames")
+  func invalidSession_endsTrust() async throws {
+    let authenticator = RevocableAuthenticator()
+    try await withUploadServer(authenticator: authenticator) { port in
+      let raw = try await RawConnection.connect(port: port)
+      var check = Raw.request(1, "", method: Health.checkSession.path)
+      check.metadata = [Metadata(key: "authorization", value: "Bearer good")]
+      try await raw.send(check)
+      #expect(try await raw.readEnvelope()?.status?.code == .ok)
+      // The session ends (logged out); the next authenticated call on the connection fails.
+      authenticator.revoke()
+      check.callID = 2
+      try await raw.send(check)
+      #expect(try await raw.readEnvelope()?.status?.reason == "SESSION_INVALID")
+      var upload = Raw.request(
+        3, String(repeating: "a", count: 100_000), method: UploadService.upload.path)
+      upload.metadata = check.metadata
+      try await raw.send(upload)
+      let seen = try await raw.readUntilClosed()
+      #expect(seen.last?.kind == .goAway)
+      #expect(seen.last?.status?.reason == "LARGE_FRAME_NEEDS_SESSION")
+    }
+  }
+
   @Test("the reference client checks its session first, then sends the large request")
   func client_sendsLargeRequestTransparently() async throws {
     try await withUploadServer { port in
@@ -527,6 +565,10 @@ struct LargeFrameSessionTests {
             options: CallOptions(bearerToken: "bad"))
         }
         #expect(error?.reason == "SESSION_INVALID")
+        // That cost the connection its session: the client checks the session again first.
+        let after = try await client.unary(
+          UploadService.upload, HealthCheckRequest(service: text), options: options)
+        #expect(after.service == "300000")
       }
     }
   }

@@ -30,10 +30,12 @@ public struct WireConfiguration: Sendable, Hashable {
 }
 
 /// Whether a call on a connection has passed authentication: until one has, the server accepts
-/// no frame over `WireConfiguration.unchargedFrameBytes` on it. Used on the connection's event
-/// loop only.
+/// no frame over `WireConfiguration.unchargedFrameBytes` on it. A call that fails with
+/// SESSION_INVALID (the session logged out or expired) takes it back. Used on the connection's
+/// event loop only.
 public final class ConnectionTrust {
-  /// True once a call on the connection has passed authentication.
+  /// True once a call on the connection has passed authentication, until one fails with
+  /// SESSION_INVALID.
   public var sessionAuthenticated = false
 
   /// A connection on which no call has passed authentication yet.

@@ -265,7 +265,15 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       do {
         var context = context
         if method.info.requiresAuthentication {
-          context = context.authenticated(as: try await authenticate(context, with: authenticator))
+          do {
+            context = context.authenticated(
+              as: try await authenticate(context, with: authenticator))
+          } catch let error as RPCError where error.reason == RPCError.sessionInvalid.reason {
+            // The session the connection showed has ended (logged out, expired): it loses the
+            // right to large frames until a call passes again. Queued before the answer.
+            handler.eventLoop.execute { handler.value.trust?.sessionAuthenticated = false }
+            throw error
+          }
           // Queued before the call's answer, so the peer sees the answer only once it holds.
           handler.eventLoop.execute { handler.value.trust?.sessionAuthenticated = true }
         }
