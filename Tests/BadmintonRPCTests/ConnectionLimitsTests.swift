@@ -180,6 +180,17 @@ struct ConnectionLimitsTests {
     }
   }
 
+  @Test("the request budget's exhausted warning is logged once a minute for the whole server")
+  func budgetWarning_isRateLimited() {
+    let budget = RequestMemoryBudget(limit: 0)
+    let start = ContinuousClock.now
+    #expect(budget.shouldWarnExhausted(at: start) == (true, 0))
+    for second in 1..<60 {
+      #expect(budget.shouldWarnExhausted(at: start + .seconds(second)).log == false)
+    }
+    #expect(budget.shouldWarnExhausted(at: start + .seconds(60)) == (true, 59))
+  }
+
   @Test("a rate-limited warning logs once per interval and counts the ones held back")
   func rateLimitedWarning_countsHeldBack() {
     var warning = RateLimitedWarning(interval: .seconds(10))

@@ -64,8 +64,6 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   /// metadata of each); until a call has passed authentication, at most
   /// `WireConfiguration.unchargedFrameBytes`.
   private(set) var heldRequestBytes = 0
-  /// The "request budget exhausted" warning, at most once a minute per connection.
-  private var budgetWarning = RateLimitedWarning(interval: .seconds(60))
   private var nextSerial: UInt64 = 0
   private var graceTimer: Scheduled<Void>?
   /// While draining: true once the linger after GOAWAY has passed, so that an idle connection
@@ -208,7 +206,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       return answer(callID, kind: method.kind, locale: locale, .failure(.serverBusy))
     }
     guard requestBudget.reserve(heldBytes) else {
-      let (log, suppressed) = budgetWarning.shouldLog(at: .now)
+      let (log, suppressed) = requestBudget.shouldWarnExhausted(at: .now)
       if log {
         logger.warning(
           "request budget exhausted",
