@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOEmbedded
 import NIOPosix
 import Synchronization
 import Testing
@@ -24,6 +25,21 @@ struct ConnectionLimitsTests {
       try await checkCap(
         server: server, port: port, cap: 2, reason: "TOO_MANY_CONNECTIONS_FROM_ADDRESS")
     }
+  }
+
+  @Test("the per-address cap counts an IPv4-mapped address as IPv4 and IPv6 addresses by their /64")
+  func perAddressCap_keysIPv6ByPrefix() throws {
+    func key(_ address: String) throws -> String {
+      let channel = EmbeddedChannel()
+      channel.remoteAddress = try SocketAddress(ipAddress: address, port: 50_000)
+      return RPCServer.clientAddress(of: channel)
+    }
+    #expect(try key("2001:db8:1:2::1") == key("2001:db8:1:2:ffff:eeee:dddd:cccc"))
+    #expect(try key("2001:db8:1:2::1") == "2001:db8:1:2::/64")
+    #expect(try key("2001:db8:1:3::1") != key("2001:db8:1:2::1"))
+    #expect(try key("::ffff:192.0.2.7") == "192.0.2.7")
+    #expect(try key("192.0.2.7") == "192.0.2.7")
+    #expect(RPCServer.clientAddress(of: EmbeddedChannel()) == "unknown")
   }
 
   @Test("connections past the total cap get GOAWAY and close; one is admitted again after a close")
@@ -162,6 +178,17 @@ struct ConnectionLimitsTests {
     for code in [ECONNABORTED, EPERM, EINTR] {
       #expect(!AcceptPauseHandler.isExhaustion(IOError(errnoCode: code, reason: "accept")))
     }
+  }
+
+  @Test("the request budget's exhausted warning is logged once a minute for the whole server")
+  func budgetWarning_isRateLimited() {
+    let budget = RequestMemoryBudget(limit: 0)
+    let start = ContinuousClock.now
+    #expect(budget.shouldWarnExhausted(at: start) == (true, 0))
+    for second in 1..<60 {
+      #expect(budget.shouldWarnExhausted(at: start + .seconds(second)).log == false)
+    }
+    #expect(budget.shouldWarnExhausted(at: start + .seconds(60)) == (true, 59))
   }
 
   @Test("a rate-limited warning logs once per interval and counts the ones held back")

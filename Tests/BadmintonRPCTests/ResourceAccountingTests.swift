@@ -234,7 +234,8 @@ struct MethodLimitTests {
     try await withTestServer(services: { [LimitedService(probe: $0, gate: gate)] }) {
       _, port, probe in
       let raw = try await RawConnection.connect(port: port)
-      let big = String(repeating: "n", count: 200_000)
+      // Over the method's limit, within what a peer without a session may send.
+      let big = String(repeating: "n", count: 60_000)
       try await raw.send(
         Raw.request(1, big, method: LimitedService.small.path), compressed: true)
       let refused = try #require(try await raw.readEnvelope())
@@ -315,15 +316,39 @@ private struct OneTokenAuthenticator: Authenticator {
   }
 }
 
+/// Accepts the token "good" until it is revoked.
+private final class RevocableAuthenticator: Authenticator, Sendable {
+  private let revoked = Atomic<Bool>(false)
+
+  func revoke() { revoked.store(true, ordering: .relaxed) }
+
+  func authenticate(bearerToken: String) async throws -> Principal? {
+    bearerToken == "good" && !revoked.load(ordering: .relaxed)
+      ? Principal(userID: 1, isAdministrator: false) : nil
+  }
+}
+
 /// An authenticated method that takes large requests and answers their size.
 private struct UploadService: RPCService {
   static let upload = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
     service: "test.v1.Upload", method: "Upload", kind: .unary, idempotent: false,
     requiresAuthentication: true, maximumRequestBytes: 1 << 20)
 
+  /// Needs no session; sends one message, then holds its request until the call ends.
+  static let hold = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
+    service: "test.v1.Upload", method: "Hold", kind: .serverStreaming, idempotent: true,
+    requiresAuthentication: false)
+
   func registerMethods(in registry: inout HandlerRegistry) {
     registry.register(Self.upload) { request, _ in
       HealthCheckRequest(service: "\(request.service.utf8.count)")
+    }
+    registry.register(Self.hold) { request, _, writer in
+      try await writer.write(HealthCheckRequest(service: "held"))
+      // Ends only when the call is cancelled.
+      let (stream, continuation) = AsyncStream<Int>.makeStream()
+      for await _ in stream {}
+      continuation.finish()
     }
   }
 }
@@ -332,13 +357,16 @@ private struct UploadService: RPCService {
 struct LargeFrameSessionTests {
   private let configuration = WireConfiguration(maximumBodySize: 1 << 20)
 
-  @Test("a frame over 64 KiB is refused from its header until a call has been authenticated")
+  @Test(
+    "a frame over 64 KiB, header included, is refused from its header until a call has been authenticated"
+  )
   func largeFrame_needsSession() throws {
     let trust = ConnectionTrust()
     let decoder = FrameDecoder(configuration: configuration, trust: trust)
-    var small = ByteBuffer(bytes: header(65_536))
+    // 5 header bytes + 65,531 body bytes: 64 KiB exactly.
+    var small = ByteBuffer(bytes: header(65_531))
     #expect(try decoder.decodeEnvelope(from: &small) == nil)
-    var large = ByteBuffer(bytes: header(65_537))
+    var large = ByteBuffer(bytes: header(65_532))
     let refused = #expect(throws: ProtocolViolation.self) {
       try decoder.decodeEnvelope(from: &large)
     }
@@ -348,12 +376,78 @@ struct LargeFrameSessionTests {
     #expect(try decoder.decodeEnvelope(from: &large) == nil)
   }
 
-  private func withUploadServer(_ body: (Int) async throws -> Void) async throws {
+  @Test(
+    "a compressed body that decompresses past 64 KiB is refused before decompressing until a call has been authenticated"
+  )
+  func largeDecompressedBody_needsSession() throws {
+    let trust = ConnectionTrust()
+    let budget = RequestMemoryBudget(limit: 1 << 30)
+    let decoder = FrameDecoder(configuration: configuration, budget: budget, trust: trust)
+    let fits = Envelope(callID: 1, kind: .ping).serializedBytes()
+    // 5 header bytes + 65,531 body bytes: 64 KiB, the most a plain frame may be.
+    let bodyLimit = 65_531
+    let padding = bodyLimit - fits.count - 4
+    let atLimit = Envelope(callID: 1, kind: .ping, payload: Array(repeating: 0, count: padding))
+      .serializedBytes()
+    #expect(atLimit.count == bodyLimit)
+    var accepted = ByteBuffer(bytes: RawFrames.frame(atLimit, compressed: true))
+    #expect(try decoder.decodeEnvelope(from: &accepted)?.payload.count == padding)
+
+    let over = Envelope(callID: 1, kind: .ping, payload: Array(repeating: 0, count: padding + 1))
+      .serializedBytes()
+    let frame = RawFrames.frame(over, compressed: true)
+    #expect(frame.count < 1024)
+    var refused = ByteBuffer(bytes: frame)
+    let violation = #expect(throws: ProtocolViolation.self) {
+      try decoder.decodeEnvelope(from: &refused)
+    }
+    #expect(violation?.rpcError.reason == "LARGE_FRAME_NEEDS_SESSION")
+    #expect(budget.inUse == 0)
+    trust.sessionAuthenticated = true
+    var again = ByteBuffer(bytes: frame)
+    #expect(try decoder.decodeEnvelope(from: &again)?.payload.count == padding + 1)
+  }
+
+  /// An envelope followed by `count` empty metadata entries (field 5, length 0).
+  private func envelope(emptyMetadataEntries count: Int) -> [UInt8] {
+    Envelope(callID: 1, kind: .request, method: "/test.v1.Echo/Unary").serializedBytes()
+      + Array([[UInt8]](repeating: [0x2A, 0x00], count: count).joined())
+  }
+
+  @Test(
+    "metadata entries are counted on the wire before protobuf-c unpacks them, with or without a session"
+  )
+  func metadataEntries_areCountedBeforeUnpacking() throws {
+    let trust = ConnectionTrust()
+    trust.sessionAuthenticated = true
+    let decoder = FrameDecoder(configuration: configuration, trust: trust)
+    let limit = FrameFormat.maximumMetadataEntries
+    var fits = ByteBuffer(bytes: RawFrames.frame(envelope(emptyMetadataEntries: limit)))
+    #expect(try decoder.decodeEnvelope(from: &fits)?.metadata.count == limit)
+
+    // Half a million entries in a few hundred bytes of zstd.
+    let many = envelope(emptyMetadataEntries: 400_000)
+    let frame = RawFrames.frame(many, compressed: true)
+    #expect(frame.count < 1024)
+    var refused = ByteBuffer(bytes: frame)
+    let violation = #expect(throws: ProtocolViolation.self) {
+      try decoder.decodeEnvelope(from: &refused)
+    }
+    #expect(violation?.rpcError.reason == "METADATA_TOO_LARGE")
+    var justOver = ByteBuffer(bytes: RawFrames.frame(envelope(emptyMetadataEntries: limit + 1)))
+    #expect(throws: ProtocolViolation.metadataTooLarge(entries: limit + 1, bytes: 0)) {
+      try decoder.decodeEnvelope(from: &justOver)
+    }
+  }
+
+  private func withUploadServer(
+    authenticator: any Authenticator = OneTokenAuthenticator(), _ body: (Int) async throws -> Void
+  ) async throws {
     var logger = Logger(label: "test.server")
     logger.logLevel = .critical
     let server = RPCServer(
       configuration: ServerConfiguration(port: 0), services: [UploadService()],
-      authenticator: OneTokenAuthenticator(), logger: logger)
+      authenticator: authenticator, logger: logger)
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await server.run() }
       let port = try await server.localAddress().port!
@@ -374,6 +468,72 @@ struct LargeFrameSessionTests {
       // Sent plain: the frame is as large as the request.
       let large = String(repeating: "a", count: 100_000)
       try await raw.send(Raw.request(1, large, method: UploadService.upload.path))
+      let seen = try await raw.readUntilClosed()
+      #expect(seen.last?.kind == .goAway)
+      #expect(seen.last?.status?.reason == "LARGE_FRAME_NEEDS_SESSION")
+    }
+  }
+
+  @Test(
+    "without a session, a connection's open calls hold at most 64 KiB of requests; beyond, SERVER_BUSY with a retry hint"
+  )
+  func sessionlessCalls_holdBoundedRequests() async throws {
+    try await withUploadServer { port in
+      let raw = try await RawConnection.connect(port: port)
+      let half = String(repeating: "h", count: 40_000)
+      try await raw.send(Raw.request(1, half, method: UploadService.hold.path))
+      #expect(Raw.text(try await raw.readEnvelope()) == "held")
+      // A second such request would make the connection's calls hold more than 64 KiB.
+      try await raw.send(Raw.request(2, half, method: UploadService.hold.path))
+      let refused = try #require(try await raw.readEnvelope())
+      #expect(refused.callID == 2 && refused.kind == .streamEnd)
+      #expect(refused.status?.reason == "SERVER_BUSY")
+      #expect(refused.status?.retryAfterMs == 1000)
+      // Once a call has passed authentication, the server-wide budget alone applies.
+      var check = Raw.request(3, "", method: Health.checkSession.path)
+      check.metadata = [Metadata(key: "authorization", value: "Bearer good")]
+      try await raw.send(check)
+      #expect(try await raw.readEnvelope()?.status?.code == .ok)
+      try await raw.send(Raw.request(4, half, method: UploadService.hold.path))
+      #expect(Raw.text(try await raw.readEnvelope()) == "held")
+      await raw.close()
+    }
+  }
+
+  @Test("the built-in Health and Reflection methods take requests of at most 1 KiB")
+  func builtInMethods_takeSmallRequests() async throws {
+    for method in [Health.check, Health.watch, Health.checkSession] {
+      #expect(method.maximumRequestBytes == 1024)
+    }
+    #expect(Reflection.listMethods.maximumRequestBytes == 1024)
+    try await withUploadServer { port in
+      let raw = try await RawConnection.connect(port: port)
+      let long = String(repeating: "w", count: 2000)
+      try await raw.send(Raw.request(1, long, method: Health.watch.path))
+      let refused = try #require(try await raw.readEnvelope())
+      #expect(refused.status?.reason == "REQUEST_TOO_LARGE")
+      await raw.close()
+    }
+  }
+
+  @Test("a connection whose session is found invalid loses the right to large frames")
+  func invalidSession_endsTrust() async throws {
+    let authenticator = RevocableAuthenticator()
+    try await withUploadServer(authenticator: authenticator) { port in
+      let raw = try await RawConnection.connect(port: port)
+      var check = Raw.request(1, "", method: Health.checkSession.path)
+      check.metadata = [Metadata(key: "authorization", value: "Bearer good")]
+      try await raw.send(check)
+      #expect(try await raw.readEnvelope()?.status?.code == .ok)
+      // The session ends (logged out); the next authenticated call on the connection fails.
+      authenticator.revoke()
+      check.callID = 2
+      try await raw.send(check)
+      #expect(try await raw.readEnvelope()?.status?.reason == "SESSION_INVALID")
+      var upload = Raw.request(
+        3, String(repeating: "a", count: 100_000), method: UploadService.upload.path)
+      upload.metadata = check.metadata
+      try await raw.send(upload)
       let seen = try await raw.readUntilClosed()
       #expect(seen.last?.kind == .goAway)
       #expect(seen.last?.status?.reason == "LARGE_FRAME_NEEDS_SESSION")
@@ -405,7 +565,73 @@ struct LargeFrameSessionTests {
             options: CallOptions(bearerToken: "bad"))
         }
         #expect(error?.reason == "SESSION_INVALID")
+        // That cost the connection its session: the client checks the session again first.
+        let after = try await client.unary(
+          UploadService.upload, HealthCheckRequest(service: text), options: options)
+        #expect(after.service == "300000")
       }
+    }
+  }
+}
+
+/// A stream whose handler goes on writing after its call has ended, and a unary call that
+/// waits; both ignore cancellation.
+private struct LingeringService: RPCService {
+  static let stream = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
+    service: "test.v1.Lingering", method: "Stream", kind: .serverStreaming, idempotent: true,
+    requiresAuthentication: false)
+  static let unary = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
+    service: "test.v1.Lingering", method: "Unary", kind: .unary, idempotent: false,
+    requiresAuthentication: false)
+
+  let probe: HandlerProbe
+  let streamGate: Gate
+  let unaryGate: Gate
+
+  func registerMethods(in registry: inout HandlerRegistry) {
+    let probe = self.probe
+    let streamGate = self.streamGate
+    let unaryGate = self.unaryGate
+    registry.register(Self.stream) { _, _, writer in
+      try await writer.write(HealthCheckRequest(service: "first"))
+      await streamGate.wait()
+      // The call has ended by now; these writes must go nowhere.
+      for _ in 0..<3 { try? await writer.write(HealthCheckRequest(service: "stale")) }
+      probe.didFinish()
+    }
+    registry.register(Self.unary) { _, _ in
+      probe.didStart()
+      await unaryGate.wait()
+      return HealthCheckRequest(service: "new")
+    }
+  }
+}
+
+@Suite("Calls that reuse an id")
+struct CallIDReuseTests {
+  @Test(
+    "a cancelled stream's handler that keeps writing never writes into a later call with its id")
+  func stoppedStream_neverWritesIntoLaterCall() async throws {
+    let streamGate = Gate()
+    let unaryGate = Gate()
+    try await withTestServer(services: {
+      [LingeringService(probe: $0, streamGate: streamGate, unaryGate: unaryGate)]
+    }) { _, port, probe in
+      let raw = try await RawConnection.connect(port: port)
+      try await raw.send(Raw.request(1, "", method: LingeringService.stream.path))
+      #expect(Raw.text(try await raw.readEnvelope()) == "first")
+      try await raw.send(Envelope(callID: 1, kind: .cancel))
+      #expect(try await raw.readEnvelope()?.status?.reason == "CANCELLED")
+      // The id is free again: a unary call takes it while the old handler still runs.
+      try await raw.send(Raw.request(1, "", method: LingeringService.unary.path))
+      #expect(await probe.wait { $0.started == 1 })
+      streamGate.open()
+      #expect(await probe.wait { $0.finished == 1 })
+      unaryGate.open()
+      let next = try #require(try await raw.readEnvelope())
+      #expect(next.kind == .response)
+      #expect(Raw.text(next) == "new")
+      await raw.close()
     }
   }
 }

@@ -1,5 +1,9 @@
 import Synchronization
 
+/// The request limit of the built-in Health and Reflection methods, in bytes: their requests
+/// hold a service name at most, and a peer without a session may call them.
+let builtInRequestBytes = 1024
+
 /// The built-in health service, `badminton.rpc.v1.Health`: only `CheckSession` needs a session.
 public enum Health {
   /// The service's full name.
@@ -8,19 +12,19 @@ public enum Health {
   /// `Check`: the current status; an unknown service name gives NOT_FOUND.
   public static let check = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(
     service: serviceName, method: "Check", kind: .unary, idempotent: true,
-    requiresAuthentication: false)
+    requiresAuthentication: false, maximumRequestBytes: builtInRequestBytes)
 
   /// `Watch`: the current status, then every change, until the call ends.
   public static let watch = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(
     service: serviceName, method: "Watch", kind: .serverStreaming, idempotent: true,
-    requiresAuthentication: false)
+    requiresAuthentication: false, maximumRequestBytes: builtInRequestBytes)
 
   /// `CheckSession`: SERVING when the caller's session is valid. A connection on which a call
   /// has passed authentication may carry frames over 64 KiB; the reference client calls this
   /// first on a connection where it must send a larger request.
   public static let checkSession = MethodDescriptor<HealthCheckRequest, HealthCheckResponse>(
     service: serviceName, method: "CheckSession", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, maximumRequestBytes: builtInRequestBytes)
 
   /// The service as its stubs expose it.
   public static let descriptor = ServiceDescriptor(

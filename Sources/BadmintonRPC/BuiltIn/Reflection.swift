@@ -6,7 +6,7 @@ public enum Reflection {
   /// `ListMethods`: every method the server serves, sorted by path.
   public static let listMethods = MethodDescriptor<ListMethodsRequest, ListMethodsResponse>(
     service: serviceName, method: "ListMethods", kind: .unary, idempotent: true,
-    requiresAuthentication: false)
+    requiresAuthentication: false, maximumRequestBytes: builtInRequestBytes)
 
   /// The service as its stubs expose it.
   public static let descriptor = ServiceDescriptor(name: serviceName, methods: [listMethods.info])

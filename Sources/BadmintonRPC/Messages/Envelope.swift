@@ -75,6 +75,8 @@ public struct Envelope: ProtobufMessage {
   public var timeoutMilliseconds: UInt32
   /// REQUEST only: metadata entries.
   public var metadata: [Metadata]
+  /// The field number of `metadata` in the encoding.
+  static let metadataFieldNumber: UInt64 = 5
   /// The request or response message, or a PING / PONG payload.
   public var payload: [UInt8]
   /// RESPONSE, STREAM_END and GOAWAY: the status; nil when absent.

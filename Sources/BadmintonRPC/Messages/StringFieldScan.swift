@@ -45,6 +45,28 @@ enum StringFieldScan {
     }
   }
 
+  /// How many top-level fields numbered `number` `bytes` holds, and their values' bytes
+  /// together, counted up to where the encoding breaks (protobuf-c refuses it then). Allocates
+  /// nothing; linear in the encoding's size.
+  static func count(field number: UInt64, in bytes: UnsafeRawBufferPointer)
+    -> (entries: Int, valueBytes: Int)
+  {
+    guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count > 0
+    else { return (0, 0) }
+    let buffer = UnsafeBufferPointer(start: base, count: bytes.count)
+    var entries = 0
+    var valueBytes = 0
+    var offset = 0
+    while offset < buffer.count, let field = next(buffer, at: offset, end: buffer.count) {
+      if field.number == number {
+        entries += 1
+        valueBytes += field.end - field.valueStart
+      }
+      offset = field.end
+    }
+    return (entries, valueBytes)
+  }
+
   /// The outcome of walking one message.
   private enum Walk {
     case clean

@@ -326,10 +326,11 @@ public final class RPCServer: Service, Sendable {
     }
   }
 
-  /// The address a connection's caps count it under: its IP address without the port.
-  private static func clientAddress(of channel: any Channel) -> String {
+  /// The address a connection's caps count it under: its IP address without the port, keyed as
+  /// the services' per-address limits key it (`clientAddressKey`: IPv6 by its /64).
+  static func clientAddress(of channel: any Channel) -> String {
     guard let remote = channel.remoteAddress else { return "unknown" }
-    return remote.ipAddress ?? remote.description
+    return clientAddressKey(remote.ipAddress ?? remote.description)
   }
 
   /// Counts a new connection, or returns why it is refused; refusals are counted and logged at

@@ -4,7 +4,7 @@ public import NIOCore
 /// length before buffering the body, decompresses zstd bodies with a cap, and parses the
 /// envelope. Any failure is a `ProtocolViolation`.
 ///
-/// With a memory budget, a frame whose body is over `WireConfiguration.unchargedFrameBytes` is
+/// With a memory budget, a frame over `WireConfiguration.unchargedFrameBytes` (header included) is
 /// charged to it as soon as its header announces the length, at the capacity its buffer grows to,
 /// before the body is buffered; a compressed body is charged for its output and its zstd
 /// context before it is decompressed. Both are given back when the frame is parsed or the
@@ -29,8 +29,9 @@ public struct FrameDecoder: ByteToMessageDecoder {
 
   /// A decoder for one connection; with a `budget`, large frames are charged to it, with a
   /// `frameTimeout`, a frame that takes longer to arrive is a violation, and with a `trust`,
-  /// a frame over `WireConfiguration.unchargedFrameBytes` is a violation until a call on the
-  /// connection has passed authentication.
+  /// a frame over `WireConfiguration.unchargedFrameBytes` (header included, a compressed body
+  /// counted at its decompressed size) is a violation until a call on the connection has
+  /// passed authentication.
   public init(
     configuration: WireConfiguration, budget: RequestMemoryBudget? = nil,
     frameTimeout: TimeAmount? = nil, trust: ConnectionTrust? = nil
@@ -63,11 +64,11 @@ public struct FrameDecoder: ByteToMessageDecoder {
       throw .frameTooLarge(length, limit: configuration.maximumBodySize)
     }
     if let trust, !trust.sessionAuthenticated,
-      Int(length) > WireConfiguration.unchargedFrameBytes
+      Int(length) > WireConfiguration.unchargedBodyBytes
     {
-      throw .frameNeedsSession(length, limit: WireConfiguration.unchargedFrameBytes)
+      throw .frameNeedsSession(length, limit: WireConfiguration.unchargedBodyBytes)
     }
-    if let budget, progress.charged == 0, Int(length) > WireConfiguration.unchargedFrameBytes {
+    if let budget, progress.charged == 0, Int(length) > WireConfiguration.unchargedBodyBytes {
       let capacity = Self.bufferCapacity(for: FrameFormat.headerSize + Int(length))
       guard budget.reserve(capacity) else { throw .serverBusy(bytes: capacity) }
       progress.charged = capacity
@@ -85,6 +86,12 @@ public struct FrameDecoder: ByteToMessageDecoder {
       do {
         let size = try body.withUnsafeReadableBytes { (raw) throws(Zstd.Error) -> Int in
           try decompressor.contentSize(of: raw, limit: configuration.maximumBodySize)
+        }
+        // A body counts at its decompressed size: without a session it must be one that could
+        // have been sent plain.
+        if let trust, !trust.sessionAuthenticated, size > WireConfiguration.unchargedBodyBytes {
+          throw ProtocolViolation.frameNeedsSession(
+            UInt32(size), limit: WireConfiguration.unchargedBodyBytes)
         }
         if let budget {
           // The output buffer's real capacity, and the context that fills it.
@@ -124,8 +131,14 @@ public struct FrameDecoder: ByteToMessageDecoder {
     }
   }
 
+  /// The envelope in `body`. Its metadata entries are counted on the wire first: protobuf-c
+  /// allocates for every entry, and a few bytes of zstd can hold millions of empty ones.
   private static func parse(_ body: ByteBuffer) -> Result<Envelope, ProtocolViolation> {
     body.withUnsafeReadableBytes { raw in
+      let metadata = StringFieldScan.count(field: Envelope.metadataFieldNumber, in: raw)
+      guard metadata.entries <= FrameFormat.maximumMetadataEntries else {
+        return .failure(.metadataTooLarge(entries: metadata.entries, bytes: metadata.valueBytes))
+      }
       do {
         return .success(try Envelope(serializedBytes: raw))
       } catch {

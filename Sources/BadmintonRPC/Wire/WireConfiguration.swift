@@ -8,10 +8,14 @@ public struct WireConfiguration: Sendable, Hashable {
   /// zstd level for outgoing bodies. Default 1 (fastest).
   public var compressionLevel: Int32
 
-  /// Bodies up to this size are not charged to a server's request memory budget: every
-  /// connection may hold one such frame of its own (about what one socket read brings anyway),
-  /// so that small frames such as CANCEL and PING always get through. 64 KiB.
+  /// Frames up to this size, header included, are not charged to a server's request memory
+  /// budget: every connection may hold one such frame of its own (about what one socket read
+  /// brings anyway, and a buffer that stays at 64 KiB), so that small frames such as CANCEL and
+  /// PING always get through. Larger frames need a session. 64 KiB.
   public static let unchargedFrameBytes = 64 * 1024
+
+  /// The largest body of an uncharged frame: `unchargedFrameBytes` less the 5-byte header.
+  public static let unchargedBodyBytes = unchargedFrameBytes - FrameFormat.headerSize
 
   /// The defaults: 4 MiB bodies, compression from 1 KiB at zstd level 1.
   public init(
@@ -26,10 +30,12 @@ public struct WireConfiguration: Sendable, Hashable {
 }
 
 /// Whether a call on a connection has passed authentication: until one has, the server accepts
-/// no frame over `WireConfiguration.unchargedFrameBytes` on it. Used on the connection's event
-/// loop only.
+/// no frame over `WireConfiguration.unchargedFrameBytes` on it. A call that fails with
+/// SESSION_INVALID (the session logged out or expired) takes it back. Used on the connection's
+/// event loop only.
 public final class ConnectionTrust {
-  /// True once a call on the connection has passed authentication.
+  /// True once a call on the connection has passed authentication, until one fails with
+  /// SESSION_INVALID.
   public var sessionAuthenticated = false
 
   /// A connection on which no call has passed authentication yet.

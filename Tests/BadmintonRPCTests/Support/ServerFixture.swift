@@ -7,6 +7,7 @@ import NIOPosix
 func withTestServer<T>(
   configuration: ServerConfiguration = ServerConfiguration(),
   services: (HandlerProbe) -> [any RPCService] = { [TestService(probe: $0)] },
+  authenticator: (any Authenticator)? = nil,
   _ body: (RPCServer, Int, HandlerProbe) async throws -> T
 ) async throws -> T {
   var configuration = configuration
@@ -15,7 +16,9 @@ func withTestServer<T>(
   let probe = HandlerProbe()
   var logger = Logger(label: "test.server")
   logger.logLevel = .critical
-  let server = RPCServer(configuration: configuration, services: services(probe), logger: logger)
+  let server = RPCServer(
+    configuration: configuration, services: services(probe), authenticator: authenticator,
+    logger: logger)
   return try await withThrowingTaskGroup(of: Void.self) { group in
     group.addTask { try await server.run() }
     let port = try await server.localAddress().port!
@@ -58,5 +61,12 @@ func rpcError(_ body: () async throws -> Void) async -> RPCError? {
   } catch {
     return RPCError(
       code: .unknown, reason: "NOT_AN_RPC_ERROR", message: .init(verbatim: "\(error)"))
+  }
+}
+
+/// Accepts the bearer token "good" as user 1.
+struct GoodTokenAuthenticator: Authenticator {
+  func authenticate(bearerToken: String) async throws -> Principal? {
+    bearerToken == "good" ? Principal(userID: 1, isAdministrator: false) : nil
   }
 }

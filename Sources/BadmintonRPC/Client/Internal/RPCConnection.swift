@@ -70,6 +70,21 @@ final class RPCConnection: Sendable {
     try await ensureSession(method: method, payload: payload, metadata: metadata, timeout: timeout)
     let callID = allocateCallID()
     let gate = CancellationGate()
+    do {
+      return try await send(
+        callID, gate: gate, method: method, payload: payload, metadata: metadata, timeout: timeout)
+    } catch let error as RPCError where error.reason == RPCError.sessionInvalid.reason {
+      // The server no longer counts this connection as having a session.
+      sessionChecked.store(false, ordering: .releasing)
+      throw error
+    }
+  }
+
+  /// Sends unary call `callID` and waits for its RESPONSE payload.
+  private func send(
+    _ callID: UInt64, gate: CancellationGate, method: String, payload: [UInt8],
+    metadata: [Metadata], timeout: Duration?
+  ) async throws -> [UInt8] {
     let handler = self.handler
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
@@ -110,16 +125,18 @@ final class RPCConnection: Sendable {
     return stream
   }
 
-  /// The server accepts frames over `WireConfiguration.unchargedFrameBytes` only on a connection
-  /// on which a call has passed authentication: before the first such request that carries a
-  /// session token, calls `Health/CheckSession` with it here.
+  /// The server accepts frames over `WireConfiguration.unchargedFrameBytes` (header included,
+  /// a compressed body counted at its decompressed size) only on a connection on which a call
+  /// has passed authentication: before the first such request that carries a session token,
+  /// and again after a call failed with SESSION_INVALID, calls `Health/CheckSession` with it
+  /// here.
   private func ensureSession(
     method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?
   ) async throws {
     guard !sessionChecked.load(ordering: .acquiring),
       !FrameFormat.fits(
         payload: payload.count, method: method, metadata: metadata,
-        limit: WireConfiguration.unchargedFrameBytes),
+        limit: WireConfiguration.unchargedBodyBytes),
       metadata.contains(where: { $0.key == "authorization" })
     else { return }
     let session = metadata.filter { $0.key == "authorization" || $0.key == "locale" }

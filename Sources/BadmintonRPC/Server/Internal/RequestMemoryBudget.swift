@@ -7,6 +7,9 @@ import Synchronization
 public final class RequestMemoryBudget: Sendable {
   private let limit: Int
   private let used = Atomic<Int>(0)
+  /// The warning that the budget refused a call, logged at most once a minute for the whole
+  /// server.
+  private let exhaustedWarning = Mutex(RateLimitedWarning(interval: .seconds(60)))
 
   /// A budget of `limit` bytes.
   public init(limit: Int) { self.limit = limit }
@@ -26,6 +29,12 @@ public final class RequestMemoryBudget: Sendable {
   /// Gives back `bytes` taken by `reserve`.
   public func release(_ bytes: Int) {
     used.subtract(bytes, ordering: .relaxed)
+  }
+
+  /// Whether to log now that the budget refused a call, and how many such refusals went
+  /// unlogged since the last one logged.
+  func shouldWarnExhausted(at now: ContinuousClock.Instant) -> (log: Bool, suppressed: Int) {
+    exhaustedWarning.withLock { $0.shouldLog(at: now) }
   }
 
   /// The bytes taken now.

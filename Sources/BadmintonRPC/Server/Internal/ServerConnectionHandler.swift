@@ -60,6 +60,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   /// ended early by CANCEL or its deadline holds its place in the concurrency limit until its
   /// handler has really stopped.
   private(set) var runningHandlers = 0
+  /// The request bytes the running handlers of this connection hold (payload, method and
+  /// metadata of each); until a call has passed authentication, at most
+  /// `WireConfiguration.unchargedFrameBytes`.
+  private(set) var heldRequestBytes = 0
   private var nextSerial: UInt64 = 0
   private var graceTimer: Scheduled<Void>?
   /// While draining: true once the linger after GOAWAY has passed, so that an idle connection
@@ -194,8 +198,20 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
     // What the call holds until its handler returns: the payload and the context's strings.
     let heldBytes = request.payload.count + methodBytes + metadataBytes
+    // Without a session, a connection's calls hold no more than one uncharged frame: calls
+    // that never end (Health/Watch) cannot take the server-wide budget from everyone else.
+    if let trust, !trust.sessionAuthenticated,
+      heldRequestBytes + heldBytes > WireConfiguration.unchargedFrameBytes
+    {
+      return answer(callID, kind: method.kind, locale: locale, .failure(.serverBusy))
+    }
     guard requestBudget.reserve(heldBytes) else {
-      logger.warning("request budget exhausted", metadata: ["bytes": "\(heldBytes)"])
+      let (log, suppressed) = requestBudget.shouldWarnExhausted(at: .now)
+      if log {
+        logger.warning(
+          "request budget exhausted",
+          metadata: ["bytes": "\(heldBytes)", "suppressed": "\(suppressed)"])
+      }
       return answer(callID, kind: method.kind, locale: locale, .failure(.serverBusy))
     }
 
@@ -216,14 +232,17 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       callID: callID, method: request.method, metadata: request.metadata, deadline: deadline,
       peer: peer, logger: logger)
     let sink = RawResponseSink { bytes in
-      try await loop.flatSubmit { handler.value.sendStreamMessage(callID, bytes) }.get()
+      try await loop.flatSubmit { handler.value.sendStreamMessage(callID, serial: serial, bytes) }
+        .get()
     }
     calls[callID] = call
 
     let budget = requestBudget
     runningHandlers += 1
+    heldRequestBytes += heldBytes
     calls[callID]?.task = Self.run(
-      method, payload: request.payload, context: serverContext, serial: serial, sink: sink,
+      method, payload: request.payload, context: serverContext, serial: serial,
+      heldBytes: heldBytes, sink: sink,
       authenticator: authenticator, handler: handler, on: taskExecutor,
       finally: { budget.release(heldBytes) })
   }
@@ -235,7 +254,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   /// thread pool. A handler that waits for a lock holds up the loop meanwhile.
   private static func run(
     _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, serial: UInt64,
-    sink: RawResponseSink,
+    heldBytes: Int, sink: RawResponseSink,
     authenticator: (any Authenticator)?, handler: NIOLoopBound<ServerConnectionHandler>,
     on executor: EventLoopTaskExecutor?, finally release: @escaping @Sendable () -> Void
   ) -> Task<Void, Never> {
@@ -244,7 +263,15 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       do {
         var context = context
         if method.info.requiresAuthentication {
-          context = context.authenticated(as: try await authenticate(context, with: authenticator))
+          do {
+            context = context.authenticated(
+              as: try await authenticate(context, with: authenticator))
+          } catch let error as RPCError where error.reason == RPCError.sessionInvalid.reason {
+            // The session the connection showed has ended (logged out, expired): it loses the
+            // right to large frames until a call passes again. Queued before the answer.
+            handler.eventLoop.execute { handler.value.trust?.sessionAuthenticated = false }
+            throw error
+          }
           // Queued before the call's answer, so the peer sees the answer only once it holds.
           handler.eventLoop.execute { handler.value.trust?.sessionAuthenticated = true }
         }
@@ -256,7 +283,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       // Queued even when the task already runs on the loop, so that the call's last frame
       // follows whatever the loop was given before (a GOAWAY queued by a shutdown, say).
       handler.eventLoop.execute {
-        handler.value.finishCall(context.callID, serial: serial, outcome)
+        handler.value.finishCall(
+          context.callID, serial: serial, heldBytes: heldBytes, outcome)
       }
     }
   }
@@ -286,10 +314,11 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
   }
 
-  /// The handler of call `serial` has ended: its place in the concurrency limit is free, and the
-  /// call is answered unless something else answered it first.
-  private func finishCall(_ callID: UInt64, serial: UInt64, _ outcome: Outcome) {
+  /// The handler of call `serial` has ended: its place in the concurrency limit and the request
+  /// bytes it held are free, and the call is answered unless something else answered it first.
+  private func finishCall(_ callID: UInt64, serial: UInt64, heldBytes: Int, _ outcome: Outcome) {
     runningHandlers -= 1
+    heldRequestBytes -= heldBytes
     guard calls[callID]?.serial == serial, let call = calls.removeValue(forKey: callID) else {
       return
     }
@@ -308,8 +337,12 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     callEnded()
   }
 
-  private func sendStreamMessage(_ callID: UInt64, _ payload: [UInt8]) -> EventLoopFuture<Void> {
-    guard state != .closed, calls[callID] != nil else {
+  /// Sends a stream message of call `serial`; a handler whose call has ended (and whose id a
+  /// later call may have taken) sends nothing.
+  private func sendStreamMessage(_ callID: UInt64, serial: UInt64, _ payload: [UInt8])
+    -> EventLoopFuture<Void>
+  {
+    guard state != .closed, calls[callID]?.serial == serial else {
       return eventLoop.makeFailedFuture(CancellationError())
     }
     let limit = configuration.wire.maximumBodySize
