@@ -5,6 +5,12 @@ import Testing
 
 @Suite("What other players learn of a location")
 struct LocationPrivacyTests {
+  /// `longitude` moved into [-180, 180) the way the earth wraps, so that points generated around
+  /// a centre near the antimeridian stay valid coordinates.
+  static func wrapped(_ longitude: Double) -> Double {
+    longitude >= 180 ? longitude - 360 : longitude < -180 ? longitude + 360 : longitude
+  }
+
   private static let coordinates = Generator { rng in
     // A third of the points within a degree of a pole or the date line, where cells are odd.
     switch Int.random(in: 0..<3, using: &rng) {
@@ -95,7 +101,7 @@ struct LocationPrivacyTests {
           Int64(id),
           Coordinate(
             latitude: centre.latitude + Double.random(in: -0.8...0.8, using: &rng),
-            longitude: centre.longitude + Double.random(in: -0.8...0.8, using: &rng))
+            longitude: Self.wrapped(centre.longitude + Double.random(in: -0.8...0.8, using: &rng)))
         )
       }
       return (
@@ -128,7 +134,7 @@ struct LocationPrivacyTests {
       for id in 1...Int64.random(in: 1...40, using: &rng) {
         let point = Coordinate(
           latitude: centre.latitude + Double.random(in: -0.4...0.4, using: &rng),
-          longitude: centre.longitude + Double.random(in: -0.4...0.4, using: &rng))
+          longitude: Self.wrapped(centre.longitude + Double.random(in: -0.4...0.4, using: &rng)))
         let moved = Self.point(in: LocationPrivacy.cell(of: point), using: &rng) ?? point
         let request = MatchRequest(
           id: id, playerID: id, mode: .singles,

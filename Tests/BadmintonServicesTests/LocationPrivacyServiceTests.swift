@@ -11,6 +11,12 @@ import Testing
 
 @Suite("Nearby players never give away where another player is")
 struct LocationPrivacyServiceTests {
+  /// `longitude` moved into [-180, 180) the way the earth wraps, so that points generated around
+  /// a centre near the antimeridian stay valid coordinates.
+  static func wrapped(_ longitude: Double) -> Double {
+    longitude >= 180 ? longitude - 360 : longitude < -180 ? longitude + 360 : longitude
+  }
+
   private static let target = Coordinate(latitude: 31.2304, longitude: 121.4737)
 
   /// A fine lattice around `target`: every 0.05 miles, 1.5 miles each way.
@@ -108,13 +114,14 @@ struct LocationPrivacyServiceTests {
         let spread = [0.02, 0.2, 0.8].randomElement(using: &rng)!
         let point = Coordinate(
           latitude: centre.latitude + Double.random(in: -spread...spread, using: &rng),
-          longitude: centre.longitude + Double.random(in: -spread...spread, using: &rng))
+          longitude: Self.wrapped(
+            centre.longitude + Double.random(in: -spread...spread, using: &rng)))
         pairs.append((point, Self.point(in: LocationPrivacy.cell(of: point), using: &rng) ?? point))
       }
       let queries = (0..<10).map { _ in
         let from = Coordinate(
           latitude: centre.latitude + Double.random(in: -0.3...0.3, using: &rng),
-          longitude: centre.longitude + Double.random(in: -0.3...0.3, using: &rng))
+          longitude: Self.wrapped(centre.longitude + Double.random(in: -0.3...0.3, using: &rng)))
         return (
           from, Self.point(in: LocationPrivacy.cell(of: from), using: &rng) ?? from,
           [0.1, 0.7, 1.3, 5, Double.random(in: 0...50, using: &rng)].randomElement(using: &rng)!,
@@ -461,8 +468,11 @@ private final class FlakyLocationStore: PlayerStore {
   func player(id: Int64) async throws -> PlayerRecord? { try await base.player(id: id) }
   func player(phone: String) async throws -> PlayerRecord? { try await base.player(phone: phone) }
   func replacePassword(id: Int64, current: PasswordDigest, with digest: PasswordDigest)
-    async throws
+    async throws -> Bool
   { try await base.replacePassword(id: id, current: current, with: digest) }
+  func passwordParameterCounts() async throws -> [String: Int] {
+    try await base.passwordParameterCounts()
+  }
   func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord {
     try await base.updateProfile(id: id, changes)
   }
