@@ -151,3 +151,21 @@ extension RPCError {
       en: "The connection was idle for too long and is closed.",
       zhCN: "连接空闲时间过长，已关闭。"))
 }
+
+extension RPCError {
+  /// The server holds as many connections as it allows.
+  static let tooManyConnections = RPCError(
+    code: .resourceExhausted, reason: "TOO_MANY_CONNECTIONS",
+    message: LocalizedText(
+      en: "The server has too many connections open; try again shortly.",
+      zhCN: "服务器的连接已满，请稍后再试。"),
+    retryAfter: busyRetryAfter)
+
+  /// The client's address holds as many connections as the server allows one address.
+  static let tooManyConnectionsFromAddress = RPCError(
+    code: .resourceExhausted, reason: "TOO_MANY_CONNECTIONS_FROM_ADDRESS",
+    message: LocalizedText(
+      en: "Too many connections are open from your address; close one and try again.",
+      zhCN: "来自你的地址的连接过多，请关闭一个后再试。"),
+    retryAfter: busyRetryAfter)
+}

@@ -52,24 +52,6 @@ extension ConnectionAdmission.Refusal {
   }
 }
 
-extension RPCError {
-  /// The server holds as many connections as it allows.
-  static let tooManyConnections = RPCError(
-    code: .resourceExhausted, reason: "TOO_MANY_CONNECTIONS",
-    message: LocalizedText(
-      en: "The server has too many connections open; try again shortly.",
-      zhCN: "服务器的连接已满，请稍后再试。"),
-    retryAfter: busyRetryAfter)
-
-  /// The client's address holds as many connections as the server allows one address.
-  static let tooManyConnectionsFromAddress = RPCError(
-    code: .resourceExhausted, reason: "TOO_MANY_CONNECTIONS_FROM_ADDRESS",
-    message: LocalizedText(
-      en: "Too many connections are open from your address; close one and try again.",
-      zhCN: "来自你的地址的连接过多，请关闭一个后再试。"),
-    retryAfter: busyRetryAfter)
-}
-
 /// Answers a refused connection: one GOAWAY with the refusal, then the close, without reading
 /// anything the client sends.
 final class ConnectionRefusalHandler: ChannelInboundHandler {
