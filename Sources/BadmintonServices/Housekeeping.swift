@@ -2,9 +2,9 @@ public import BadmintonStore
 public import Logging
 public import ServiceLifecycle
 
-/// Removes expired sessions, events older than the retention and ended availability, adds the
-/// recurring days that became due and marks the surveys past their 48 hours as expired (hourly),
-/// and closes the rooms idle for 30 minutes (every minute), while the server runs. Expired
+/// Removes expired sessions, events older than the retention, unfinished verification uploads
+/// past their hour and ended availability, adds the recurring days that became due and marks
+/// the surveys past their 48 hours as expired (hourly), and closes the rooms idle for 30 minutes (every minute), while the server runs. Expired
 /// sessions are refused at once whether or not they were removed; this only keeps the tables
 /// small.
 public struct Housekeeping: Service {
@@ -39,17 +39,19 @@ public struct Housekeeping: Service {
     self.logger = logger
   }
 
-  /// Removes the sessions expired by now and the events past the retention, and sweeps the
-  /// availability; returns how many sessions and events were removed.
+  /// Removes the sessions and unfinished uploads expired by now and the events past the
+  /// retention, and sweeps the availability; returns how many sessions, events and uploads
+  /// were removed.
   @discardableResult
-  public func sweep() async throws -> (sessions: Int, events: Int) {
+  public func sweep() async throws -> (sessions: Int, events: Int, uploads: Int) {
     let now = clock.nowUnixMs()
     let sessions = try await store.deleteSessions(expiredBefore: now)
     let events = try await store.deleteEvents(createdBefore: now - eventRetentionMs)
+    let uploads = try await store.deleteDocumentUploads(expiredBefore: now)
     try await matching?.sweep()
     try await rooms?.sweep()
     try await surveys?.sweep()
-    return (sessions, events)
+    return (sessions, events, uploads)
   }
 
   /// Expires the rooms idle for 30 minutes and tells their players; runs every
@@ -74,7 +76,10 @@ public struct Housekeeping: Service {
           let removed = try await sweep()
           logger.debug(
             "housekeeping",
-            metadata: ["sessions": "\(removed.sessions)", "events": "\(removed.events)"])
+            metadata: [
+              "sessions": "\(removed.sessions)", "events": "\(removed.events)",
+              "uploads": "\(removed.uploads)",
+            ])
         } else {
           try await sweepRooms()
         }

@@ -31,11 +31,9 @@ public struct PlayerServicesConfiguration: Sendable {
   public var registrationsPerAddressPerHour: Int
   /// Verification uploads one address may make per hour; 0 for no limit. Default 20.
   public var uploadsPerAddressPerHour: Int
-  /// Memory one player's uploads may hold while they are stored, counting every copy.
-  /// Default 16 MiB: one 5 MiB document, three times.
-  public var uploadBytesPerPlayer: Int
-  /// Memory all uploads may hold while they are stored, counting every copy. Default 64 MiB.
-  public var uploadBytesInFlight: Int
+  /// Bytes that the unfinished verification uploads of all players may hold on disk together,
+  /// counted at the sizes their first pieces state. Default 1 GiB.
+  public var openUploadBytes: Int64
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -50,8 +48,7 @@ public struct PlayerServicesConfiguration: Sendable {
     loginPolicyPerAddress: LoginThrottle.Policy = .address,
     registrationsPerAddressPerHour: Int = 10,
     uploadsPerAddressPerHour: Int = 20,
-    uploadBytesPerPlayer: Int = 16 * 1024 * 1024,
-    uploadBytesInFlight: Int = 64 * 1024 * 1024,
+    openUploadBytes: Int64 = 1 << 30,
     maximumResponseBytes: Int = WireConfiguration().maximumBodySize
   ) {
     let slots = max(1, passwordHashSlots ?? ProcessInfo.processInfo.activeProcessorCount)
@@ -61,8 +58,7 @@ public struct PlayerServicesConfiguration: Sendable {
     self.loginPolicyPerAddress = loginPolicyPerAddress
     self.registrationsPerAddressPerHour = registrationsPerAddressPerHour
     self.uploadsPerAddressPerHour = uploadsPerAddressPerHour
-    self.uploadBytesPerPlayer = uploadBytesPerPlayer
-    self.uploadBytesInFlight = uploadBytesInFlight
+    self.openUploadBytes = openUploadBytes
     self.sessionLifetime = sessionLifetime
     self.passwordCost = passwordCost
     self.administratorIDs = administratorIDs
@@ -144,9 +140,7 @@ public struct PlayerServices: Sendable {
             limit: configuration.uploadsPerAddressPerHour, periodMs: hour,
             reason: "UPLOAD_RATE_LIMITED",
             action: LocalizedText(en: "uploads", zhCN: "上传"), clock: clock),
-          uploadBudget: UploadBudget(
-            perPlayerBytes: configuration.uploadBytesPerPlayer,
-            totalBytes: configuration.uploadBytesInFlight)),
+          openUploadBytes: configuration.openUploadBytes),
         EventsService(store: store, hub: hub),
         matching,
         FriendsService(

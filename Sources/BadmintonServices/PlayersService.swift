@@ -14,18 +14,19 @@ public struct PlayersService: Players.ServiceProtocol {
   private let events: EventPublisher
   private let board: MatchBoard?
   private let uploads: AddressRateLimiter?
-  private let uploadBudget: UploadBudget?
+  private let openUploadBytes: Int64
 
   /// The service over `store` and `index`; level changes reach the availability on `board`.
-  /// Verification uploads are limited per address by `uploads` and their memory by
-  /// `uploadBudget`, when given.
+  /// Verification documents (sent whole or uploads started) are limited per address by
+  /// `uploads`, when given, and unfinished uploads together hold at most `openUploadBytes` on
+  /// disk.
   public init(
     store: any PlayerStore, index: NearbyIndex, blocks: any BlockRelations, clock: any WallClock,
     events: EventPublisher, board: MatchBoard? = nil, uploads: AddressRateLimiter? = nil,
-    uploadBudget: UploadBudget? = nil
+    openUploadBytes: Int64 = 1 << 30
   ) {
     self.uploads = uploads
-    self.uploadBudget = uploadBudget
+    self.openUploadBytes = openUploadBytes
     self.events = events
     self.board = board
     self.store = store
@@ -225,19 +226,59 @@ public struct PlayersService: Players.ServiceProtocol {
         "kind", "VERIFICATION_KIND_INVALID",
         en: "Choose a regional or a national championship.", zhCN: "请选择地区赛或全国赛冠军认证。")
     }
-    let contentType = try EvidenceDocument.validate(request.document)
-    let budget = uploadBudget ?? UploadBudget.unlimited
-    let record = try await budget.withReservation(
-      player: caller.userID, documentBytes: request.document.count
-    ) {
-      // Counted only for an upload the server has room for.
-      try uploads?.take(clientAddressKey(context.peerAddress))
-      return try await store.createVerification(
-        playerID: caller.userID, kind: kind, contentType: contentType.rawValue,
-        document: request.document, atUnixMs: clock.nowUnixMs())
+    if request.uploadID != 0 {
+      guard request.document.isEmpty else { throw DocumentUploadRules.documentTwice }
+      return Self.message(
+        try await store.createVerification(
+          playerID: caller.userID, kind: kind, uploadID: request.uploadID,
+          atUnixMs: clock.nowUnixMs()))
     }
-    return Self.message(record)
+    guard request.document.count <= DocumentUploadRules.maximumPieceBytes else {
+      throw DocumentUploadRules.documentNeedsUpload
+    }
+    let contentType = try EvidenceDocument.validate(request.document)
+    try uploads?.take(clientAddressKey(context.peerAddress))
+    return Self.message(
+      try await store.createVerification(
+        playerID: caller.userID, kind: kind, contentType: contentType.rawValue,
+        document: request.document, atUnixMs: clock.nowUnixMs()))
   }
+
+  public func uploadDocumentPiece(_ request: UploadDocumentPieceRequest, context: ServerContext)
+    async throws -> DocumentUpload
+  {
+    let caller = try context.requirePrincipal()
+    try DocumentUploadRules.validatePiece(request.data)
+    let upload: DocumentUploadRecord
+    if request.uploadID == 0 {
+      let contentType = try DocumentUploadRules.validateStart(
+        totalSize: request.totalSize, offset: request.offset, firstPiece: request.data)
+      try uploads?.take(clientAddressKey(context.peerAddress))
+      do {
+        upload = try await store.startDocumentUpload(
+          playerID: caller.userID, contentType: contentType.rawValue,
+          totalSize: request.totalSize, firstPiece: request.data, atUnixMs: clock.nowUnixMs(),
+          openBytesLimit: openUploadBytes)
+      } catch is OpenUploadsFull {
+        throw Self.uploadsBusy
+      }
+    } else {
+      upload = try await store.appendDocumentPiece(
+        playerID: caller.userID, uploadID: request.uploadID, offset: request.offset,
+        statedTotal: request.totalSize, data: request.data, atUnixMs: clock.nowUnixMs())
+    }
+    return DocumentUpload(
+      uploadID: upload.id, totalSize: upload.totalSize, receivedBytes: upload.received,
+      contentType: upload.contentType, expiresAtUnixMs: upload.expiresAtUnixMs)
+  }
+
+  /// The refusal of a new upload while unfinished uploads hold all the disk they may.
+  static let uploadsBusy = RPCError(
+    code: .resourceExhausted, reason: "UPLOADS_BUSY",
+    message: LocalizedText(
+      en: "The server is holding as many unfinished uploads as it can; try again later.",
+      zhCN: "服务器暂存的未完成上传已达上限，请稍后再试。"),
+    retryAfter: .seconds(60))
 
   public func listMyVerifications(_ request: ListMyVerificationsRequest, context: ServerContext)
     async throws -> ListVerificationsResponse
@@ -264,16 +305,20 @@ public struct PlayersService: Players.ServiceProtocol {
   ) async throws -> VerificationDocument {
     let caller = try context.requirePrincipal()
     // Someone else's request reads as missing, so its existence is not revealed.
+    let notFound = DomainError(
+      .notFound, "VERIFICATION_NOT_FOUND", en: "There is no such verification request.",
+      zhCN: "没有该认证申请。")
     guard let record = try await store.verification(id: request.verificationID),
-      caller.isAdministrator || record.playerID == caller.userID,
-      let document = try await store.verificationDocument(id: record.id)
-    else {
-      throw DomainError(
-        .notFound, "VERIFICATION_NOT_FOUND", en: "There is no such verification request.",
-        zhCN: "没有该认证申请。")
-    }
+      caller.isAdministrator || record.playerID == caller.userID
+    else { throw notFound }
+    try DocumentUploadRules.checkReadOffset(
+      request.offset, totalSize: Int64(record.documentSize))
+    guard
+      let part = try await store.verificationDocumentPart(id: record.id, offset: request.offset)
+    else { throw notFound }
     return VerificationDocument(
-      verificationID: record.id, contentType: record.contentType, document: document)
+      verificationID: record.id, contentType: record.contentType, document: part,
+      offset: request.offset, totalSize: Int64(record.documentSize))
   }
 
   public func reviewVerification(_ request: ReviewVerificationRequest, context: ServerContext)

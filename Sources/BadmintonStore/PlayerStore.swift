@@ -99,6 +99,28 @@ public struct VerificationRecord: Hashable, Sendable {
   public var reviewNote: String
 }
 
+/// A verification document arriving in pieces.
+public struct DocumentUploadRecord: Hashable, Sendable {
+  public var id: Int64
+  public var playerID: Int64
+  /// What the first piece's leading bytes say.
+  public var contentType: String
+  /// The whole document's size, stated with the first piece.
+  public var totalSize: Int64
+  /// Bytes stored so far.
+  public var received: Int64
+  /// When it is removed unless submitted first.
+  public var expiresAtUnixMs: Int64
+}
+
+/// Unfinished uploads together would hold more than the server allows on disk.
+public struct OpenUploadsFull: Error, Hashable, Sendable {
+  /// The bytes unfinished uploads may hold together.
+  public var limit: Int64
+  /// Creates the error.
+  public init(limit: Int64) { self.limit = limit }
+}
+
 /// One stored event of a player's inbox: its place in the player's sequence and its encoded body.
 public struct EventRecord: Hashable, Sendable {
   public var playerID: Int64
@@ -182,13 +204,41 @@ public protocol PlayerStore: Sendable {
   func createVerification(
     playerID: Int64, kind: ChampionshipKind, contentType: String, document: [UInt8], atUnixMs: Int64
   ) async throws -> VerificationRecord
+  /// Starts an upload of a document of `totalSize` bytes with its first piece, after removing
+  /// the player's expired uploads, all in one transaction: a player with
+  /// `DocumentUploadRules.maximumOpenUploads` unfinished uploads gets UPLOAD_LIMIT, and
+  /// `OpenUploadsFull` is thrown when the unfinished uploads of everyone would together state
+  /// more than `openBytesLimit` bytes. It expires `DocumentUploadRules.lifetimeMs` after `atUnixMs`.
+  func startDocumentUpload(
+    playerID: Int64, contentType: String, totalSize: Int64, firstPiece: [UInt8], atUnixMs: Int64,
+    openBytesLimit: Int64
+  ) async throws -> DocumentUploadRecord
+  /// Adds a piece at `offset` to the player's unfinished upload `uploadID` where
+  /// `DocumentUploadRules.place` says so, and extends its life; UPLOAD_NOT_FOUND when the upload
+  /// is not the player's, has expired or was submitted.
+  func appendDocumentPiece(
+    playerID: Int64, uploadID: Int64, offset: Int64, statedTotal: Int64, data: [UInt8],
+    atUnixMs: Int64
+  ) async throws -> DocumentUploadRecord
+  /// Removes the unfinished uploads that expired before `unixMs`, with their pieces; returns how
+  /// many.
+  func deleteDocumentUploads(expiredBefore unixMs: Int64) async throws -> Int
+  /// Stores a pending verification request that takes over the player's finished upload
+  /// `uploadID`, in one transaction: UPLOAD_NOT_FOUND, UPLOAD_INCOMPLETE and
+  /// `VERIFICATION_PENDING_LIMIT` as the rules say.
+  func createVerification(playerID: Int64, kind: ChampionshipKind, uploadID: Int64, atUnixMs: Int64)
+    async throws -> VerificationRecord
+  /// The stored bytes of request `id`'s document from `offset` to the end of the piece that
+  /// holds it (at most `DocumentUploadRules.maximumPieceBytes`); nil for an unknown request or
+  /// an offset outside the document.
+  func verificationDocumentPart(id: Int64, offset: Int64) async throws -> [UInt8]?
   /// The request with `id`.
   func verification(id: Int64) async throws -> VerificationRecord?
   /// The player's requests, newest first.
   func verifications(playerID: Int64) async throws -> [VerificationRecord]
   /// Every pending request, oldest first.
   func pendingVerifications() async throws -> [VerificationRecord]
-  /// The document of a request.
+  /// The whole document of a request, its pieces joined.
   func verificationDocument(id: Int64) async throws -> [UInt8]?
   /// Approves or rejects a pending request; approval raises the player's verified maximum level,
   /// and the event `notify` makes of the reviewed request goes to its owner's inbox, all in the

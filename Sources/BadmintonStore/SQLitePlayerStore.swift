@@ -198,6 +198,7 @@ public final class SQLitePlayerStore: PlayerStore {
     registerScheduleMigration(&migrator)
     registerSurveyMigration(&migrator)
     registerMatchListMigration(&migrator)
+    registerDocumentPieceMigration(&migrator)
     return migrator
   }
 
@@ -377,22 +378,19 @@ public final class SQLitePlayerStore: PlayerStore {
     playerID: Int64, kind: ChampionshipKind, contentType: String, document: [UInt8], atUnixMs: Int64
   ) async throws -> VerificationRecord {
     try await writer.write { db in
-      let pending = try Int.fetchOne(
-        db, sql: "SELECT count(*) FROM verification WHERE player_id = ? AND state = ?",
-        arguments: [playerID, ReviewState.pending.rawValue])!
-      guard pending < VerificationRules.maximumPending else {
-        throw VerificationRules.pendingLimitReached
-      }
       try db.execute(
         sql: """
-          INSERT INTO verification (player_id, kind, state, content_type, document, submitted_at_ms)
-          VALUES (?, ?, ?, ?, ?, ?)
+          INSERT INTO document_upload (player_id, content_type, total_size, received, expires_at_ms)
+          VALUES (?, ?, ?, ?, NULL)
           """,
-        arguments: [
-          playerID, kind.rawValue, ReviewState.pending.rawValue, contentType, Data(document),
-          atUnixMs,
-        ])
-      return try Self.fetchVerification(db, id: db.lastInsertedRowID)!
+        arguments: [playerID, contentType, document.count, document.count])
+      let uploadID = db.lastInsertedRowID
+      try db.execute(
+        sql: "INSERT INTO document_piece (upload_id, start, data) VALUES (?, 0, ?)",
+        arguments: [uploadID, Data(document)])
+      return try Self.insertVerification(
+        db, playerID: playerID, kind: kind, contentType: contentType, uploadID: uploadID,
+        size: Int64(document.count), atUnixMs: atUnixMs)
     }
   }
 
@@ -422,8 +420,14 @@ public final class SQLitePlayerStore: PlayerStore {
 
   public func verificationDocument(id: Int64) async throws -> [UInt8]? {
     try await writer.read { db in
-      try Data.fetchOne(db, sql: "SELECT document FROM verification WHERE id = ?", arguments: [id])
-        .map { [UInt8]($0) }
+      guard
+        let uploadID = try Int64.fetchOne(
+          db, sql: "SELECT document_upload_id FROM verification WHERE id = ?", arguments: [id])
+      else { return nil }
+      return try Data.fetchAll(
+        db, sql: "SELECT data FROM document_piece WHERE upload_id = ? ORDER BY start",
+        arguments: [uploadID]
+      ).reduce(into: [UInt8]()) { $0 += $1 }
     }
   }
 
@@ -532,14 +536,14 @@ public final class SQLitePlayerStore: PlayerStore {
   // MARK: Rows
 
   private static let verificationColumns =
-    "id, player_id, kind, state, content_type, length(document) AS document_size, submitted_at_ms, reviewed_at_ms, reviewer_id, review_note"
+    "id, player_id, kind, state, content_type, document_size, submitted_at_ms, reviewed_at_ms, reviewer_id, review_note"
 
   private static func fetchPlayer(_ db: Database, id: Int64) throws -> PlayerRecord? {
     try Row.fetchOne(db, sql: "SELECT * FROM player WHERE id = ?", arguments: [id]).map(
       player(from:))
   }
 
-  private static func fetchVerification(_ db: Database, id: Int64) throws -> VerificationRecord? {
+  static func fetchVerification(_ db: Database, id: Int64) throws -> VerificationRecord? {
     try Row.fetchOne(
       db, sql: "SELECT \(verificationColumns) FROM verification WHERE id = ?", arguments: [id]
     ).map(verification(from:))

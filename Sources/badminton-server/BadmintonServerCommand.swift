@@ -85,8 +85,8 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   var uploadsPerAddressPerHour = 20
 
   @Option(
-    help: "Bytes that verification uploads being stored may hold together, every copy counted.")
-  var maxUploadBytesInFlight = 64 << 20
+    help: "Bytes that unfinished verification uploads may hold on disk together, as stated.")
+  var maxOpenUploadBytes: Int64 = 1 << 30
 
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
@@ -133,9 +133,8 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       throw ValidationError(
         "--registrations-per-address-per-hour and --uploads-per-address-per-hour must be 0 or more")
     }
-    guard maxUploadBytesInFlight >= 16 << 20 else {
-      throw ValidationError(
-        "--max-upload-bytes-in-flight must be at least 16777216 (one 5 MiB document, three copies)")
+    guard maxOpenUploadBytes >= 5 << 20 else {
+      throw ValidationError("--max-open-upload-bytes must be at least 5242880 (one 5 MiB document)")
     }
     for id in administratorIDs where id < 1 {
       throw ValidationError("--admin-id \(id) is not a player id: ids start at 1")
@@ -163,7 +162,7 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         passwordHashWaiting: passwordHashWaiting,
         registrationsPerAddressPerHour: registrationsPerAddressPerHour,
         uploadsPerAddressPerHour: uploadsPerAddressPerHour,
-        uploadBytesInFlight: maxUploadBytesInFlight, maximumResponseBytes: maxFrameBytes))
+        openUploadBytes: maxOpenUploadBytes, maximumResponseBytes: maxFrameBytes))
 
     let configuration = ServerConfiguration(
       host: host, port: port,

@@ -35,6 +35,7 @@ struct MessageRoundTripTests {
       Profile.self, GetProfileRequest.self, GetMyProfileRequest.self, UpdateProfileRequest.self,
       UpdateLocationRequest.self, UpdateLocationResponse.self, NearbyPlayersRequest.self,
       NearbyPlayer.self, NearbyPlayersResponse.self, SubmitVerificationRequest.self,
+      UploadDocumentPieceRequest.self, DocumentUpload.self,
       Verification.self, ListMyVerificationsRequest.self, ListPendingVerificationsRequest.self,
       ListVerificationsResponse.self, ReviewVerificationRequest.self,
       SetVerifiedLevelRequest.self, GetVerificationDocumentRequest.self, VerificationDocument.self,
@@ -90,6 +91,8 @@ struct MessageRoundTripTests {
     .of(APIMessageGen.nearbyPlayers),
     .of(APIMessageGen.nearbyPlayersResponses),
     .of(APIMessageGen.submitVerificationRequests),
+    .of(APIMessageGen.uploadDocumentPieceRequests),
+    .of(APIMessageGen.documentUploads),
     .of(APIMessageGen.verifications),
     .of(APIMessageGen.listMyVerificationsRequests),
     .of(APIMessageGen.listPendingVerificationsRequests),
@@ -259,6 +262,7 @@ struct MessageRoundTripTests {
         "/badminton.v1.Players/UpdateProfile": [true, true],
         "/badminton.v1.Players/UpdateLocation": [true, true],
         "/badminton.v1.Players/NearbyPlayers": [true, true],
+        "/badminton.v1.Players/UploadDocumentPiece": [false, true],
         "/badminton.v1.Players/SubmitVerification": [false, true],
         "/badminton.v1.Players/ListMyVerifications": [true, true],
         "/badminton.v1.Players/ListPendingVerifications": [true, true],
@@ -623,16 +627,21 @@ struct MessageRoundTripTests {
 
 @Suite("Request limits of the API methods")
 struct RequestLimitTests {
-  @Test("a verification request with the largest document fits its method's request limit")
-  func largestVerification_fits() {
-    let request = SubmitVerificationRequest(
-      document: Array(repeating: 0xFF, count: 5 * 1024 * 1024))
-    #expect(request.serializedBytes().count <= Players.submitVerification.maximumRequestBytes)
+  @Test("the largest document piece, sent whole or as an upload's piece, fits the default limit")
+  func largestPiece_fits() {
+    let piece = Array(repeating: UInt8(0xFF), count: Players.maximumDocumentPieceBytes)
+    let whole = SubmitVerificationRequest(
+      kind: .nationalChampionship, document: piece, uploadID: .max)
+    #expect(whole.serializedBytes().count <= Players.submitVerification.maximumRequestBytes)
+    let upload = UploadDocumentPieceRequest(
+      uploadID: .max, totalSize: .max, offset: .max, data: piece)
+    #expect(upload.serializedBytes().count <= Players.uploadDocumentPiece.maximumRequestBytes)
   }
 
-  @Test("every other method keeps the small default limit")
-  func otherMethods_keepTheDefault() {
+  @Test("the document methods keep the 64 KiB default: documents arrive in pieces")
+  func documentMethods_keepTheDefault() {
+    #expect(Players.submitVerification.maximumRequestBytes == 64 * 1024)
+    #expect(Players.uploadDocumentPiece.maximumRequestBytes == 64 * 1024)
     #expect(Players.getProfile.maximumRequestBytes == 64 * 1024)
-    #expect(Players.updateProfile.maximumRequestBytes == 64 * 1024)
   }
 }

@@ -1,4 +1,5 @@
 import BadmintonAPI
+import BadmintonDomain
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
@@ -681,29 +682,48 @@ struct AccountLimitsTests {
     #expect(derivation.started == before + 1)
   }
 
-  @Test("SubmitVerification counts the document's copies against the player's upload budget")
-  func uploads_budgetApplies() async throws {
+  @Test("unfinished uploads together hold at most the server's open upload bytes on disk")
+  func uploads_openBytesApply() async throws {
+    let clock = ManualClock()
     let players = try await PlayerServices.start(
       store: try SQLitePlayerStore.inMemory(),
       configuration: PlayerServicesConfiguration(
-        passwordCost: .testing, uploadBytesPerPlayer: 3 * pngDocument.count - 1),
-      clock: ManualClock())
+        passwordCost: .testing, uploadsPerAddressPerHour: 0, openUploadBytes: 12 << 20),
+      clock: clock)
     let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
     let service = try #require(players.services.compactMap { $0 as? PlayersService }.first)
-    let registered = try await accounts.register(
-      RegisterRequest(
-        phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
-      context: context(from: "192.0.2.1"))
-    let principal = Principal(userID: registered.userID, isAdministrator: false)
-    let refused = await refusal {
-      _ = try await service.submitVerification(
-        SubmitVerificationRequest(kind: .regionalChampionship, document: pngDocument),
+    var principals: [Principal] = []
+    for index in 0..<3 {
+      let registered = try await accounts.register(
+        RegisterRequest(
+          phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
+        context: context(from: "192.0.2.\(index)"))
+      principals.append(Principal(userID: registered.userID, isAdministrator: false))
+    }
+    func start(_ principal: Principal, size: Int64) async throws -> DocumentUpload {
+      try await service.uploadDocumentPiece(
+        UploadDocumentPieceRequest(totalSize: size, data: Array(pngDocument.prefix(8))),
         context: context(from: "192.0.2.1", principal: principal))
     }
-    #expect(refused?.reason == "UPLOAD_IN_PROGRESS")
-    let mine = try await service.listMyVerifications(
-      ListMyVerificationsRequest(), context: context(from: "192.0.2.1", principal: principal))
-    #expect(mine.verifications.isEmpty)
+    let first = try await start(principals[0], size: 5 << 20)
+    _ = try await start(principals[1], size: 5 << 20)
+    let refused = await refusal { _ = try await start(principals[2], size: 5 << 20) }
+    #expect(refused?.code == .resourceExhausted)
+    #expect(refused?.reason == "UPLOADS_BUSY")
+    #expect(refused?.retryAfter == .seconds(60))
+    // What is left still takes a smaller document.
+    _ = try await start(principals[2], size: 2 << 20)
+    // An expired upload no longer counts.
+    clock.advance(by: DocumentUploadRules.lifetimeMs - 1)
+    #expect(await refusal { _ = try await start(principals[2], size: 5 << 20) } != nil)
+    clock.advance(by: 1)
+    _ = try await start(principals[2], size: 5 << 20)
+    let gone = await refusal {
+      _ = try await service.uploadDocumentPiece(
+        UploadDocumentPieceRequest(uploadID: first.uploadID, offset: 8, data: [1]),
+        context: context(from: "192.0.2.1", principal: principals[0]))
+    }
+    #expect(gone?.reason == "UPLOAD_NOT_FOUND")
   }
 
   @Test("verification uploads are limited per address")
@@ -725,52 +745,19 @@ struct AccountLimitsTests {
           context: context(from: address, principal: principal))
       }
     }
-    for index in 0..<20 {
+    for index in 0..<17 {
       #expect(await upload(principals[index / 3], from: "198.51.100.7") == nil)
+    }
+    // Starting an upload in pieces counts as well.
+    for _ in 0..<3 {
+      _ = try await players.uploadDocumentPiece(
+        UploadDocumentPieceRequest(totalSize: 100_000, data: Array(pngDocument.prefix(8))),
+        context: context(from: "198.51.100.7", principal: principals[6]))
     }
     let refused = await upload(principals[7], from: "198.51.100.7")
     #expect(refused?.reason == "UPLOAD_RATE_LIMITED")
     #expect(refused?.retryAfter == .milliseconds(3 * 60_000))
     #expect(await upload(principals[7], from: "198.51.100.8") == nil)
-  }
-
-  @Test(
-    "uploads being stored hold every copy of their bytes against the player's and the server's budget"
-  )
-  func uploadBudget_perPlayerAndServer() async throws {
-    let budget = UploadBudget(perPlayerBytes: 16 << 20, totalBytes: 40 << 20)
-    let document = 5 << 20
-    let gate = GatedDerivation(open: false)
-    let first = Task {
-      try await budget.withReservation(player: 1, documentBytes: document) {
-        _ = try await gate.derive([], salt: [], cost: .testing)
-      }
-    }
-    try await eventually { gate.started == 1 }
-    #expect(budget.held.total == 3 * document)
-    let same = await refusal {
-      try await budget.withReservation(player: 1, documentBytes: 1 << 20) {}
-    }
-    #expect(same?.code == .resourceExhausted)
-    #expect(same?.reason == "UPLOAD_IN_PROGRESS")
-    #expect(same?.retryAfter == .seconds(2))
-    let second = Task {
-      try await budget.withReservation(player: 2, documentBytes: document) {
-        _ = try await gate.derive([], salt: [], cost: .testing)
-      }
-    }
-    try await eventually { gate.started == 2 }
-    let third = await refusal {
-      try await budget.withReservation(player: 3, documentBytes: document) {}
-    }
-    #expect(third?.reason == "UPLOADS_BUSY")
-    #expect(third?.retryAfter == .seconds(2))
-    gate.open()
-    try await first.value
-    try await second.value
-    #expect(budget.held.total == Int64(0))
-    #expect(budget.held.players.isEmpty)
-    try await budget.withReservation(player: 3, documentBytes: document) {}
   }
 
   @Test("per-address limits count IPv4 addresses as they are and IPv6 addresses by their /64")

@@ -27,7 +27,7 @@ struct AuthorizationTests {
           "/badminton.rpc.v1.Reflection/ListMethods",
         ])
       let guarded = methods.filter(\.requiresAuthentication)
-      #expect(guarded.count == 56)  // the API methods and Health/CheckSession
+      #expect(guarded.count == 57)  // the API methods and Health/CheckSession
       for method in guarded {
         let missing = await rpcError {
           _ = try await world.client.unary(anyMethod(method.path), .init())

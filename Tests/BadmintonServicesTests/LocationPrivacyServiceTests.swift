@@ -513,6 +513,34 @@ private final class FlakyLocationStore: PlayerStore {
   func verificationDocument(id: Int64) async throws -> [UInt8]? {
     try await base.verificationDocument(id: id)
   }
+  func startDocumentUpload(
+    playerID: Int64, contentType: String, totalSize: Int64, firstPiece: [UInt8], atUnixMs: Int64,
+    openBytesLimit: Int64
+  ) async throws -> DocumentUploadRecord {
+    try await base.startDocumentUpload(
+      playerID: playerID, contentType: contentType, totalSize: totalSize, firstPiece: firstPiece,
+      atUnixMs: atUnixMs, openBytesLimit: openBytesLimit)
+  }
+  func appendDocumentPiece(
+    playerID: Int64, uploadID: Int64, offset: Int64, statedTotal: Int64, data: [UInt8],
+    atUnixMs: Int64
+  ) async throws -> DocumentUploadRecord {
+    try await base.appendDocumentPiece(
+      playerID: playerID, uploadID: uploadID, offset: offset, statedTotal: statedTotal, data: data,
+      atUnixMs: atUnixMs)
+  }
+  func deleteDocumentUploads(expiredBefore unixMs: Int64) async throws -> Int {
+    try await base.deleteDocumentUploads(expiredBefore: unixMs)
+  }
+  func createVerification(playerID: Int64, kind: ChampionshipKind, uploadID: Int64, atUnixMs: Int64)
+    async throws -> VerificationRecord
+  {
+    try await base.createVerification(
+      playerID: playerID, kind: kind, uploadID: uploadID, atUnixMs: atUnixMs)
+  }
+  func verificationDocumentPart(id: Int64, offset: Int64) async throws -> [UInt8]? {
+    try await base.verificationDocumentPart(id: id, offset: offset)
+  }
   func reviewVerification(
     id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64,
     notify: @escaping @Sendable (VerificationRecord) -> [UInt8]

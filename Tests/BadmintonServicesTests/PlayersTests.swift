@@ -140,9 +140,16 @@ struct PlayersTests {
       #expect(
         await refusal(.init(kind: .unspecified, document: pngDocument))
           == "VERIFICATION_KIND_INVALID")
-      let big = [UInt8](pngDocument) + [UInt8](repeating: 0, count: 5 * 1024 * 1024)
+      let overOnePiece = [UInt8](pngDocument) + [UInt8](repeating: 0, count: 60_001)
       #expect(
-        await refusal(.init(kind: .regionalChampionship, document: big)) == "DOCUMENT_TOO_LARGE")
+        await refusal(.init(kind: .regionalChampionship, document: Array(overOnePiece[..<60_001])))
+          == "DOCUMENT_NEEDS_UPLOAD")
+      let tooLarge = await rpcError {
+        _ = try await world.client.players.uploadDocumentPiece(
+          .init(totalSize: 5 * 1024 * 1024 + 1, data: pngDocument), options: player.options)
+      }
+      #expect(tooLarge?.reason == "DOCUMENT_TOO_LARGE")
+      #expect(tooLarge?.violations.map(\.field) == ["total_size"])
       for _ in 0..<3 {
         _ = try await world.client.players.submitVerification(
           .init(kind: .regionalChampionship, document: pngDocument), options: player.options)
@@ -150,6 +157,173 @@ struct PlayersTests {
       #expect(
         await refusal(.init(kind: .regionalChampionship, document: pngDocument))
           == "VERIFICATION_PENDING_LIMIT")
+    }
+  }
+
+  @Test("a document of up to 5 MiB arrives in pieces, is submitted by its upload and read in parts")
+  func verification_documentInPieces() async throws {
+    try await withPlayerWorld { world in
+      let player = try await world.player()
+      let admin = try await world.administrator()
+      var document = [UInt8](pngDocument)
+      var generator = SystemRandomNumberGenerator()
+      while document.count < 5 * 1024 * 1024 {
+        document.append(.random(in: 0...255, using: &generator))
+      }
+      let verification = try await world.client.players.submitVerification(
+        kind: .nationalChampionship, document: document, options: player.options)
+      #expect(verification.contentType == "image/png")
+      #expect(verification.documentSize == Int64(document.count))
+      let read = try await world.client.players.verificationDocument(
+        verificationID: verification.id, options: admin.options)
+      #expect(read.contentType == "image/png")
+      #expect(read.document == document)
+      // One part is at most one piece.
+      let part = try await world.client.players.getVerificationDocument(
+        .init(verificationID: verification.id, offset: 70_000), options: player.options)
+      #expect(part.offset == 70_000 && part.totalSize == Int64(document.count))
+      #expect(part.document == Array(document[70_000..<120_000]))
+      let past = await rpcError {
+        _ = try await world.client.players.getVerificationDocument(
+          .init(verificationID: verification.id, offset: Int64(document.count)),
+          options: player.options)
+      }
+      #expect(past?.reason == "DOCUMENT_OFFSET_INVALID")
+      // A small document sent whole is read the same way.
+      let small = try await world.client.players.submitVerification(
+        kind: .regionalChampionship, document: pngDocument, options: player.options)
+      #expect(
+        try await world.client.players.verificationDocument(
+          verificationID: small.id, options: player.options
+        ).document == pngDocument)
+    }
+  }
+
+  @Test("an upload takes pieces in order, acknowledges a resent piece and is used once")
+  func upload_rules() async throws {
+    try await withPlayerWorld { world in
+      let player = try await world.player()
+      let other = try await world.player()
+      let document = [UInt8](pngDocument) + [UInt8](repeating: 7, count: 100_000)
+      func send(_ request: UploadDocumentPieceRequest, as who: PlayerWorld.Player? = nil)
+        async throws -> DocumentUpload
+      {
+        try await world.client.players.uploadDocumentPiece(
+          request, options: (who ?? player).options)
+      }
+      func reason(_ body: () async throws -> Void) async -> String? { await rpcError(body)?.reason }
+      let start = try await send(
+        .init(totalSize: Int64(document.count), data: Array(document[..<50_000])))
+      #expect(start.receivedBytes == 50_000 && start.contentType == "image/png")
+      #expect(start.expiresAtUnixMs == world.clock.nowUnixMs() + DocumentUploadRules.lifetimeMs)
+      let id = start.uploadID
+      // A gap, an overlap and a piece past the stated size are refused.
+      #expect(
+        await reason {
+          _ = try await send(.init(uploadID: id, offset: 50_001, data: [1]))
+        } == "UPLOAD_OFFSET_MISMATCH")
+      #expect(
+        await reason {
+          _ = try await send(.init(uploadID: id, offset: 49_999, data: [1, 2]))
+        } == "UPLOAD_OFFSET_MISMATCH")
+      #expect(
+        await reason {
+          _ = try await send(
+            .init(uploadID: id, offset: 50_000, data: [UInt8](repeating: 0, count: 60_000)))
+        } == "DOCUMENT_SIZE_MISMATCH")
+      #expect(
+        await reason {
+          _ = try await send(.init(uploadID: id, totalSize: 9, offset: 50_000, data: [1]))
+        } == "DOCUMENT_SIZE_MISMATCH")
+      // Someone else's upload does not exist for them.
+      #expect(
+        await reason {
+          _ = try await send(
+            .init(uploadID: id, offset: 50_000, data: Array(document[50_000..<60_000])), as: other)
+        } == "UPLOAD_NOT_FOUND")
+      // Unfinished, it cannot be submitted.
+      #expect(
+        await reason {
+          _ = try await world.client.players.submitVerification(
+            .init(kind: .regionalChampionship, uploadID: id), options: player.options)
+        } == "UPLOAD_INCOMPLETE")
+      let more = try await send(
+        .init(uploadID: id, offset: 50_000, data: Array(document[50_000..<100_000])))
+      #expect(more.receivedBytes == 100_000)
+      // The same piece again (its answer was lost) is acknowledged, not stored twice.
+      let again = try await send(
+        .init(uploadID: id, offset: 50_000, data: Array(document[50_000..<100_000])))
+      #expect(again == more)
+      _ = try await send(
+        .init(
+          uploadID: id, totalSize: Int64(document.count), offset: 100_000,
+          data: Array(document[100_000...])))
+      #expect(
+        await reason {
+          _ = try await world.client.players.submitVerification(
+            .init(kind: .regionalChampionship, document: pngDocument, uploadID: id),
+            options: player.options)
+        } == "DOCUMENT_GIVEN_TWICE")
+      #expect(
+        await reason {
+          _ = try await world.client.players.submitVerification(
+            .init(kind: .regionalChampionship, uploadID: id), options: other.options)
+        } == "UPLOAD_NOT_FOUND")
+      let submitted = try await world.client.players.submitVerification(
+        .init(kind: .regionalChampionship, uploadID: id), options: player.options)
+      #expect(submitted.documentSize == Int64(document.count))
+      #expect(
+        try await world.client.players.verificationDocument(
+          verificationID: submitted.id, options: player.options
+        ).document == document)
+      // Taken over, the upload is gone.
+      #expect(
+        await reason {
+          _ = try await world.client.players.submitVerification(
+            .init(kind: .regionalChampionship, uploadID: id), options: player.options)
+        } == "UPLOAD_NOT_FOUND")
+      #expect(
+        await reason {
+          _ = try await send(.init(uploadID: id, offset: 0, data: [1]))
+        } == "UPLOAD_NOT_FOUND")
+    }
+  }
+
+  @Test("a first piece must say the type, start at 0 and state a size; 3 open uploads at most")
+  func upload_start() async throws {
+    try await withPlayerWorld { world in
+      let player = try await world.player()
+      func start(_ request: UploadDocumentPieceRequest) async -> String? {
+        await rpcError {
+          _ = try await world.client.players.uploadDocumentPiece(request, options: player.options)
+        }?.reason
+      }
+      #expect(
+        await start(.init(totalSize: 100, data: Array("GIF89a..".utf8)))
+          == "DOCUMENT_TYPE_UNSUPPORTED")
+      #expect(
+        await start(.init(totalSize: 100, data: Array(pngDocument.prefix(7))))
+          == "UPLOAD_FIRST_PIECE_TOO_SMALL")
+      #expect(await start(.init(totalSize: 0, data: pngDocument)) == "DOCUMENT_SIZE_MISSING")
+      #expect(
+        await start(.init(totalSize: 100, offset: 5, data: pngDocument)) == "UPLOAD_OFFSET_MISMATCH"
+      )
+      #expect(await start(.init(totalSize: 100, data: [])) == "UPLOAD_PIECE_EMPTY")
+      #expect(
+        await start(.init(totalSize: 100_000, data: [UInt8](repeating: 0, count: 60_001)))
+          == "UPLOAD_PIECE_TOO_LARGE")
+      #expect(await start(.init(totalSize: 4, data: pngDocument)) == "DOCUMENT_SIZE_MISMATCH")
+      // A document shorter than 8 bytes may be whole in its first piece.
+      #expect(await start(.init(totalSize: 3, data: [0xFF, 0xD8, 0xFF])) == nil)
+      let size = Int64(pngDocument.count) + 100
+      #expect(await start(.init(totalSize: size, data: pngDocument)) == nil)
+      #expect(await start(.init(totalSize: size, data: pngDocument)) == nil)
+      #expect(await start(.init(totalSize: size, data: pngDocument)) == "UPLOAD_LIMIT")
+      // An hour after its last piece, an unfinished upload is gone and frees its place; the
+      // hourly housekeeping removes it from the disk.
+      world.clock.advance(by: DocumentUploadRules.lifetimeMs)
+      try await world.sweep()
+      #expect(await start(.init(totalSize: size, data: pngDocument)) == nil)
     }
   }
 

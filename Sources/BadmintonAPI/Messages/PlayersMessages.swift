@@ -494,22 +494,26 @@ public struct SubmitVerificationRequest: ProtobufMessage, Hashable {
 
   /// The championship the document proves.
   public var kind: VerificationKind
-  /// PNG, JPEG or PDF, at most 5 MiB.
+  /// The document sent whole: a PNG, JPEG or PDF of at most 60,000 bytes; empty with `uploadID`.
   public var document: [UInt8]
+  /// A finished upload (`UploadDocumentPiece`) of a document of up to 5 MiB; 0 for none.
+  public var uploadID: Int64
 
   /// The request with every field at its default.
   public init() { self.init(kind: .unspecified) }
 
   /// A request with the given fields.
-  public init(kind: VerificationKind = .unspecified, document: [UInt8] = []) {
+  public init(kind: VerificationKind = .unspecified, document: [UInt8] = [], uploadID: Int64 = 0) {
     self.kind = kind
     self.document = document
+    self.uploadID = uploadID
   }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) {
     self.kind = VerificationKind(rawValue: CField.enumValue(c.kind))
     self.document = CField.bytes(c.document)
+    self.uploadID = c.upload_id
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -518,6 +522,109 @@ public struct SubmitVerificationRequest: ProtobufMessage, Hashable {
     badminton__v1__submit_verification_request__init(&c)
     c.kind = CField.cEnum(kind.rawValue, as: Badminton__V1__VerificationKind.self)
     c.document = arena.bytes(document)
+    c.upload_id = uploadID
+    return c
+  }
+}
+
+/// One piece of a verification document sent in pieces (`badminton.v1.UploadDocumentPieceRequest`).
+public struct UploadDocumentPieceRequest: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.UploadDocumentPieceRequest`.
+  public typealias CMessage = Badminton__V1__UploadDocumentPieceRequest
+  /// protoc-c's descriptor of `badminton.v1.UploadDocumentPieceRequest`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.UploadDocumentPieceRequest")
+
+  /// 0 to start a new upload with this piece; then the id the first answer gave.
+  public var uploadID: Int64
+  /// The whole document's size in bytes: needed with the first piece, 0 or the same later.
+  public var totalSize: Int64
+  /// Where the piece starts in the document: the bytes received so far.
+  public var offset: Int64
+  /// The piece: 1 to 60,000 bytes.
+  public var data: [UInt8]
+
+  /// The request with every field at its default.
+  public init() { self.init(uploadID: 0) }
+
+  /// A piece with the given fields.
+  public init(uploadID: Int64 = 0, totalSize: Int64 = 0, offset: Int64 = 0, data: [UInt8] = []) {
+    self.uploadID = uploadID
+    self.totalSize = totalSize
+    self.offset = offset
+    self.data = data
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.uploadID = c.upload_id
+    self.totalSize = c.total_size
+    self.offset = c.offset
+    self.data = CField.bytes(c.data)
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__upload_document_piece_request__init(&c)
+    c.upload_id = uploadID
+    c.total_size = totalSize
+    c.offset = offset
+    c.data = arena.bytes(data)
+    return c
+  }
+}
+
+/// An upload in progress (`badminton.v1.DocumentUpload`).
+public struct DocumentUpload: ProtobufMessage, Hashable {
+  /// The protoc-c struct of `badminton.v1.DocumentUpload`.
+  public typealias CMessage = Badminton__V1__DocumentUpload
+  /// protoc-c's descriptor of `badminton.v1.DocumentUpload`.
+  public static let cDescriptor = CDescriptors.message("badminton.v1.DocumentUpload")
+
+  /// The upload's id, for its next pieces and for `SubmitVerification`.
+  public var uploadID: Int64
+  /// The whole document's size in bytes.
+  public var totalSize: Int64
+  /// Bytes stored so far; the next piece starts here.
+  public var receivedBytes: Int64
+  /// `image/png`, `image/jpeg` or `application/pdf`.
+  public var contentType: String
+  /// When an upload not submitted by then is removed.
+  public var expiresAtUnixMs: Int64
+
+  /// The message with every field at its default.
+  public init() { self.init(uploadID: 0) }
+
+  /// An upload with the given fields.
+  public init(
+    uploadID: Int64 = 0, totalSize: Int64 = 0, receivedBytes: Int64 = 0, contentType: String = "",
+    expiresAtUnixMs: Int64 = 0
+  ) {
+    self.uploadID = uploadID
+    self.totalSize = totalSize
+    self.receivedBytes = receivedBytes
+    self.contentType = contentType
+    self.expiresAtUnixMs = expiresAtUnixMs
+  }
+
+  /// Copies a protoc-c struct.
+  public init(cMessage c: borrowing CMessage) {
+    self.uploadID = c.upload_id
+    self.totalSize = c.total_size
+    self.receivedBytes = c.received_bytes
+    self.contentType = CField.string(c.content_type)
+    self.expiresAtUnixMs = c.expires_at_unix_ms
+  }
+
+  /// A protoc-c struct for this message whose pointers live in `arena`.
+  public func cMessage(in arena: CArena) -> CMessage {
+    var c = CMessage()
+    badminton__v1__document_upload__init(&c)
+    c.upload_id = uploadID
+    c.total_size = totalSize
+    c.received_bytes = receivedBytes
+    c.content_type = arena.string(contentType)
+    c.expires_at_unix_ms = expiresAtUnixMs
     return c
   }
 }
@@ -760,16 +867,22 @@ public struct GetVerificationDocumentRequest: ProtobufMessage, Hashable {
 
   /// The verification request.
   public var verificationID: Int64
+  /// The first byte wanted, from 0.
+  public var offset: Int64
 
   /// The request with every field at its default.
   public init() { self.init(verificationID: 0) }
 
-  /// A request for the document of `verificationID`.
-  public init(verificationID: Int64 = 0) { self.verificationID = verificationID }
+  /// A request for the part of the document of `verificationID` from `offset`.
+  public init(verificationID: Int64 = 0, offset: Int64 = 0) {
+    self.verificationID = verificationID
+    self.offset = offset
+  }
 
   /// Copies a protoc-c struct.
   public init(cMessage c: borrowing CMessage) {
     self.verificationID = c.verification_id
+    self.offset = c.offset
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -777,11 +890,13 @@ public struct GetVerificationDocumentRequest: ProtobufMessage, Hashable {
     var c = CMessage()
     badminton__v1__get_verification_document_request__init(&c)
     c.verification_id = verificationID
+    c.offset = offset
     return c
   }
 }
 
-/// `badminton.v1.VerificationDocument`: the evidence document of a verification request.
+/// `badminton.v1.VerificationDocument`: a part of the evidence document of a verification
+/// request, at most 60,000 bytes from `offset`.
 public struct VerificationDocument: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.VerificationDocument`.
   public typealias CMessage = Badminton__V1__VerificationDocument
@@ -792,17 +907,26 @@ public struct VerificationDocument: ProtobufMessage, Hashable {
   public var verificationID: Int64
   /// `image/png`, `image/jpeg` or `application/pdf`.
   public var contentType: String
-  /// The document's bytes.
+  /// The document's bytes from `offset`.
   public var document: [UInt8]
+  /// Where `document` starts in the whole document.
+  public var offset: Int64
+  /// The whole document's size in bytes.
+  public var totalSize: Int64
 
   /// The message with every field at its default.
   public init() { self.init(verificationID: 0) }
 
-  /// A document with the given fields.
-  public init(verificationID: Int64 = 0, contentType: String = "", document: [UInt8] = []) {
+  /// A part with the given fields.
+  public init(
+    verificationID: Int64 = 0, contentType: String = "", document: [UInt8] = [],
+    offset: Int64 = 0, totalSize: Int64 = 0
+  ) {
     self.verificationID = verificationID
     self.contentType = contentType
     self.document = document
+    self.offset = offset
+    self.totalSize = totalSize
   }
 
   /// Copies a protoc-c struct.
@@ -810,6 +934,8 @@ public struct VerificationDocument: ProtobufMessage, Hashable {
     self.verificationID = c.verification_id
     self.contentType = CField.string(c.content_type)
     self.document = CField.bytes(c.document)
+    self.offset = c.offset
+    self.totalSize = c.total_size
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -819,6 +945,8 @@ public struct VerificationDocument: ProtobufMessage, Hashable {
     c.verification_id = verificationID
     c.content_type = arena.string(contentType)
     c.document = arena.bytes(document)
+    c.offset = offset
+    c.total_size = totalSize
     return c
   }
 }

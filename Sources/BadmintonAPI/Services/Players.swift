@@ -32,12 +32,22 @@ public enum Players {
     service: serviceName, method: "NearbyPlayers", kind: .unary, idempotent: true,
     requiresAuthentication: true)
 
+  /// The most document bytes one request or answer carries: a `SubmitVerification` sent whole,
+  /// an `UploadDocumentPiece` piece, a `GetVerificationDocument` part.
+  public static let maximumDocumentPieceBytes = 60_000
+
+  /// `UploadDocumentPiece`: stores one piece of a document larger than one request may carry.
+  public static let uploadDocumentPiece = MethodDescriptor<
+    UploadDocumentPieceRequest, DocumentUpload
+  >(
+    // A first piece sent again starts another upload; a later piece sent again is acknowledged.
+    service: serviceName, method: "UploadDocumentPiece", kind: .unary, idempotent: false,
+    requiresAuthentication: true)
+
   /// `SubmitVerification`: submits a championship document for review.
   public static let submitVerification = MethodDescriptor<SubmitVerificationRequest, Verification>(
     service: serviceName, method: "SubmitVerification", kind: .unary, idempotent: false,
-    requiresAuthentication: true,
-    // A document of up to 5 MiB and its few short fields.
-    maximumRequestBytes: 5 * 1024 * 1024 + 64 * 1024)
+    requiresAuthentication: true)
 
   /// `ListMyVerifications`: the caller's verification requests, newest first.
   public static let listMyVerifications = MethodDescriptor<
@@ -75,7 +85,8 @@ public enum Players {
     name: serviceName,
     methods: [
       getProfile.info, getMyProfile.info, updateProfile.info, updateLocation.info,
-      nearbyPlayers.info, submitVerification.info, listMyVerifications.info,
+      nearbyPlayers.info, uploadDocumentPiece.info, submitVerification.info,
+      listMyVerifications.info,
       listPendingVerifications.info, getVerificationDocument.info, reviewVerification.info,
       setVerifiedLevel.info,
     ])
@@ -96,6 +107,9 @@ public enum Players {
     /// Answers `NearbyPlayers`.
     func nearbyPlayers(_ request: NearbyPlayersRequest, context: ServerContext) async throws
       -> NearbyPlayersResponse
+    /// Answers `UploadDocumentPiece`.
+    func uploadDocumentPiece(_ request: UploadDocumentPieceRequest, context: ServerContext)
+      async throws -> DocumentUpload
     /// Answers `SubmitVerification`.
     func submitVerification(_ request: SubmitVerificationRequest, context: ServerContext)
       async throws -> Verification
@@ -161,11 +175,46 @@ public enum Players {
       try await client.unary(Players.nearbyPlayers, request, options: options)
     }
 
+    /// Calls `UploadDocumentPiece`.
+    public func uploadDocumentPiece(
+      _ request: UploadDocumentPieceRequest, options: CallOptions = CallOptions()
+    ) async throws -> DocumentUpload {
+      try await client.unary(Players.uploadDocumentPiece, request, options: options)
+    }
+
     /// Calls `SubmitVerification`.
     public func submitVerification(
       _ request: SubmitVerificationRequest, options: CallOptions = CallOptions()
     ) async throws -> Verification {
       try await client.unary(Players.submitVerification, request, options: options)
+    }
+
+    /// Submits `document` for review: whole when it fits in one request, else uploaded piece by
+    /// piece (`UploadDocumentPiece`, resuming from what the server says it holds) and then
+    /// submitted by its upload id.
+    public func submitVerification(
+      kind: VerificationKind, document: [UInt8], options: CallOptions = CallOptions()
+    ) async throws -> Verification {
+      let pieceBytes = Players.maximumDocumentPieceBytes
+      guard document.count > pieceBytes else {
+        return try await submitVerification(
+          SubmitVerificationRequest(kind: kind, document: document), options: options)
+      }
+      var upload = try await uploadDocumentPiece(
+        UploadDocumentPieceRequest(
+          totalSize: Int64(document.count), offset: 0, data: Array(document[..<pieceBytes])),
+        options: options)
+      while upload.receivedBytes < upload.totalSize {
+        let start = Int(upload.receivedBytes)
+        let end = min(start + pieceBytes, document.count)
+        upload = try await uploadDocumentPiece(
+          UploadDocumentPieceRequest(
+            uploadID: upload.uploadID, offset: upload.receivedBytes,
+            data: Array(document[start..<end])),
+          options: options)
+      }
+      return try await submitVerification(
+        SubmitVerificationRequest(kind: kind, uploadID: upload.uploadID), options: options)
     }
 
     /// Calls `ListMyVerifications`.
@@ -184,11 +233,37 @@ public enum Players {
       try await client.unary(Players.listPendingVerifications, request, options: options)
     }
 
-    /// Calls `GetVerificationDocument`.
+    /// Calls `GetVerificationDocument`: one part of the document.
     public func getVerificationDocument(
       _ request: GetVerificationDocumentRequest, options: CallOptions = CallOptions()
     ) async throws -> VerificationDocument {
       try await client.unary(Players.getVerificationDocument, request, options: options)
+    }
+
+    /// The whole document of verification request `verificationID`, read part by part with
+    /// `GetVerificationDocument`; returns its content type and bytes.
+    public func verificationDocument(
+      verificationID: Int64, options: CallOptions = CallOptions()
+    ) async throws -> (contentType: String, document: [UInt8]) {
+      var document: [UInt8] = []
+      var contentType = ""
+      repeat {
+        let part = try await getVerificationDocument(
+          GetVerificationDocumentRequest(
+            verificationID: verificationID, offset: Int64(document.count)),
+          options: options)
+        guard part.offset == Int64(document.count), !part.document.isEmpty else {
+          throw RPCError(
+            code: .dataLoss, reason: "DOCUMENT_PART_UNEXPECTED",
+            message: LocalizedText(
+              en: "The server answered with a part the client did not ask for.",
+              zhCN: "服务器返回的文件片段与请求不符。"))
+        }
+        contentType = part.contentType
+        document += part.document
+        if Int64(document.count) >= part.totalSize { break }
+      } while true
+      return (contentType, document)
     }
 
     /// Calls `ReviewVerification`.
@@ -224,6 +299,9 @@ extension Players.ServiceProtocol {
     }
     registry.register(Players.nearbyPlayers) { request, context in
       try await self.nearbyPlayers(request, context: context)
+    }
+    registry.register(Players.uploadDocumentPiece) { request, context in
+      try await self.uploadDocumentPiece(request, context: context)
     }
     registry.register(Players.submitVerification) { request, context in
       try await self.submitVerification(request, context: context)

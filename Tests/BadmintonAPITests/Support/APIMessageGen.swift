@@ -294,7 +294,17 @@ enum APIMessageGen {
   }
   static let submitVerificationRequests = Generator { rng in
     SubmitVerificationRequest(
-      kind: VerificationKind(rawValue: enumNumber(&rng, defined: 0...2)), document: bytes(&rng))
+      kind: VerificationKind(rawValue: enumNumber(&rng, defined: 0...2)), document: bytes(&rng),
+      uploadID: int64(&rng))
+  }
+  static let uploadDocumentPieceRequests = Generator { rng in
+    UploadDocumentPieceRequest(
+      uploadID: int64(&rng), totalSize: int64(&rng), offset: int64(&rng), data: bytes(&rng))
+  }
+  static let documentUploads = Generator { rng in
+    DocumentUpload(
+      uploadID: int64(&rng), totalSize: int64(&rng), receivedBytes: int64(&rng),
+      contentType: string(&rng), expiresAtUnixMs: int64(&rng))
   }
   static let verifications = Generator { rng in verification(&rng) }
   static let listMyVerificationsRequests = Generator { _ in ListMyVerificationsRequest() }
@@ -311,11 +321,12 @@ enum APIMessageGen {
     SetVerifiedLevelRequest(level: int32(&rng))
   }
   static let getVerificationDocumentRequests = Generator { rng in
-    GetVerificationDocumentRequest(verificationID: int64(&rng))
+    GetVerificationDocumentRequest(verificationID: int64(&rng), offset: int64(&rng))
   }
   static let verificationDocuments = Generator { rng in
     VerificationDocument(
-      verificationID: int64(&rng), contentType: string(&rng), document: bytes(&rng))
+      verificationID: int64(&rng), contentType: string(&rng), document: bytes(&rng),
+      offset: int64(&rng), totalSize: int64(&rng))
   }
   static let subscribeRequests = Generator { rng in
     SubscribeRequest(afterSequence: UInt64(bitPattern: int64(&rng)))

@@ -458,6 +458,96 @@ void   badminton__v1__submit_verification_request__free_unpacked
   assert(message->base.descriptor == &badminton__v1__submit_verification_request__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   badminton__v1__upload_document_piece_request__init
+                     (Badminton__V1__UploadDocumentPieceRequest         *message)
+{
+  static const Badminton__V1__UploadDocumentPieceRequest init_value = BADMINTON__V1__UPLOAD_DOCUMENT_PIECE_REQUEST__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__upload_document_piece_request__get_packed_size
+                     (const Badminton__V1__UploadDocumentPieceRequest *message)
+{
+  assert(message->base.descriptor == &badminton__v1__upload_document_piece_request__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__upload_document_piece_request__pack
+                     (const Badminton__V1__UploadDocumentPieceRequest *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__upload_document_piece_request__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__upload_document_piece_request__pack_to_buffer
+                     (const Badminton__V1__UploadDocumentPieceRequest *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__upload_document_piece_request__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__UploadDocumentPieceRequest *
+       badminton__v1__upload_document_piece_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__UploadDocumentPieceRequest *)
+     protobuf_c_message_unpack (&badminton__v1__upload_document_piece_request__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__upload_document_piece_request__free_unpacked
+                     (Badminton__V1__UploadDocumentPieceRequest *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__upload_document_piece_request__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   badminton__v1__document_upload__init
+                     (Badminton__V1__DocumentUpload         *message)
+{
+  static const Badminton__V1__DocumentUpload init_value = BADMINTON__V1__DOCUMENT_UPLOAD__INIT;
+  *message = init_value;
+}
+size_t badminton__v1__document_upload__get_packed_size
+                     (const Badminton__V1__DocumentUpload *message)
+{
+  assert(message->base.descriptor == &badminton__v1__document_upload__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t badminton__v1__document_upload__pack
+                     (const Badminton__V1__DocumentUpload *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &badminton__v1__document_upload__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t badminton__v1__document_upload__pack_to_buffer
+                     (const Badminton__V1__DocumentUpload *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &badminton__v1__document_upload__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Badminton__V1__DocumentUpload *
+       badminton__v1__document_upload__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Badminton__V1__DocumentUpload *)
+     protobuf_c_message_unpack (&badminton__v1__document_upload__descriptor,
+                                allocator, len, data);
+}
+void   badminton__v1__document_upload__free_unpacked
+                     (Badminton__V1__DocumentUpload *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &badminton__v1__document_upload__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   badminton__v1__verification__init
                      (Badminton__V1__Verification         *message)
 {
@@ -1478,7 +1568,7 @@ const ProtobufCMessageDescriptor badminton__v1__nearby_players_response__descrip
   (ProtobufCMessageInit) badminton__v1__nearby_players_response__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__submit_verification_request__field_descriptors[2] =
+static const ProtobufCFieldDescriptor badminton__v1__submit_verification_request__field_descriptors[3] =
 {
   {
     "kind",
@@ -1504,15 +1594,28 @@ static const ProtobufCFieldDescriptor badminton__v1__submit_verification_request
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "upload_id",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__SubmitVerificationRequest, upload_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__submit_verification_request__field_indices_by_name[] = {
   1,   /* field[1] = document */
   0,   /* field[0] = kind */
+  2,   /* field[2] = upload_id */
 };
 static const ProtobufCIntRange badminton__v1__submit_verification_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor badminton__v1__submit_verification_request__descriptor =
 {
@@ -1522,11 +1625,178 @@ const ProtobufCMessageDescriptor badminton__v1__submit_verification_request__des
   "Badminton__V1__SubmitVerificationRequest",
   "badminton.v1",
   sizeof(Badminton__V1__SubmitVerificationRequest),
-  2,
+  3,
   badminton__v1__submit_verification_request__field_descriptors,
   badminton__v1__submit_verification_request__field_indices_by_name,
   1,  badminton__v1__submit_verification_request__number_ranges,
   (ProtobufCMessageInit) badminton__v1__submit_verification_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__upload_document_piece_request__field_descriptors[4] =
+{
+  {
+    "upload_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__UploadDocumentPieceRequest, upload_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "total_size",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__UploadDocumentPieceRequest, total_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "offset",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__UploadDocumentPieceRequest, offset),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "data",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__UploadDocumentPieceRequest, data),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__upload_document_piece_request__field_indices_by_name[] = {
+  3,   /* field[3] = data */
+  2,   /* field[2] = offset */
+  1,   /* field[1] = total_size */
+  0,   /* field[0] = upload_id */
+};
+static const ProtobufCIntRange badminton__v1__upload_document_piece_request__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor badminton__v1__upload_document_piece_request__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.UploadDocumentPieceRequest",
+  "UploadDocumentPieceRequest",
+  "Badminton__V1__UploadDocumentPieceRequest",
+  "badminton.v1",
+  sizeof(Badminton__V1__UploadDocumentPieceRequest),
+  4,
+  badminton__v1__upload_document_piece_request__field_descriptors,
+  badminton__v1__upload_document_piece_request__field_indices_by_name,
+  1,  badminton__v1__upload_document_piece_request__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__upload_document_piece_request__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor badminton__v1__document_upload__field_descriptors[5] =
+{
+  {
+    "upload_id",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__DocumentUpload, upload_id),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "total_size",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__DocumentUpload, total_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "received_bytes",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__DocumentUpload, received_bytes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "content_type",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__DocumentUpload, content_type),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "expires_at_unix_ms",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__DocumentUpload, expires_at_unix_ms),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned badminton__v1__document_upload__field_indices_by_name[] = {
+  3,   /* field[3] = content_type */
+  4,   /* field[4] = expires_at_unix_ms */
+  2,   /* field[2] = received_bytes */
+  1,   /* field[1] = total_size */
+  0,   /* field[0] = upload_id */
+};
+static const ProtobufCIntRange badminton__v1__document_upload__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 5 }
+};
+const ProtobufCMessageDescriptor badminton__v1__document_upload__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "badminton.v1.DocumentUpload",
+  "DocumentUpload",
+  "Badminton__V1__DocumentUpload",
+  "badminton.v1",
+  sizeof(Badminton__V1__DocumentUpload),
+  5,
+  badminton__v1__document_upload__field_descriptors,
+  badminton__v1__document_upload__field_indices_by_name,
+  1,  badminton__v1__document_upload__number_ranges,
+  (ProtobufCMessageInit) badminton__v1__document_upload__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor badminton__v1__verification__field_descriptors[9] =
@@ -1809,7 +2079,7 @@ const ProtobufCMessageDescriptor badminton__v1__review_verification_request__des
   (ProtobufCMessageInit) badminton__v1__review_verification_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__get_verification_document_request__field_descriptors[1] =
+static const ProtobufCFieldDescriptor badminton__v1__get_verification_document_request__field_descriptors[2] =
 {
   {
     "verification_id",
@@ -1823,14 +2093,27 @@ static const ProtobufCFieldDescriptor badminton__v1__get_verification_document_r
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "offset",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__GetVerificationDocumentRequest, offset),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__get_verification_document_request__field_indices_by_name[] = {
+  1,   /* field[1] = offset */
   0,   /* field[0] = verification_id */
 };
 static const ProtobufCIntRange badminton__v1__get_verification_document_request__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor badminton__v1__get_verification_document_request__descriptor =
 {
@@ -1840,14 +2123,14 @@ const ProtobufCMessageDescriptor badminton__v1__get_verification_document_reques
   "Badminton__V1__GetVerificationDocumentRequest",
   "badminton.v1",
   sizeof(Badminton__V1__GetVerificationDocumentRequest),
-  1,
+  2,
   badminton__v1__get_verification_document_request__field_descriptors,
   badminton__v1__get_verification_document_request__field_indices_by_name,
   1,  badminton__v1__get_verification_document_request__number_ranges,
   (ProtobufCMessageInit) badminton__v1__get_verification_document_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__v1__verification_document__field_descriptors[3] =
+static const ProtobufCFieldDescriptor badminton__v1__verification_document__field_descriptors[5] =
 {
   {
     "verification_id",
@@ -1885,16 +2168,42 @@ static const ProtobufCFieldDescriptor badminton__v1__verification_document__fiel
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "offset",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__VerificationDocument, offset),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "total_size",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__V1__VerificationDocument, total_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__v1__verification_document__field_indices_by_name[] = {
   1,   /* field[1] = content_type */
   2,   /* field[2] = document */
+  3,   /* field[3] = offset */
+  4,   /* field[4] = total_size */
   0,   /* field[0] = verification_id */
 };
 static const ProtobufCIntRange badminton__v1__verification_document__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 3 }
+  { 0, 5 }
 };
 const ProtobufCMessageDescriptor badminton__v1__verification_document__descriptor =
 {
@@ -1904,7 +2213,7 @@ const ProtobufCMessageDescriptor badminton__v1__verification_document__descripto
   "Badminton__V1__VerificationDocument",
   "badminton.v1",
   sizeof(Badminton__V1__VerificationDocument),
-  3,
+  5,
   badminton__v1__verification_document__field_descriptors,
   badminton__v1__verification_document__field_indices_by_name,
   1,  badminton__v1__verification_document__number_ranges,
@@ -2011,13 +2320,14 @@ const ProtobufCEnumDescriptor badminton__v1__verification_state__descriptor =
   badminton__v1__verification_state__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCMethodDescriptor badminton__v1__players__method_descriptors[11] =
+static const ProtobufCMethodDescriptor badminton__v1__players__method_descriptors[12] =
 {
   { "GetProfile", &badminton__v1__get_profile_request__descriptor, &badminton__v1__profile__descriptor },
   { "GetMyProfile", &badminton__v1__get_my_profile_request__descriptor, &badminton__v1__profile__descriptor },
   { "UpdateProfile", &badminton__v1__update_profile_request__descriptor, &badminton__v1__profile__descriptor },
   { "UpdateLocation", &badminton__v1__update_location_request__descriptor, &badminton__v1__update_location_response__descriptor },
   { "NearbyPlayers", &badminton__v1__nearby_players_request__descriptor, &badminton__v1__nearby_players_response__descriptor },
+  { "UploadDocumentPiece", &badminton__v1__upload_document_piece_request__descriptor, &badminton__v1__document_upload__descriptor },
   { "SubmitVerification", &badminton__v1__submit_verification_request__descriptor, &badminton__v1__verification__descriptor },
   { "ListMyVerifications", &badminton__v1__list_my_verifications_request__descriptor, &badminton__v1__list_verifications_response__descriptor },
   { "ListPendingVerifications", &badminton__v1__list_pending_verifications_request__descriptor, &badminton__v1__list_verifications_response__descriptor },
@@ -2028,15 +2338,16 @@ static const ProtobufCMethodDescriptor badminton__v1__players__method_descriptor
 const unsigned badminton__v1__players__method_indices_by_name[] = {
   1,        /* GetMyProfile */
   0,        /* GetProfile */
-  8,        /* GetVerificationDocument */
-  6,        /* ListMyVerifications */
-  7,        /* ListPendingVerifications */
+  9,        /* GetVerificationDocument */
+  7,        /* ListMyVerifications */
+  8,        /* ListPendingVerifications */
   4,        /* NearbyPlayers */
-  9,        /* ReviewVerification */
-  10,        /* SetVerifiedLevel */
-  5,        /* SubmitVerification */
+  10,        /* ReviewVerification */
+  11,        /* SetVerifiedLevel */
+  6,        /* SubmitVerification */
   3,        /* UpdateLocation */
-  2         /* UpdateProfile */
+  2,        /* UpdateProfile */
+  5         /* UploadDocumentPiece */
 };
 const ProtobufCServiceDescriptor badminton__v1__players__descriptor =
 {
@@ -2045,7 +2356,7 @@ const ProtobufCServiceDescriptor badminton__v1__players__descriptor =
   "Players",
   "Badminton__V1__Players",
   "badminton.v1",
-  11,
+  12,
   badminton__v1__players__method_descriptors,
   badminton__v1__players__method_indices_by_name
 };
@@ -2089,13 +2400,21 @@ void badminton__v1__players__nearby_players(ProtobufCService *service,
   assert(service->descriptor == &badminton__v1__players__descriptor);
   service->invoke(service, 4, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
+void badminton__v1__players__upload_document_piece(ProtobufCService *service,
+                                                   const Badminton__V1__UploadDocumentPieceRequest *input,
+                                                   Badminton__V1__DocumentUpload_Closure closure,
+                                                   void *closure_data)
+{
+  assert(service->descriptor == &badminton__v1__players__descriptor);
+  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+}
 void badminton__v1__players__submit_verification(ProtobufCService *service,
                                                  const Badminton__V1__SubmitVerificationRequest *input,
                                                  Badminton__V1__Verification_Closure closure,
                                                  void *closure_data)
 {
   assert(service->descriptor == &badminton__v1__players__descriptor);
-  service->invoke(service, 5, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__v1__players__list_my_verifications(ProtobufCService *service,
                                                    const Badminton__V1__ListMyVerificationsRequest *input,
@@ -2103,7 +2422,7 @@ void badminton__v1__players__list_my_verifications(ProtobufCService *service,
                                                    void *closure_data)
 {
   assert(service->descriptor == &badminton__v1__players__descriptor);
-  service->invoke(service, 6, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__v1__players__list_pending_verifications(ProtobufCService *service,
                                                         const Badminton__V1__ListPendingVerificationsRequest *input,
@@ -2111,7 +2430,7 @@ void badminton__v1__players__list_pending_verifications(ProtobufCService *servic
                                                         void *closure_data)
 {
   assert(service->descriptor == &badminton__v1__players__descriptor);
-  service->invoke(service, 7, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__v1__players__get_verification_document(ProtobufCService *service,
                                                        const Badminton__V1__GetVerificationDocumentRequest *input,
@@ -2119,7 +2438,7 @@ void badminton__v1__players__get_verification_document(ProtobufCService *service
                                                        void *closure_data)
 {
   assert(service->descriptor == &badminton__v1__players__descriptor);
-  service->invoke(service, 8, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__v1__players__review_verification(ProtobufCService *service,
                                                  const Badminton__V1__ReviewVerificationRequest *input,
@@ -2127,7 +2446,7 @@ void badminton__v1__players__review_verification(ProtobufCService *service,
                                                  void *closure_data)
 {
   assert(service->descriptor == &badminton__v1__players__descriptor);
-  service->invoke(service, 9, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__v1__players__set_verified_level(ProtobufCService *service,
                                                 const Badminton__V1__SetVerifiedLevelRequest *input,
@@ -2135,7 +2454,7 @@ void badminton__v1__players__set_verified_level(ProtobufCService *service,
                                                 void *closure_data)
 {
   assert(service->descriptor == &badminton__v1__players__descriptor);
-  service->invoke(service, 10, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
+  service->invoke(service, 11, (const ProtobufCMessage *) input, (ProtobufCClosure) closure, closure_data);
 }
 void badminton__v1__players__init (Badminton__V1__Players_Service *service,
                                    Badminton__V1__Players_ServiceDestroy destroy)

@@ -27,6 +27,8 @@ typedef struct Badminton__V1__NearbyPlayersRequest Badminton__V1__NearbyPlayersR
 typedef struct Badminton__V1__NearbyPlayer Badminton__V1__NearbyPlayer;
 typedef struct Badminton__V1__NearbyPlayersResponse Badminton__V1__NearbyPlayersResponse;
 typedef struct Badminton__V1__SubmitVerificationRequest Badminton__V1__SubmitVerificationRequest;
+typedef struct Badminton__V1__UploadDocumentPieceRequest Badminton__V1__UploadDocumentPieceRequest;
+typedef struct Badminton__V1__DocumentUpload Badminton__V1__DocumentUpload;
 typedef struct Badminton__V1__Verification Badminton__V1__Verification;
 typedef struct Badminton__V1__ListMyVerificationsRequest Badminton__V1__ListMyVerificationsRequest;
 typedef struct Badminton__V1__ListPendingVerificationsRequest Badminton__V1__ListPendingVerificationsRequest;
@@ -251,13 +253,76 @@ struct  Badminton__V1__SubmitVerificationRequest
   ProtobufCMessage base;
   Badminton__V1__VerificationKind kind;
   /*
-   * PNG, JPEG or PDF, at most 5 MiB.
+   * The document sent whole: a PNG, JPEG or PDF of at most 60,000 bytes. Leave it empty and set
+   * `upload_id` for a larger one.
    */
   ProtobufCBinaryData document;
+  /*
+   * A finished upload (UploadDocumentPiece) of a document of up to 5 MiB; the request takes it
+   * over, so it can be used once.
+   */
+  int64_t upload_id;
 };
 #define BADMINTON__V1__SUBMIT_VERIFICATION_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__submit_verification_request__descriptor) \
-    , BADMINTON__V1__VERIFICATION_KIND__VERIFICATION_KIND_UNSPECIFIED, {0,NULL} }
+    , BADMINTON__V1__VERIFICATION_KIND__VERIFICATION_KIND_UNSPECIFIED, {0,NULL}, 0 }
+
+
+/*
+ * One piece of a verification document sent in pieces of at most 60,000 bytes.
+ */
+struct  Badminton__V1__UploadDocumentPieceRequest
+{
+  ProtobufCMessage base;
+  /*
+   * 0 starts a new upload with this piece; after that, the id the first answer gave.
+   */
+  int64_t upload_id;
+  /*
+   * The whole document's size in bytes, 1 to 5 MiB. Needed with the first piece; later pieces
+   * may leave it 0 or repeat it.
+   */
+  int64_t total_size;
+  /*
+   * Where the piece starts in the document: the bytes received so far. A piece that ends at or
+   * before that (a piece sent again after a lost answer) is acknowledged again and not stored.
+   */
+  int64_t offset;
+  /*
+   * 1 to 60,000 bytes. The first piece holds at least the document's first 8 bytes (or all of
+   * it), which say its type.
+   */
+  ProtobufCBinaryData data;
+};
+#define BADMINTON__V1__UPLOAD_DOCUMENT_PIECE_REQUEST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__upload_document_piece_request__descriptor) \
+    , 0, 0, 0, {0,NULL} }
+
+
+/*
+ * An upload in progress.
+ */
+struct  Badminton__V1__DocumentUpload
+{
+  ProtobufCMessage base;
+  int64_t upload_id;
+  int64_t total_size;
+  /*
+   * Bytes stored so far; the next piece starts here. Equal to `total_size` when finished.
+   */
+  int64_t received_bytes;
+  /*
+   * `image/png`, `image/jpeg` or `application/pdf`, from the first piece's leading bytes.
+   */
+  char *content_type;
+  /*
+   * An upload not finished and submitted by then is removed.
+   */
+  int64_t expires_at_unix_ms;
+};
+#define BADMINTON__V1__DOCUMENT_UPLOAD__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__document_upload__descriptor) \
+    , 0, 0, 0, (char *)protobuf_c_empty_string, 0 }
 
 
 /*
@@ -335,14 +400,19 @@ struct  Badminton__V1__GetVerificationDocumentRequest
 {
   ProtobufCMessage base;
   int64_t verification_id;
+  /*
+   * The first byte wanted, from 0; less than the document's size.
+   */
+  int64_t offset;
 };
 #define BADMINTON__V1__GET_VERIFICATION_DOCUMENT_REQUEST__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__get_verification_document_request__descriptor) \
-    , 0 }
+    , 0, 0 }
 
 
 /*
- * The evidence document of a verification request.
+ * A part of the evidence document of a verification request: at most 60,000 bytes from `offset`.
+ * Read the next part from `offset` plus the bytes received, until `total_size`.
  */
 struct  Badminton__V1__VerificationDocument
 {
@@ -352,11 +422,19 @@ struct  Badminton__V1__VerificationDocument
    * `image/png`, `image/jpeg` or `application/pdf`.
    */
   char *content_type;
+  /*
+   * The bytes from `offset`: at least 1, at most 60,000.
+   */
   ProtobufCBinaryData document;
+  int64_t offset;
+  /*
+   * The whole document's size in bytes.
+   */
+  int64_t total_size;
 };
 #define BADMINTON__V1__VERIFICATION_DOCUMENT__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__v1__verification_document__descriptor) \
-    , 0, (char *)protobuf_c_empty_string, {0,NULL} }
+    , 0, (char *)protobuf_c_empty_string, {0,NULL}, 0, 0 }
 
 
 struct  Badminton__V1__SetVerifiedLevelRequest
@@ -562,6 +640,44 @@ Badminton__V1__SubmitVerificationRequest *
 void   badminton__v1__submit_verification_request__free_unpacked
                      (Badminton__V1__SubmitVerificationRequest *message,
                       ProtobufCAllocator *allocator);
+/* Badminton__V1__UploadDocumentPieceRequest methods */
+void   badminton__v1__upload_document_piece_request__init
+                     (Badminton__V1__UploadDocumentPieceRequest         *message);
+size_t badminton__v1__upload_document_piece_request__get_packed_size
+                     (const Badminton__V1__UploadDocumentPieceRequest   *message);
+size_t badminton__v1__upload_document_piece_request__pack
+                     (const Badminton__V1__UploadDocumentPieceRequest   *message,
+                      uint8_t             *out);
+size_t badminton__v1__upload_document_piece_request__pack_to_buffer
+                     (const Badminton__V1__UploadDocumentPieceRequest   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__UploadDocumentPieceRequest *
+       badminton__v1__upload_document_piece_request__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__upload_document_piece_request__free_unpacked
+                     (Badminton__V1__UploadDocumentPieceRequest *message,
+                      ProtobufCAllocator *allocator);
+/* Badminton__V1__DocumentUpload methods */
+void   badminton__v1__document_upload__init
+                     (Badminton__V1__DocumentUpload         *message);
+size_t badminton__v1__document_upload__get_packed_size
+                     (const Badminton__V1__DocumentUpload   *message);
+size_t badminton__v1__document_upload__pack
+                     (const Badminton__V1__DocumentUpload   *message,
+                      uint8_t             *out);
+size_t badminton__v1__document_upload__pack_to_buffer
+                     (const Badminton__V1__DocumentUpload   *message,
+                      ProtobufCBuffer     *buffer);
+Badminton__V1__DocumentUpload *
+       badminton__v1__document_upload__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   badminton__v1__document_upload__free_unpacked
+                     (Badminton__V1__DocumentUpload *message,
+                      ProtobufCAllocator *allocator);
 /* Badminton__V1__Verification methods */
 void   badminton__v1__verification__init
                      (Badminton__V1__Verification         *message);
@@ -746,6 +862,12 @@ typedef void (*Badminton__V1__NearbyPlayersResponse_Closure)
 typedef void (*Badminton__V1__SubmitVerificationRequest_Closure)
                  (const Badminton__V1__SubmitVerificationRequest *message,
                   void *closure_data);
+typedef void (*Badminton__V1__UploadDocumentPieceRequest_Closure)
+                 (const Badminton__V1__UploadDocumentPieceRequest *message,
+                  void *closure_data);
+typedef void (*Badminton__V1__DocumentUpload_Closure)
+                 (const Badminton__V1__DocumentUpload *message,
+                  void *closure_data);
 typedef void (*Badminton__V1__Verification_Closure)
                  (const Badminton__V1__Verification *message,
                   void *closure_data);
@@ -797,6 +919,10 @@ struct Badminton__V1__Players_Service
                          const Badminton__V1__NearbyPlayersRequest *input,
                          Badminton__V1__NearbyPlayersResponse_Closure closure,
                          void *closure_data);
+  void (*upload_document_piece)(Badminton__V1__Players_Service *service,
+                                const Badminton__V1__UploadDocumentPieceRequest *input,
+                                Badminton__V1__DocumentUpload_Closure closure,
+                                void *closure_data);
   void (*submit_verification)(Badminton__V1__Players_Service *service,
                               const Badminton__V1__SubmitVerificationRequest *input,
                               Badminton__V1__Verification_Closure closure,
@@ -834,6 +960,7 @@ void badminton__v1__players__init (Badminton__V1__Players_Service *service,
       function_prefix__ ## update_profile,\
       function_prefix__ ## update_location,\
       function_prefix__ ## nearby_players,\
+      function_prefix__ ## upload_document_piece,\
       function_prefix__ ## submit_verification,\
       function_prefix__ ## list_my_verifications,\
       function_prefix__ ## list_pending_verifications,\
@@ -860,6 +987,10 @@ void badminton__v1__players__nearby_players(ProtobufCService *service,
                                             const Badminton__V1__NearbyPlayersRequest *input,
                                             Badminton__V1__NearbyPlayersResponse_Closure closure,
                                             void *closure_data);
+void badminton__v1__players__upload_document_piece(ProtobufCService *service,
+                                                   const Badminton__V1__UploadDocumentPieceRequest *input,
+                                                   Badminton__V1__DocumentUpload_Closure closure,
+                                                   void *closure_data);
 void badminton__v1__players__submit_verification(ProtobufCService *service,
                                                  const Badminton__V1__SubmitVerificationRequest *input,
                                                  Badminton__V1__Verification_Closure closure,
@@ -899,6 +1030,8 @@ extern const ProtobufCMessageDescriptor badminton__v1__nearby_players_request__d
 extern const ProtobufCMessageDescriptor badminton__v1__nearby_player__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__nearby_players_response__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__submit_verification_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__upload_document_piece_request__descriptor;
+extern const ProtobufCMessageDescriptor badminton__v1__document_upload__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__verification__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__list_my_verifications_request__descriptor;
 extern const ProtobufCMessageDescriptor badminton__v1__list_pending_verifications_request__descriptor;

@@ -1,0 +1,172 @@
+import BadmintonDomain
+import Foundation
+import GRDB
+import PropertyBased
+import Testing
+
+@testable import BadmintonStore
+
+@Suite("Player store: verification documents in pieces")
+struct DocumentUploadStoreTests {
+  /// A PNG document of `size` bytes whose bytes differ from piece to piece.
+  static func document(size: Int) -> [UInt8] {
+    let signature = EvidenceDocument.ContentType.png.signature
+    return Array(
+      (signature
+        + (0..<max(0, size - signature.count)).map { UInt8(truncatingIfNeeded: $0 * 31 + $0 / 251) })
+        .prefix(size))
+  }
+
+  static let limit: Int64 = 1 << 30
+
+  @Test(
+    "for any piece sizes, resends and misplaced pieces, the stored document is the one sent and reads back part by part"
+  )
+  func pieces_rebuildTheDocument() async throws {
+    await propertyCheck(
+      count: 40, input: Gen.int(in: 1...200_000), Gen.int(in: 1...60_000).array(of: 1...12),
+      Gen.int(in: 0...3).array(of: 40)
+    ) { size, sizes, actions in
+      let store = try SQLitePlayerStore.inMemory()
+      let player = try await store.createPlayer(StoreFixtures.newPlayer())
+      let document = Self.document(size: size)
+      // The model: the bytes the server holds.
+      var received = 0
+      var step = 0
+      var lastPiece: Range<Int>? = nil
+      var upload: DocumentUploadRecord? = nil
+      while received < size {
+        let wanted = max(sizes[step % sizes.count], received == 0 ? min(8, size) : 1)
+        let action = actions[step % actions.count]
+        step += 1
+        let end = min(received + wanted, size)
+        guard let current = upload else {
+          upload = try await store.startDocumentUpload(
+            playerID: player.id, contentType: "image/png", totalSize: Int64(size),
+            firstPiece: Array(document[0..<end]), atUnixMs: 0, openBytesLimit: Self.limit)
+          received = end
+          lastPiece = 0..<end
+          #expect(upload?.received == Int64(received))
+          continue
+        }
+        func append(_ range: Range<Int>, at offset: Int) async throws -> DocumentUploadRecord {
+          try await store.appendDocumentPiece(
+            playerID: player.id, uploadID: current.id, offset: Int64(offset), statedTotal: 0,
+            data: Array(document[range]), atUnixMs: Int64(step))
+        }
+        switch action {
+        case 1:
+          // The last piece again, as after a lost answer: acknowledged, nothing stored.
+          let again = try await append(lastPiece!, at: lastPiece!.lowerBound)
+          #expect(again.received == Int64(received))
+        case 2:
+          // A piece after a gap is refused.
+          let gap = await #expect(throws: DomainError.self) {
+            _ = try await append(received..<end, at: received + 1)
+          }
+          #expect(gap?.reason == "UPLOAD_OFFSET_MISMATCH")
+        case 3 where received + wanted > size:
+          // A piece past the stated size is refused.
+          let over = await #expect(throws: DomainError.self) {
+            _ = try await store.appendDocumentPiece(
+              playerID: player.id, uploadID: current.id, offset: Int64(received),
+              statedTotal: 0, data: [UInt8](repeating: 1, count: size - received + 1),
+              atUnixMs: Int64(step))
+          }
+          #expect(over?.reason == "DOCUMENT_SIZE_MISMATCH")
+        default:
+          break
+        }
+        let stored = try await append(received..<end, at: received)
+        lastPiece = received..<end
+        received = end
+        #expect(stored.received == Int64(received))
+        #expect(stored.expiresAtUnixMs == Int64(step) + DocumentUploadRules.lifetimeMs)
+      }
+      let request = try await store.createVerification(
+        playerID: player.id, kind: .regional, uploadID: upload!.id, atUnixMs: 1)
+      #expect(request.documentSize == size)
+      #expect(request.contentType == "image/png")
+      #expect(try await store.verificationDocument(id: request.id) == document)
+      // Part by part, from wherever the last part ended.
+      var read: [UInt8] = []
+      while read.count < size {
+        let part = try #require(
+          try await store.verificationDocumentPart(id: request.id, offset: Int64(read.count)))
+        #expect(!part.isEmpty && part.count <= DocumentUploadRules.maximumPieceBytes)
+        read += part
+      }
+      #expect(read == document)
+      // Any offset inside reads the bytes from there; outside, nothing.
+      let offset = (size * 7) / 11
+      let part = try #require(
+        try await store.verificationDocumentPart(id: request.id, offset: Int64(offset)))
+      #expect(Array(document[offset..<(offset + part.count)]) == part)
+      #expect(try await store.verificationDocumentPart(id: request.id, offset: Int64(size)) == nil)
+      #expect(try await store.verificationDocumentPart(id: request.id, offset: -1) == nil)
+    }
+  }
+
+  @Test("only unfinished uploads expire; a submitted one keeps its pieces")
+  func expiry_removesOnlyUnfinished() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let player = try await store.createPlayer(StoreFixtures.newPlayer())
+    let document = Self.document(size: 100)
+    var uploads: [DocumentUploadRecord] = []
+    for start in [0, 10, 20] as [Int64] {
+      uploads.append(
+        try await store.startDocumentUpload(
+          playerID: player.id, contentType: "image/png", totalSize: 100,
+          firstPiece: document, atUnixMs: start, openBytesLimit: Self.limit))
+    }
+    let submitted = try await store.createVerification(
+      playerID: player.id, kind: .regional, uploadID: uploads[2].id, atUnixMs: 21)
+    let lifetime = DocumentUploadRules.lifetimeMs
+    #expect(try await store.deleteDocumentUploads(expiredBefore: lifetime + 9) == 1)
+    #expect(try await store.deleteDocumentUploads(expiredBefore: lifetime + 9) == 0)
+    #expect(try await store.deleteDocumentUploads(expiredBefore: .max) == 1)
+    #expect(try await store.verificationDocument(id: submitted.id) == document)
+    let pieces = try await store.writer.read { db in
+      try Int.fetchOne(db, sql: "SELECT count(*) FROM document_piece")!
+    }
+    #expect(pieces == 1)
+  }
+
+  @Test("migrating to pieces cuts each stored document into pieces that read back whole")
+  func migration_cutsStoredDocuments() async throws {
+    let queue = try DatabaseQueue()
+    try SQLitePlayerStore.migrator.migrate(queue, upTo: "v10: matches by player and start")
+    let sizes = [1, 60_000, 130_001]
+    try await queue.write { db in
+      try db.execute(
+        sql: """
+          INSERT INTO player (id, phone, nickname, password_hash, password_salt,
+            password_parameters, self_level, locale, joined_at_ms)
+          VALUES (1, '+8613800000001', 'P', x'00', x'00', 'scrypt', 5, 'en', 0)
+          """)
+      for size in sizes {
+        try db.execute(
+          sql: """
+            INSERT INTO verification (player_id, kind, state, content_type, document,
+              submitted_at_ms) VALUES (1, 1, 1, 'image/png', ?, 0)
+            """,
+          arguments: [Data(Self.document(size: size))])
+      }
+    }
+    let store = try SQLitePlayerStore(writer: queue)
+    for (index, size) in sizes.enumerated() {
+      let id = Int64(index + 1)
+      #expect(try await store.verification(id: id)?.documentSize == size)
+      #expect(try await store.verificationDocument(id: id) == Self.document(size: size))
+    }
+    let pieces = try await queue.read { db in
+      try Int.fetchAll(db, sql: "SELECT length(data) FROM document_piece ORDER BY upload_id, start")
+    }
+    #expect(pieces == [1, 60_000, 60_000, 60_000, 10_001])
+    // New uploads take ids after the migrated ones.
+    let upload = try await store.startDocumentUpload(
+      playerID: 1, contentType: "image/png", totalSize: 10,
+      firstPiece: Self.document(size: 10), atUnixMs: 0, openBytesLimit: Self.limit)
+    #expect(upload.id == 4)
+  }
+}
