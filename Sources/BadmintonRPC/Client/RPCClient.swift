@@ -52,9 +52,9 @@ public final class RPCClient: Sendable {
     options: CallOptions = CallOptions()
   ) async throws -> Response {
     let payload = request.serializedBytes()
-    // The server would refuse it unread: refused here without a round trip.
+    // The server would refuse it unread: refused here, with the server's error, unsent.
     guard payload.count <= method.maximumRequestBytes else {
-      throw RPCError.requestTooLarge(limit: method.maximumRequestBytes)
+      throw RPCError.requestOverMethodLimit(limit: method.maximumRequestBytes)
     }
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }
@@ -78,9 +78,9 @@ public final class RPCClient: Sendable {
     options: CallOptions = CallOptions()
   ) async throws -> ResponseStream<Response> {
     let payload = request.serializedBytes()
-    // The server would refuse it unread: refused here without a round trip.
+    // The server would refuse it unread: refused here, with the server's error, unsent.
     guard payload.count <= method.maximumRequestBytes else {
-      throw RPCError.requestTooLarge(limit: method.maximumRequestBytes)
+      throw RPCError.requestOverMethodLimit(limit: method.maximumRequestBytes)
     }
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }

@@ -116,6 +116,15 @@ public final class RPCServer: Service, Sendable {
   /// Every method the server serves, sorted by path.
   public var methods: [MethodInfo] { registry.allMethods }
 
+  /// The largest incoming frame body the server accepts, compressed or decompressed: the
+  /// largest request any of its methods takes, in its envelope, and never more than
+  /// `configuration.wire.maximumBodySize`. A frame announcing more gets GOAWAY
+  /// (`FRAME_TOO_LARGE`) from its header, before its body is buffered. Outgoing frames may
+  /// reach `configuration.wire.maximumBodySize`.
+  public var maximumRequestBodySize: Int {
+    registry.maximumRequestBodySize(within: configuration.wire.maximumBodySize)
+  }
+
   /// The address the server is bound to, once it is; throws the error that kept it from binding.
   public func localAddress() async throws -> SocketAddress {
     try await withCheckedThrowingContinuation { continuation in
@@ -249,6 +258,9 @@ public final class RPCServer: Service, Sendable {
     let logger = self.logger
     let requestBudget = self.requestBudget
     let census = self.census
+    // Incoming frames are held to what some method may take; answers keep the wire's limit.
+    var inboundWire = configuration.wire
+    inboundWire.maximumBodySize = maximumRequestBodySize
     return try await ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 256)
       .serverChannelInitializer { [weak self] channel in
@@ -282,7 +294,7 @@ public final class RPCServer: Service, Sendable {
             BackPressureHandler(),
             ByteToMessageHandler(
               FrameDecoder(
-                configuration: configuration.wire, budget: requestBudget,
+                configuration: inboundWire, budget: requestBudget,
                 frameTimeout: TimeAmount(configuration.frameTimeout), trust: trust)),
             IdleStateHandler(readTimeout: TimeAmount(configuration.idleTimeout)),
             FrameEncoder(configuration: configuration.wire),

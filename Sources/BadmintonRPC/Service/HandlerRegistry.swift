@@ -16,6 +16,11 @@ public struct RegisteredMethod: Sendable {
 public struct HandlerRegistry: Sendable {
   private var methods: [String: RegisteredMethod] = [:]
 
+  /// The largest request payload any registered method accepts, in bytes; 0 when none is
+  /// registered. No request frame a method would take is larger than
+  /// `FrameFormat.largestRequestBody(payload:)` of it.
+  public private(set) var largestRequestBytes = 0
+
   /// An empty registry.
   public init() {}
 
@@ -56,6 +61,7 @@ public struct HandlerRegistry: Sendable {
   private mutating func add(_ method: RegisteredMethod) {
     precondition(methods[method.info.path] == nil, "\(method.info.path) registered twice")
     methods[method.info.path] = method
+    largestRequestBytes = max(largestRequestBytes, method.maximumRequestBytes)
   }
 
   private static func decode<M: ProtobufMessage>(_ type: M.Type, _ payload: [UInt8]) throws -> M {
@@ -65,6 +71,13 @@ public struct HandlerRegistry: Sendable {
       if let field = error.fieldWithNUL { throw RPCError.stringContainsNUL(field: field) }
       throw RPCError.requestMalformed(M.fullName)
     }
+  }
+
+  /// The largest incoming frame body a server with these methods needs to accept: the largest
+  /// request any of them takes, in its envelope, and never more than `maximumBodySize`. A
+  /// larger frame could only be refused once buffered, so it is refused from its header.
+  public func maximumRequestBodySize(within maximumBodySize: Int) -> Int {
+    min(maximumBodySize, FrameFormat.largestRequestBody(payload: largestRequestBytes))
   }
 
   /// The method registered at `path`.

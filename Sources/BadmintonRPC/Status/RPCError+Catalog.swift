@@ -58,7 +58,8 @@ extension RPCError {
         zhCN: "请求超过了 \(limit) 字节的帧上限，未发送。"))
   }
 
-  /// The server refused a request longer than its method's limit, before decoding it.
+  /// A request longer than its method's limit: the server refuses it before decoding it, and
+  /// the client before sending it (its other calls and its connection are untouched).
   public static func requestOverMethodLimit(limit: Int) -> RPCError {
     RPCError(
       code: .resourceExhausted, reason: "REQUEST_TOO_LARGE",

@@ -63,6 +63,30 @@ public enum FrameFormat {
   /// tags and lengths (a status or metadata is counted on its own).
   public static let envelopeOverhead = 64
 
+  /// The most bytes a REQUEST envelope the server accepts can hold besides its payload: 9,061.
+  ///
+  /// Every field's tag is one byte (field numbers 1 to 7). The fixed fields take at most:
+  /// `call_id` 1 + 10 (a 64-bit varint), `kind` 1 + 10 (an enum is an int32 varint, and a
+  /// negative one takes 10 bytes), `timeout_ms` 1 + 5 (a 32-bit varint), `method` 1 + 2 +
+  /// `maximumMethodBytes` (a length under 16,384 takes two varint bytes). Each metadata entry
+  /// takes at most 9 bytes besides its key and value: its tag, its length (2 bytes: an entry
+  /// holds at most `maximumMetadataBytes` + 6 bytes), and the key's and the value's tags and
+  /// lengths (1 + 2 each), so all of them at most `maximumMetadataEntries` × 9 +
+  /// `maximumMetadataBytes`. The payload's tag and length take 1 + 5 (a frame body's length is
+  /// 32 bits). A REQUEST carries no status, and the server refuses longer method paths and
+  /// larger metadata, so a request whose payload a method accepts always fits
+  /// `largestRequestBody(payload:)`.
+  public static let requestEnvelopeOverhead =
+    (1 + 10) + (1 + 10) + (1 + 5) + (1 + 2 + maximumMethodBytes)
+    + maximumMetadataEntries * 9 + maximumMetadataBytes + (1 + 5)
+
+  /// The largest body of a REQUEST frame whose payload has at most `payload` bytes and whose
+  /// method path and metadata are within the limits above. CANCEL and PING envelopes are
+  /// smaller than the overhead alone.
+  public static func largestRequestBody(payload: Int) -> Int {
+    payload + requestEnvelopeOverhead
+  }
+
   /// True when an envelope carrying `payload`, `method` and `metadata` fits a body of `limit`
   /// bytes whatever else it holds.
   public static func fits(payload: Int, method: String = "", metadata: [Metadata] = [], limit: Int)
