@@ -6,9 +6,6 @@ import BadmintonStore
 /// Proposals and matches: a player invites the partners they found; when everyone accepts, the
 /// match is confirmed. Only the players of a proposal or match can see or change it.
 extension MatchingService {
-  /// How long a proposal waits for answers at most.
-  static let proposalLifetimeMs: Int64 = 24 * 3_600_000
-
   public func proposeMatch(_ request: ProposeMatchRequest, context: ServerContext) async throws
     -> Proposal
   {
@@ -68,7 +65,7 @@ extension MatchingService {
     let new = NewProposal(
       proposerID: caller.userID, proposerAvailabilityID: mine.id, mode: mine.mode, slot: slot,
       invitees: invitees, createdAtUnixMs: now,
-      expiresAtUnixMs: min(slot.startUnixMs, now + Self.proposalLifetimeMs))
+      expiresAtUnixMs: ProposalRules.expiresAt(slotStartUnixMs: slot.startUnixMs, nowUnixMs: now))
     let proposal = try await writeGate.run {
       try await store.createProposal(new, now: now) { proposal in
         let display = proposer.displayLevel
@@ -229,16 +226,8 @@ extension MatchingService {
   private static func teams(for proposal: ProposalRecord, players: [Int64: PlayerRecord])
     -> [Int64: Int]
   {
-    let ids = proposal.playerIDs
-    guard ids.count == 4 else {
-      return Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0 + 1) })
-    }
-    let split = DoublesTeams.balanced(
-      ids.map { (playerID: $0, level: players[$0]?.displayLevel.level ?? 1) })
-    var teams: [Int64: Int] = [:]
-    for id in split.first { teams[id] = 1 }
-    for id in split.second { teams[id] = 2 }
-    return teams
+    MatchRules.teams(
+      proposal.playerIDs.map { (playerID: $0, level: players[$0]?.displayLevel.level ?? 1) })
   }
 
   // MARK: Messages
@@ -253,7 +242,11 @@ extension MatchingService {
       case .lapsed: .lapsed
       }
     // A pending proposal past its expiry has lapsed, whether or not the sweep has marked it.
-    if proposal.state == .pending && details.expiresAtUnixMs <= now { state = .lapsed }
+    if proposal.state == .pending
+      && ProposalRules.isExpired(expiresAtUnixMs: details.expiresAtUnixMs, nowUnixMs: now)
+    {
+      state = .lapsed
+    }
     return Proposal(
       id: proposal.id, proposerID: details.proposerID,
       proposerAvailabilityID: details.proposerAvailabilityID, mode: message(details.mode),

@@ -64,16 +64,10 @@ public struct RoomsService: Rooms.ServiceProtocol {
     -> InviteToRoomResponse
   {
     let caller = try context.requirePrincipal().userID
-    // A player who blocked the owner is never told; the store checks its own table as well.
-    let hidden = try await blocks.hasBlocked(request.userID, caller)
+    // A player who blocked the owner is never told: the store leaves them out of the outcome.
     _ = try await write { notify in
       try await store.inviteToRoom(
-        ownerID: caller, inviteeID: request.userID, now: clock.nowUnixMs()
-      ) { outcome in
-        var delivered = outcome
-        if hidden { delivered.invitedPlayerID = nil }
-        return notify(delivered)
-      }
+        ownerID: caller, inviteeID: request.userID, now: clock.nowUnixMs(), notify: notify)
     }
     return InviteToRoomResponse()
   }
@@ -111,8 +105,7 @@ public struct RoomsService: Rooms.ServiceProtocol {
     let board = board
     let outcome = try await write { notify in
       let outcome = try await store.startMatch(
-        ownerID: caller, slot: slot, now: now,
-        isBooked: { board.isBooked($0, during: slot) }, notify: notify)
+        ownerID: caller, slot: slot, now: now, notify: notify)
       if let match = outcome.match {
         board.book(match.id, players: match.playerIDs, during: match.slot)
       }

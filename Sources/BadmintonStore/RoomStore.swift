@@ -189,10 +189,10 @@ public protocol RoomStore: Sendable {
   /// Starts the open room of `ownerID`: stores a confirmed match of its participants during
   /// `slot` and marks the room started, in one transaction. Not in a room gives `NOT_IN_ROOM`;
   /// not the owner `NOT_ROOM_OWNER`; a room without exactly the players its mode needs
-  /// `ROOM_NOT_READY`; a participant who `isBooked` or has a confirmed match during `slot`
-  /// `ROOM_PLAYER_BUSY`.
+  /// `ROOM_NOT_READY`; a participant booked during `slot` (`BookingRules.isBooked` over the
+  /// participant's matches, read in the same transaction) `ROOM_PLAYER_BUSY`.
   func startMatch(
-    ownerID: Int64, slot: TimeSlot, now: Int64, isBooked: @escaping @Sendable (Int64) -> Bool,
+    ownerID: Int64, slot: TimeSlot, now: Int64,
     notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents
   ) async throws -> RoomOutcome
   /// Expires the open rooms idle for 30 minutes or more at `now`.

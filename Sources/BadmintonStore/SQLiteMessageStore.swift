@@ -68,8 +68,10 @@ extension SQLitePlayerStore: MessageStore {
         try Row.fetchOne(db, sql: "SELECT 1 FROM player WHERE id = ?", arguments: [new.recipientID])
           != nil
       else { throw DomainError.playerNotFound }
-      if try Self.blocked(db, new.senderID, new.recipientID) { throw SocialErrors.playerBlocked }
-      let hidden = try Self.blocked(db, new.recipientID, new.senderID)
+      let hidden =
+        try BlockRules.contact(
+          senderBlockedRecipient: try Self.blocked(db, new.senderID, new.recipientID),
+          recipientBlockedSender: try Self.blocked(db, new.recipientID, new.senderID)) == .hidden
       let threadID = try Self.thread(db, new.senderID, new.recipientID, now: new.sentAtUnixMs)
       try Self.join(db, threadID: threadID, playerID: new.senderID, otherID: new.recipientID)
       if !hidden {

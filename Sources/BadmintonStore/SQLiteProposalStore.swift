@@ -1,4 +1,4 @@
-import BadmintonDomain
+public import BadmintonDomain
 import GRDB
 
 extension SQLitePlayerStore: ProposalStore {
@@ -71,12 +71,9 @@ extension SQLitePlayerStore: ProposalStore {
     guard var proposal = try Self.fetchProposal(db, id: id),
       let position = proposal.details.invitees.firstIndex(where: { $0.playerID == playerID })
     else { throw MatchingErrors.proposalNotFound }
-    guard proposal.state == .pending, proposal.details.expiresAtUnixMs > now else {
-      throw Self.proposalNotPending
-    }
-    guard proposal.details.invitees[position].answer == .pending else {
-      throw Self.proposalAlreadyAnswered
-    }
+    try ProposalRules.checkAnswer(
+      isPending: proposal.state == .pending, expiresAtUnixMs: proposal.details.expiresAtUnixMs,
+      alreadyAnswered: proposal.details.invitees[position].answer != .pending, nowUnixMs: now)
     let answer: StoredInviteeAnswer = accept ? .accepted : .declined
     try db.execute(
       sql: "UPDATE proposal_invitee SET answer = ? WHERE proposal_id = ? AND player_id = ?",
@@ -95,30 +92,17 @@ extension SQLitePlayerStore: ProposalStore {
       [(proposal.details.proposerID, proposal.details.proposerAvailabilityID)]
       + proposal.details.invitees.map { ($0.playerID, $0.availabilityID) }
     let slot = proposal.details.slot
-    for (player, availability) in seats {
-      let usable =
-        try Row.fetchOne(
-          db,
-          sql: "SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ?",
-          arguments: [availability, player, AvailabilityState.active.rawValue]) != nil
-      let busy =
-        try Row.fetchOne(
-          db,
-          sql: """
-            SELECT 1 FROM game JOIN game_participant ON game_participant.game_id = game.id
-            WHERE game_participant.player_id = ? AND game.state != ?
-              AND game.start_ms < ? AND game.end_ms > ?
-            """,
-          // A match completed early still holds its players for its whole slot.
-          arguments: [
-            player, StoredMatchState.cancelled.rawValue, slot.endUnixMs, slot.startUnixMs,
-          ])
-        != nil
-      if !usable || busy {
-        try Self.setState(db, proposal: id, .lapsed)
-        proposal.state = .lapsed
-        return ProposalAnswerOutcome(proposal: proposal, match: nil)
-      }
+    let loaded = try seats.map { player, availability in
+      ProposalSeat(
+        availabilityActive: try Row.fetchOne(
+          db, sql: "SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ?",
+          arguments: [availability, player, AvailabilityState.active.rawValue]) != nil,
+        matches: try Self.bookedMatches(db, playerID: player, endingAfter: slot.startUnixMs))
+    }
+    guard ProposalRules.confirms(slot: slot, seats: loaded) else {
+      try Self.setState(db, proposal: id, .lapsed)
+      proposal.state = .lapsed
+      return ProposalAnswerOutcome(proposal: proposal, match: nil)
     }
     try db.execute(
       sql: """
@@ -154,9 +138,14 @@ extension SQLitePlayerStore: ProposalStore {
     now: Int64, notify: @escaping @Sendable ([ProposalRecord]) -> OutgoingEvents
   ) async throws -> [ProposalRecord] {
     try await writer.write { db in
-      let ids = try Int64.fetchAll(
-        db, sql: "SELECT id FROM proposal WHERE state = ? AND expires_at_ms <= ? ORDER BY id",
-        arguments: [StoredProposalState.pending.rawValue, now])
+      // The pending proposals by expiry, as far as now; `ProposalRules.isExpired` decides.
+      let ids = try Row.fetchAll(
+        db,
+        sql:
+          "SELECT id, expires_at_ms FROM proposal WHERE state = ? AND expires_at_ms <= ? ORDER BY id",
+        arguments: [StoredProposalState.pending.rawValue, now]
+      ).filter { ProposalRules.isExpired(expiresAtUnixMs: $0["expires_at_ms"], nowUnixMs: now) }
+        .map { $0["id"] as Int64 }
       for id in ids { try Self.setState(db, proposal: id, .lapsed) }
       let lapsed = try ids.compactMap { try Self.fetchProposal(db, id: $0) }
       try Self.append(db, notify(lapsed), atUnixMs: now)
@@ -231,8 +220,8 @@ extension SQLitePlayerStore: ProposalStore {
       guard var match = try Self.fetchMatch(db, id: id), match.playerIDs.contains(playerID) else {
         throw MatchingErrors.matchNotFound
       }
-      guard match.state == .confirmed else { throw Self.matchNotConfirmed }
-      guard match.slot.startUnixMs > now else { throw Self.matchAlreadyStarted }
+      try MatchLifecycle.checkCancel(
+        status: match.state.status, slotStartUnixMs: match.slot.startUnixMs, nowUnixMs: now)
       try db.execute(
         sql: "UPDATE game SET state = ?, cancelled_by = ?, cancelled_at_ms = ? WHERE id = ?",
         arguments: [StoredMatchState.cancelled.rawValue, playerID, now, id])
@@ -272,21 +261,25 @@ extension SQLitePlayerStore: ProposalStore {
 
   // MARK: Rows
 
-  static let proposalNotPending = DomainError(
-    .failedPrecondition, "PROPOSAL_NOT_PENDING",
-    en: "This proposal is no longer waiting for answers.", zhCN: "该约球邀请已结束。")
-
-  static let proposalAlreadyAnswered = DomainError(
-    .failedPrecondition, "PROPOSAL_ALREADY_ANSWERED", en: "You already answered this proposal.",
-    zhCN: "您已回复该约球邀请。")
-
-  static let matchNotConfirmed = DomainError(
-    .failedPrecondition, "MATCH_NOT_CONFIRMED", en: "This match is not confirmed.",
-    zhCN: "该比赛未确认。")
-
-  static let matchAlreadyStarted = DomainError(
-    .failedPrecondition, "MATCH_ALREADY_STARTED",
-    en: "The match has started and can no longer be cancelled.", zhCN: "比赛已开始，无法取消。")
+  /// The matches of `playerID` that end after `unixMs`, with where each stands: what
+  /// `BookingRules.isBooked` needs to tell whether the player is booked at a time from then on.
+  static func bookedMatches(_ db: Database, playerID: Int64, endingAfter unixMs: Int64) throws
+    -> [BookedMatch]
+  {
+    try Row.fetchAll(
+      db,
+      sql: """
+        SELECT game.start_ms, game.end_ms, game.state
+        FROM game_participant JOIN game ON game.id = game_participant.game_id
+        WHERE game_participant.player_id = ? AND game.end_ms > ?
+        """,
+      arguments: [playerID, unixMs]
+    ).map { row in
+      BookedMatch(
+        slot: TimeSlot(startUnixMs: row["start_ms"], endUnixMs: row["end_ms"]),
+        status: (StoredMatchState(rawValue: row["state"]) ?? .cancelled).status)
+    }
+  }
 
   private static func setState(_ db: Database, proposal id: Int64, _ state: StoredProposalState)
     throws
@@ -344,5 +337,16 @@ extension SQLitePlayerStore: ProposalStore {
     let by: Int64? = row["completed_by"]
     guard let team, let at, let by else { return nil }
     return MatchResult(winningTeam: team, completedAtUnixMs: at, completedBy: by)
+  }
+}
+
+extension StoredMatchState {
+  /// The match status the domain's rules read.
+  public var status: MatchStatus {
+    switch self {
+    case .confirmed: .confirmed
+    case .cancelled: .cancelled
+    case .completed: .completed
+    }
   }
 }

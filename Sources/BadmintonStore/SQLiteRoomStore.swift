@@ -41,9 +41,7 @@ extension SQLitePlayerStore: RoomStore {
     notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
-      guard try Self.openRoomID(db, playerID: ownerID) == nil else {
-        throw RoomErrors.alreadyInRoom
-      }
+      try RoomRules.checkCreate(ownerInOpenRoom: try Self.openRoomID(db, playerID: ownerID) != nil)
       // 31^6 codes: a clash is rare, and a few draws make one vanishingly unlikely.
       var drawn = code()
       var draws = 1
@@ -71,29 +69,21 @@ extension SQLitePlayerStore: RoomStore {
     try await roomWrite(now: now, notify: notify) { db, outcome in
       // The open room with the code, else the latest room that had it.
       guard
-        let row = try Row.fetchOne(
-          db, sql: "SELECT id, state FROM room WHERE code = ? ORDER BY state = 1 DESC, id DESC",
-          arguments: [code])
+        let id = try Int64.fetchOne(
+          db, sql: "SELECT id FROM room WHERE code = ? ORDER BY state = 1 DESC, id DESC",
+          arguments: [code]),
+        let before = try Self.fetchRoom(db, id: id)
       else { throw RoomErrors.codeInvalid }
-      switch StoredRoomState(rawValue: row["state"]) {
-      case .open: break
-      case .expired: throw RoomErrors.expired
-      default: throw RoomErrors.codeInvalid
-      }
-      let id: Int64 = row["id"]
-      guard try Self.openRoomID(db, playerID: playerID) == nil else {
-        throw RoomErrors.alreadyInRoom
-      }
-      let before = try Self.fetchRoom(db, id: id)!
-      // A player blocked by someone in the room is never let in, and never told why: the code
-      // reads as unknown. One who blocked someone in it is told plainly.
-      for other in before.playerIDs {
-        if try Self.blocked(db, other, playerID) { throw RoomErrors.codeInvalid }
-        if try Self.blocked(db, playerID, other) { throw SocialErrors.playerBlocked }
-      }
-      guard before.participants.count < RoomRules.requiredPlayers(for: before.mode) else {
-        throw RoomErrors.full
-      }
+      let others = before.playerIDs
+      try RoomRules.checkJoin(
+        RoomJoin(
+          status: before.state.status, mode: before.mode,
+          lastActivityAtUnixMs: before.lastActivityAtUnixMs,
+          participantCount: before.participants.count,
+          joinerInOpenRoom: try Self.openRoomID(db, playerID: playerID) != nil,
+          blockedByParticipant: try others.contains { try Self.blocked(db, $0, playerID) },
+          blockedParticipant: try others.contains { try Self.blocked(db, playerID, $0) }),
+        nowUnixMs: now)
       try Self.addParticipant(db, room: id, player: playerID, now: now)
       try Self.touch(db, room: id, now: now)
       let room = try Self.fetchRoom(db, id: id)!
@@ -132,9 +122,11 @@ extension SQLitePlayerStore: RoomStore {
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
       let before = try Self.ownedRoom(db, ownerID: ownerID)
-      guard inviteeID != ownerID else { throw SocialErrors.notYourself }
-      guard try Self.friends(db, ownerID, inviteeID) else { throw SocialErrors.notFriends }
-      guard !before.playerIDs.contains(inviteeID) else { throw RoomErrors.alreadyParticipant }
+      let delivery = try RoomRules.invite(
+        ownerID: ownerID, inviteeID: inviteeID, participantIDs: before.playerIDs,
+        areFriends: try Self.friends(db, ownerID, inviteeID),
+        ownerBlockedInvitee: try Self.blocked(db, ownerID, inviteeID),
+        inviteeBlockedOwner: try Self.blocked(db, inviteeID, ownerID))
       try Self.touch(db, room: before.id, now: now)
       let room = try Self.fetchRoom(db, id: before.id)!
       outcome.changes.append(
@@ -142,9 +134,8 @@ extension SQLitePlayerStore: RoomStore {
           room: room, change: .invited, actorID: ownerID, subjectID: inviteeID,
           recipients: room.playerIDs))
       // A player who blocked the owner is never told, and the owner cannot tell.
-      let hidden = try Self.blocked(db, inviteeID, ownerID)
       outcome.room = room
-      outcome.invitedPlayerID = hidden ? nil : inviteeID
+      outcome.invitedPlayerID = delivery == .delivered ? inviteeID : nil
     }
   }
 
@@ -154,8 +145,8 @@ extension SQLitePlayerStore: RoomStore {
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
       let before = try Self.ownedRoom(db, ownerID: ownerID)
-      guard playerID != ownerID else { throw SocialErrors.notYourself }
-      guard before.playerIDs.contains(playerID) else { throw RoomErrors.notParticipant }
+      try RoomRules.checkKick(
+        ownerID: ownerID, playerID: playerID, participantIDs: before.playerIDs)
       try db.execute(
         sql: "DELETE FROM room_participant WHERE room_id = ? AND player_id = ?",
         arguments: [before.id, playerID])
@@ -206,26 +197,18 @@ extension SQLitePlayerStore: RoomStore {
   }
 
   public func startMatch(
-    ownerID: Int64, slot: TimeSlot, now: Int64, isBooked: @escaping @Sendable (Int64) -> Bool,
+    ownerID: Int64, slot: TimeSlot, now: Int64,
     notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
       let before = try Self.ownedRoom(db, ownerID: ownerID)
-      guard RoomRules.isReady(mode: before.mode, participantCount: before.participants.count)
-      else { throw RoomErrors.notReady }
-      for player in before.playerIDs {
-        let busy = try Self.exists(
-          db,
-          """
-          SELECT 1 FROM game JOIN game_participant ON game_participant.game_id = game.id
-          WHERE game_participant.player_id = ? AND game.state != ?
-            AND game.start_ms < ? AND game.end_ms > ?
-          """,
-          [player, StoredMatchState.cancelled.rawValue, slot.endUnixMs, slot.startUnixMs])
-        if busy || isBooked(player) { throw RoomErrors.playerBusy }
-      }
+      try RoomRules.checkStart(
+        mode: before.mode, slot: slot,
+        matches: try before.playerIDs.map {
+          try Self.bookedMatches(db, playerID: $0, endingAfter: slot.startUnixMs)
+        })
       let players = try Self.roomPlayers(db, ids: before.playerIDs)
-      let teams = RoomRules.teams(
+      let teams = MatchRules.teams(
         before.playerIDs.map { ($0, players[$0]?.displayLevel.level ?? 1) })
       try db.execute(
         sql: """
@@ -311,11 +294,19 @@ extension SQLitePlayerStore {
   }
 
   /// Marks the open rooms idle for 30 minutes or more as expired; returns the changes. The
-  /// query is `RoomRules.isExpired` in SQL: last activity at or before `now` less the limit.
+  /// query reads the open rooms by last activity as far as `now` less the limit, and
+  /// `RoomRules.isExpired` decides.
   private static func expireIdleRooms(_ db: Database, now: Int64) throws -> [RoomChangeRecord] {
-    let ids = try Int64.fetchAll(
-      db, sql: "SELECT id FROM room WHERE state = ? AND last_activity_at_ms <= ? ORDER BY id",
-      arguments: [StoredRoomState.open.rawValue, now - RoomRules.idleLimitMs])
+    let ids = try Row.fetchAll(
+      db,
+      sql: """
+        SELECT id, last_activity_at_ms FROM room WHERE state = ? AND last_activity_at_ms <= ?
+        ORDER BY id
+        """,
+      arguments: [StoredRoomState.open.rawValue, now - RoomRules.idleLimitMs]
+    ).filter {
+      RoomRules.isExpired(lastActivityAtUnixMs: $0["last_activity_at_ms"], nowUnixMs: now)
+    }.map { $0["id"] as Int64 }
     return try ids.map { id in
       try end(db, room: id, as: .expired, matchID: nil)
       let room = try fetchRoom(db, id: id)!
@@ -359,7 +350,7 @@ extension SQLitePlayerStore {
   private static func ownedRoom(_ db: Database, ownerID: Int64) throws -> RoomRecord {
     guard let id = try openRoomID(db, playerID: ownerID) else { throw RoomErrors.notInRoom }
     let room = try fetchRoom(db, id: id)!
-    guard room.ownerID == ownerID else { throw RoomErrors.notOwner }
+    try RoomRules.checkOwner(callerID: ownerID, ownerID: room.ownerID)
     return room
   }
 
@@ -390,5 +381,17 @@ extension SQLitePlayerStore {
       state: StoredRoomState(rawValue: row["state"]) ?? .closed, ownerID: row["owner_id"],
       participants: participants, createdAtUnixMs: row["created_at_ms"],
       lastActivityAtUnixMs: row["last_activity_at_ms"], matchID: row["match_id"])
+  }
+}
+
+extension StoredRoomState {
+  /// The room status the domain's rules read.
+  public var status: RoomStatus {
+    switch self {
+    case .open: .open
+    case .started: .started
+    case .closed: .closed
+    case .expired: .expired
+    }
   }
 }

@@ -68,7 +68,9 @@ extension SQLitePlayerStore: SocialStore {
       guard try Self.exists(db, "SELECT 1 FROM player WHERE id = ?", [recipientID]) else {
         throw DomainError.playerNotFound
       }
-      if try Self.blocked(db, senderID, recipientID) { throw SocialErrors.playerBlocked }
+      let delivery = try BlockRules.contact(
+        senderBlockedRecipient: try Self.blocked(db, senderID, recipientID),
+        recipientBlockedSender: try Self.blocked(db, recipientID, senderID))
       if try Self.friends(db, senderID, recipientID) { throw SocialErrors.alreadyFriends }
       if let theirs = try Self.pendingRequest(db, from: recipientID, to: senderID),
         !theirs.hidden
@@ -81,7 +83,7 @@ extension SQLitePlayerStore: SocialStore {
       if try Self.pendingRequest(db, from: senderID, to: recipientID) != nil {
         throw SocialErrors.requestPending
       }
-      let hidden = try Self.blocked(db, recipientID, senderID)
+      let hidden = delivery == .hidden
       try db.execute(
         sql: """
           INSERT INTO friend_request (sender_id, recipient_id, state, hidden, sent_at_ms)

@@ -46,9 +46,12 @@ extension SQLitePlayerStore: SurveyStore {
       guard let match = try Self.fetchMatch(db, id: id), match.playerIDs.contains(playerID) else {
         throw MatchingErrors.matchNotFound
       }
-      if match.state == .completed { return MatchCompletion(match: match, surveys: []) }
-      guard match.state == .confirmed else { throw Self.matchNotConfirmed }
-      guard match.slot.startUnixMs <= now else { throw SurveyErrors.matchNotStarted }
+      switch try MatchLifecycle.completion(
+        status: match.state.status, slotStartUnixMs: match.slot.startUnixMs, nowUnixMs: now)
+      {
+      case .alreadyCompleted: return MatchCompletion(match: match, surveys: [])
+      case .record: break
+      }
       try db.execute(
         sql: """
           UPDATE game SET state = ?, winning_team = ?, completed_at_ms = ?, completed_by = ?
@@ -109,10 +112,8 @@ extension SQLitePlayerStore: SurveyStore {
       guard var survey = try Self.fetchSurvey(db, matchID: matchID, evaluatorID: evaluatorID),
         let match = try Self.fetchMatch(db, id: matchID)
       else { throw SurveyErrors.notFound }
-      guard survey.state != .submitted else { throw SurveyErrors.alreadySubmitted }
-      guard survey.state == .pending,
-        !SurveyRules.isExpired(dueAtUnixMs: survey.dueAtUnixMs, nowUnixMs: now)
-      else { throw SurveyErrors.expired }
+      try SurveyRules.checkSubmission(
+        status: survey.state.status, dueAtUnixMs: survey.dueAtUnixMs, nowUnixMs: now)
       try SurveyRules.validate(ratings, raterID: evaluatorID, participants: match.playerIDs)
       try db.execute(
         sql: """
@@ -146,12 +147,19 @@ extension SQLitePlayerStore: SurveyStore {
 
   public func expireSurveys(now: Int64) async throws -> Int {
     try await writer.write { db in
-      try db.execute(
-        sql: "UPDATE survey SET state = ? WHERE state = ? AND due_at_ms <= ?",
-        arguments: [
-          StoredSurveyState.expired.rawValue, StoredSurveyState.pending.rawValue, now,
-        ])
-      return db.changesCount
+      // The pending surveys by due time, as far as now; `SurveyRules.isExpired` decides.
+      let expired = try Row.fetchAll(
+        db,
+        sql:
+          "SELECT game_id, evaluator_id, due_at_ms FROM survey WHERE state = ? AND due_at_ms <= ?",
+        arguments: [StoredSurveyState.pending.rawValue, now]
+      ).filter { SurveyRules.isExpired(dueAtUnixMs: $0["due_at_ms"], nowUnixMs: now) }
+      for row in expired {
+        try db.execute(
+          sql: "UPDATE survey SET state = ? WHERE game_id = ? AND evaluator_id = ?",
+          arguments: [StoredSurveyState.expired.rawValue, row["game_id"], row["evaluator_id"]])
+      }
+      return expired.count
     }
   }
 
@@ -209,5 +217,16 @@ extension SQLitePlayerStore: SurveyStore {
       matchID: row["game_id"], evaluatorID: row["evaluator_id"],
       state: StoredSurveyState(rawValue: row["state"]) ?? .expired, dueAtUnixMs: row["due_at_ms"],
       submittedAtUnixMs: row["submitted_at_ms"])
+  }
+}
+
+extension StoredSurveyState {
+  /// The survey status the domain's rules read.
+  public var status: SurveyStatus {
+    switch self {
+    case .pending: .pending
+    case .submitted: .submitted
+    case .expired: .expired
+    }
   }
 }

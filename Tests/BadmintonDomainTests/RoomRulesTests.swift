@@ -138,8 +138,8 @@ struct RoomRulesTests {
 
   @Test("singles teams follow join order; doubles teams are the most even split")
   func teams() {
-    #expect(RoomRules.teams([(7, 3), (2, 5)]) == [7: 1, 2: 2])
-    let doubles = RoomRules.teams([(1, 9), (2, 1), (3, 5), (4, 5)])
+    #expect(MatchRules.teams([(7, 3), (2, 5)]) == [7: 1, 2: 2])
+    let doubles = MatchRules.teams([(1, 9), (2, 1), (3, 5), (4, 5)])
     #expect(doubles[1] == doubles[2])
     #expect(doubles[3] == doubles[4])
     #expect(doubles[1] != doubles[3])

@@ -316,51 +316,6 @@ struct RoomsTests {
     }
   }
 
-  @Test("an invitation to a player who blocked the owner succeeds but is never delivered")
-  func invite_blockedPlayerIsNeverTold() async throws {
-    let store = try SQLitePlayerStore.inMemory()
-    let clock = ManualClock()
-    func register(_ phone: String) async throws -> PlayerRecord {
-      try await store.createPlayer(
-        NewPlayer(
-          phone: phone, nickname: "P",
-          password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
-          selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
-    }
-    let owner = try await register("+8613800007001")
-    let friend = try await register("+8613800007002")
-    let other = try await register("+8613800007003")
-    for invitee in [friend, other] {
-      let request = try await store.sendFriendRequest(
-        from: owner.id, to: invitee.id, now: 0, notify: { _ in [] })
-      _ = try await store.answerFriendRequest(
-        id: request.id, recipientID: invitee.id, accept: true, now: 0, notify: { _ in [] })
-    }
-    // The book says `friend` blocked the owner, while the two are still friends in the store.
-    let blocks = BlockBook()
-    blocks.add(blockerID: friend.id, blockedID: owner.id)
-    let events = EventPublisher(
-      store: store, hub: EventHub(maximumBuffered: 16), clock: clock)
-    let service = RoomsService(
-      store: store, clock: clock, events: events, board: MatchBoard(), blocks: blocks)
-    func context(_ player: PlayerRecord) -> ServerContext {
-      ServerContext(
-        callID: 1, method: Rooms.inviteToRoom.path, metadata: [], deadline: nil, peer: "test",
-        logger: Logger(label: "test"),
-        principal: Principal(userID: player.id, isAdministrator: false))
-    }
-    _ = try await service.createRoom(.init(mode: .singles), context: context(owner))
-    _ = try await service.inviteToRoom(.init(userID: friend.id), context: context(owner))
-    #expect(try await store.events(playerID: friend.id, after: 0, limit: 10).isEmpty)
-    // The owner's side looks the same as for anyone else.
-    _ = try await service.inviteToRoom(.init(userID: other.id), context: context(owner))
-    #expect(try await store.events(playerID: other.id, after: 0, limit: 10).count == 1)
-    let ownerEvents = try await store.events(playerID: owner.id, after: 0, limit: 10)
-    #expect(ownerEvents.count == 2)
-  }
-
-  // MARK: Kick and leave
-
   @Test("the owner kicks a participant: removed at once, told, and the others are told")
   func kick_removesAndTells() async throws {
     try await withPlayerWorld { world in

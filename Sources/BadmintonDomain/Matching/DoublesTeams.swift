@@ -35,3 +35,20 @@ public struct DoublesTeams: Hashable, Sendable {
     return best!
   }
 }
+
+extension MatchRules {
+  /// The teams of a match, by player, for its players in seat order (the proposer or the room's
+  /// first player first): in singles each player is a team, 1 and 2 in that order; in doubles
+  /// the most even split by level (`DoublesTeams.balanced`), the lowest id's team being 1.
+  public static func teams(_ players: [(playerID: Int64, level: Int)]) -> [Int64: Int] {
+    guard players.count == 4 else {
+      return Dictionary(
+        players.enumerated().map { ($1.playerID, $0 + 1) }, uniquingKeysWith: { first, _ in first })
+    }
+    let split = DoublesTeams.balanced(players)
+    var teams: [Int64: Int] = [:]
+    for id in split.first { teams[id] = 1 }
+    for id in split.second { teams[id] = 2 }
+    return teams
+  }
+}

@@ -21,3 +21,25 @@ public enum MatchingErrors {
   public static let matchNotFound = DomainError(
     .notFound, "MATCH_NOT_FOUND", en: "There is no such match for you.", zhCN: "没有该比赛。")
 }
+
+extension MatchingErrors {
+  /// The proposal was declined, accepted, or has lapsed (also by expiring).
+  public static let proposalNotPending = DomainError(
+    .failedPrecondition, "PROPOSAL_NOT_PENDING",
+    en: "This proposal is no longer waiting for answers.", zhCN: "该约球邀请已结束。")
+
+  /// The caller already answered the proposal.
+  public static let proposalAlreadyAnswered = DomainError(
+    .failedPrecondition, "PROPOSAL_ALREADY_ANSWERED", en: "You already answered this proposal.",
+    zhCN: "您已回复该约球邀请。")
+
+  /// The match was cancelled, or completed.
+  public static let matchNotConfirmed = DomainError(
+    .failedPrecondition, "MATCH_NOT_CONFIRMED", en: "This match is not confirmed.",
+    zhCN: "该比赛未确认。")
+
+  /// The match's start has passed: it can no longer be cancelled.
+  public static let matchAlreadyStarted = DomainError(
+    .failedPrecondition, "MATCH_ALREADY_STARTED",
+    en: "The match has started and can no longer be cancelled.", zhCN: "比赛已开始，无法取消。")
+}

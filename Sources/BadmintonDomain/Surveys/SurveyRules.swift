@@ -18,6 +18,16 @@ public struct SurveyRating: Hashable, Sendable {
   }
 }
 
+/// Where a participant's survey of a match stands.
+public enum SurveyStatus: Hashable, Sendable {
+  /// Waiting for the participant's ratings.
+  case pending
+  /// Submitted; it counts.
+  case submitted
+  /// Its 48 hours passed first; it never counts.
+  case expired
+}
+
 /// The rules of completing a match and of its surveys: the result, the deadline, and what a
 /// valid survey holds.
 public enum SurveyRules {
@@ -39,6 +49,18 @@ public enum SurveyRules {
   /// Whether a survey due at `dueAtUnixMs` has expired at `nowUnixMs`: from the due instant on.
   public static func isExpired(dueAtUnixMs: Int64, nowUnixMs: Int64) -> Bool {
     nowUnixMs >= dueAtUnixMs
+  }
+
+  /// Checks that a survey at `status`, due at `dueAtUnixMs`, may be submitted at `nowUnixMs`:
+  /// not submitted before (`SURVEY_ALREADY_SUBMITTED`), pending and not expired
+  /// (`SURVEY_EXPIRED`).
+  public static func checkSubmission(status: SurveyStatus, dueAtUnixMs: Int64, nowUnixMs: Int64)
+    throws(DomainError)
+  {
+    guard status != .submitted else { throw SurveyErrors.alreadySubmitted }
+    guard status == .pending, !isExpired(dueAtUnixMs: dueAtUnixMs, nowUnixMs: nowUnixMs) else {
+      throw SurveyErrors.expired
+    }
   }
 
   /// Checks the winning team of a result: 1 or 2.
