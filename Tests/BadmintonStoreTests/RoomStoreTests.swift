@@ -130,6 +130,40 @@ struct RoomStoreTests {
         == 1)
   }
 
+  @Test("a cancelled match frees its players' time for a start; a completed one still holds it")
+  func start_readsWhereMatchesStand() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let ids = try await Self.players(store, count: 2)
+    let hour: Int64 = 3_600_000
+    let slot = TimeSlot(startUnixMs: 2 * hour, endUnixMs: 3 * hour)
+    func start(_ owner: Int64, _ guest: Int64, at now: Int64) async throws -> RoomOutcome {
+      let room = try await store.createRoom(
+        ownerID: owner, mode: .singles, now: now, code: Self.codes([]), notify: Self.notes)
+      _ = try await store.joinRoom(
+        code: room.room!.code, playerID: guest, now: now, notify: Self.notes)
+      return try await store.startMatch(ownerID: owner, slot: slot, now: now, notify: Self.notes)
+    }
+    let first = try await start(ids[0], ids[1], at: 0)
+    _ = try await store.cancelMatch(id: first.match!.id, playerID: ids[0], now: 1) { _ in [] }
+    // Cancelled: the same time is free again.
+    let second = try await start(ids[1], ids[0], at: 2)
+    _ = try await store.completeMatch(
+      id: second.match!.id, playerID: ids[1], winningTeam: 1, now: slot.startUnixMs
+    ) { _ in [] }
+    // Completed early, it still holds its whole slot.
+    let now = slot.startUnixMs + 1
+    let room = try await store.createRoom(
+      ownerID: ids[0], mode: .singles, now: now, code: Self.codes([]), notify: Self.notes)
+    _ = try await store.joinRoom(
+      code: room.room!.code, playerID: ids[1], now: now, notify: Self.notes)
+    #expect(
+      await reason {
+        _ = try await store.startMatch(
+          ownerID: ids[0], slot: TimeSlot(startUnixMs: now, endUnixMs: now + hour), now: now,
+          notify: Self.notes)
+      } == "ROOM_PLAYER_BUSY")
+  }
+
   @Test("property 10: for random rooms and kicks, the kicked player is never listed and is told")
   func kick_neverLeavesThePlayer() async throws {
     let store = try SQLitePlayerStore.inMemory()
