@@ -251,11 +251,13 @@ extension SQLitePlayerStore: ProposalStore {
   }
 
   public func confirmedMatches(endingAfter now: Int64) async throws -> [MatchRecord] {
+    // The matches not ended by now; those that hold their players' time are the ones
+    // `BookingRules.holdsTime` says so of.
     try await writer.read { db in
       try Int64.fetchAll(
-        db, sql: "SELECT id FROM game WHERE state != ? AND end_ms > ? ORDER BY id",
-        arguments: [StoredMatchState.cancelled.rawValue, now]
+        db, sql: "SELECT id FROM game WHERE end_ms > ? ORDER BY id", arguments: [now]
       ).compactMap { try Self.fetchMatch(db, id: $0) }
+        .filter { BookingRules.holdsTime($0.state.status) }
     }
   }
 
