@@ -211,11 +211,18 @@ struct ConnectionLimitsTests {
     let raw = try await RawConnection.connect(port: running.port)
     try await raw.send(Raw.request(1, "forever", method: TestService.stream.path))
     #expect(try await raw.readEnvelope()?.kind == .streamMessage)
-    try await raw.send(Raw.request(2, "sleep:300:finished"))
+    // Held until the stream has ended: the unary call is still running then.
+    try await raw.send(Raw.request(2, "gate:unary:finished"))
     #expect(await running.probe.wait { $0.started == 2 })
     running.server.beginGracefulShutdown()
 
-    let seen = try await raw.readUntilClosed(timeout: .seconds(30))
+    var seen: [Envelope] = []
+    while !seen.contains(where: { $0.callID == 1 && $0.kind == .streamEnd }) {
+      seen.append(try #require(try await raw.readEnvelope()))
+    }
+    #expect(!seen.contains { $0.callID == 2 })
+    running.probe.open("unary")
+    seen += try await raw.readUntilClosed()
     // Stream messages sent before the drain may come first.
     let goAway = try #require(seen.firstIndex { $0.kind == .goAway })
     let streamEnd = try #require(seen.firstIndex { $0.callID == 1 && $0.kind == .streamEnd })
