@@ -697,18 +697,28 @@ struct ServerTests {
   }
 
   @Test("calls still running when the grace period ends get UNAVAILABLE and are stopped")
-  func drain_graceExpires() async throws {
-    let running = try await RunningServer.start(
-      ServerConfiguration(shutdownGracePeriod: .milliseconds(200)))
-    let raw = try await RawConnection.connect(port: running.port)
-    try await raw.send(Raw.request(1, "gate:never"))
-    #expect(await running.probe.wait { $0.started == 1 })
-    running.server.beginGracefulShutdown()
-    let seen = try await raw.readUntilClosed()
-    #expect(seen.map(\.kind) == [.goAway, .response])
-    #expect(seen.last?.status?.reason == "SHUTDOWN_GRACE_EXPIRED")
-    #expect(await running.probe.wait { $0.cancelled == 1 })
-    #expect(await running.finishes(within: .seconds(5)))
+  func drain_graceExpires() throws {
+    let probe = HandlerProbe()
+    let connection = try EmbeddedServerConnection(
+      server: embeddedTestServer(
+        ServerConfiguration(shutdownGracePeriod: .seconds(2)), probe: probe))
+    try connection.receive(Raw.request(1, "gate:never"))
+    #expect(probe.started == 1)
+    connection.connection.beginDrain()
+    #expect(try connection.sent().map(\.kind) == [.goAway])
+    connection.advance(by: .milliseconds(1999))
+    #expect(try connection.sent().isEmpty)
+    #expect(connection.isOpen)
+    connection.advance(by: .milliseconds(1))
+    let ended = try connection.sent()
+    #expect(ended.map(\.kind) == [.response])
+    #expect(ended.first?.status?.code == .unavailable)
+    #expect(ended.first?.status?.reason == "SHUTDOWN_GRACE_EXPIRED")
+    #expect(!connection.isOpen)
+    // The handler was stopped, not left running.
+    connection.loop.run()
+    #expect(probe.cancelled == 1)
+    try connection.finish()
   }
 }
 

@@ -1,4 +1,5 @@
 import BadmintonRPC
+import Dispatch
 import NIOPosix
 import Synchronization
 
@@ -95,12 +96,13 @@ final class Gates: Sendable {
 /// carries a command:
 /// - `echo:TEXT` answers TEXT;
 /// - `size:N` answers N times `x`;
-/// - `sleep:MS:TEXT` waits MS milliseconds, then answers TEXT;
 /// - `gate:NAME:TEXT` waits until the test opens the probe's gate NAME, then answers TEXT;
 /// - `fail` throws an `RPCError` with reason `TEST_FAILURE` and a field violation;
 /// - `busy:MS:N` and `unavailable:MS:N` fail the first N calls to reach the service (counted by
 ///   the probe) with RESOURCE_EXHAUSTED / UNAVAILABLE and a retry hint of MS ms, then answer `done`;
 /// - `crash` throws an error that is not an `RPCError`;
+/// - `thread` answers whether the handler ran on an event loop before and after it waited for
+///   work finished on another thread;
 /// - streaming `count:N` sends `0` ... `N-1`; `forever` sends a message every 10 ms until stopped;
 ///   `gate:NAME` sends nothing until the gate NAME opens, then ends.
 struct TestService: RPCService {
@@ -178,9 +180,6 @@ struct TestService: RPCService {
       return parts.dropFirst().joined(separator: ":")
     case "size":
       return String(repeating: "x", count: Int(parts[1]) ?? 0)
-    case "sleep":
-      try await Task.sleep(for: .milliseconds(Int(parts[1]) ?? 0))
-      return parts.count > 2 ? parts[2] : ""
     case "gate":
       try await gates.wait(parts.count > 1 ? parts[1] : "")
       return parts.count > 2 ? parts[2] : ""
@@ -212,9 +211,11 @@ struct TestService: RPCService {
     case "crash":
       throw NotAnRPCError()
     case "thread":
-      // Where the handler runs, before and after it waits.
+      // Where the handler runs, before and after it waits for work another thread finishes.
       let before = MultiThreadedEventLoopGroup.currentEventLoop != nil
-      try await Task.sleep(for: .milliseconds(1))
+      await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume() }
+      }
       let after = MultiThreadedEventLoopGroup.currentEventLoop != nil
       return "\(before ? "event-loop" : "other") \(after ? "event-loop" : "other")"
     default:
