@@ -667,7 +667,7 @@ struct ServerTests {
       #expect(Raw.text(finished) == "finished")
       #expect(try await raw.readUntilClosed().isEmpty)
     }
-    #expect(await running.finishes(within: .seconds(5)))
+    #expect(await running.finishes(within: .seconds(30)))
     await #expect(throws: (any Error).self) {
       _ = try await RawConnection.connect(port: running.port)
     }
