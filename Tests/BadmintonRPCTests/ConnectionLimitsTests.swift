@@ -157,10 +157,14 @@ struct ConnectionLimitsTests {
     let task = Task { try await server.run() }
     let port = try await server.localAddress().port!
     let listener = try #require(server.listener)
-    listener.pipeline.fireErrorCaught(IOError(errnoCode: EMFILE, reason: "accept"))
-    #expect(await waitUntil { logs.messages.contains("accept failed; pausing accepts") })
+    // Read in the same turn of the listener's loop as the error, while the pause surely lasts.
+    let autoReadInPause = try await listener.eventLoop.submit {
+      listener.pipeline.syncOperations.fireErrorCaught(IOError(errnoCode: EMFILE, reason: "accept"))
+      return try listener.syncOptions!.getOption(.autoRead)
+    }.get()
     // Paused: the listener no longer reads, so the poll does not wake it again and again.
-    #expect(try await listener.getOption(.autoRead) == false)
+    #expect(autoReadInPause == false)
+    #expect(await waitUntil { logs.messages.contains("accept failed; pausing accepts") })
 
     let status = try await withTestClient(port: port) { client in
       try await client.health.check().status
@@ -168,6 +172,27 @@ struct ConnectionLimitsTests {
     #expect(status == .serving)
     task.cancel()
     _ = await task.result
+  }
+
+  @Test(
+    "accepting pauses for one second on the loop's clock; failures meanwhile start no new pause")
+  func acceptPause_lastsItsPause() throws {
+    var pauses = 0
+    let channel = EmbeddedChannel(handler: AcceptPauseHandler { _ in pauses += 1 })
+    let exhausted = IOError(errnoCode: EMFILE, reason: "accept")
+    channel.pipeline.fireErrorCaught(exhausted)
+    #expect(pauses == 1)
+    channel.embeddedEventLoop.advanceTime(by: AcceptPauseHandler.pause - .milliseconds(1))
+    channel.pipeline.fireErrorCaught(exhausted)
+    #expect(pauses == 1)
+    channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+    channel.pipeline.fireErrorCaught(exhausted)
+    #expect(pauses == 2)
+    #expect(AcceptPauseHandler.pause == .seconds(1))
+    // Other errors go on down the pipeline.
+    channel.pipeline.fireErrorCaught(IOError(errnoCode: ECONNABORTED, reason: "accept"))
+    #expect(throws: IOError.self) { try channel.throwIfErrorCaught() }
+    _ = try? channel.finish()
   }
 
   @Test("only descriptor and memory exhaustion pause accepting")
@@ -211,11 +236,18 @@ struct ConnectionLimitsTests {
     let raw = try await RawConnection.connect(port: running.port)
     try await raw.send(Raw.request(1, "forever", method: TestService.stream.path))
     #expect(try await raw.readEnvelope()?.kind == .streamMessage)
-    try await raw.send(Raw.request(2, "sleep:300:finished"))
+    // Held until the stream has ended: the unary call is still running then.
+    try await raw.send(Raw.request(2, "gate:unary:finished"))
     #expect(await running.probe.wait { $0.started == 2 })
     running.server.beginGracefulShutdown()
 
-    let seen = try await raw.readUntilClosed(timeout: .seconds(30))
+    var seen: [Envelope] = []
+    while !seen.contains(where: { $0.callID == 1 && $0.kind == .streamEnd }) {
+      seen.append(try #require(try await raw.readEnvelope()))
+    }
+    #expect(!seen.contains { $0.callID == 2 })
+    running.probe.open("unary")
+    seen += try await raw.readUntilClosed()
     // Stream messages sent before the drain may come first.
     let goAway = try #require(seen.firstIndex { $0.kind == .goAway })
     let streamEnd = try #require(seen.firstIndex { $0.callID == 1 && $0.kind == .streamEnd })

@@ -43,7 +43,7 @@ struct ProtocolViolationTests {
       bytes: RawFrames.frame([0x1A, 0x10, 0x41]),
       reason: "ENVELOPE_MALFORMED", code: .invalidArgument),
     Case(
-      name: "REQUEST reusing an open call id", opening: [Raw.request(5, "sleep:5000")],
+      name: "REQUEST reusing an open call id", opening: [Raw.request(5, "gate:never")],
       bytes: RawFrames.frame(Raw.request(5, "echo:again").serializedBytes()),
       reason: "CALL_ID_REUSED", code: .invalidArgument),
     Case(

@@ -251,16 +251,36 @@ public final class RPCServer: Service, Sendable {
     }
   }
 
-  private func bind() async throws -> any Channel {
-    let registry = self.registry
-    let authenticator = self.authenticator
-    let configuration = self.configuration
-    let logger = self.logger
-    let requestBudget = self.requestBudget
-    let census = self.census
+  /// The handlers of one admitted connection in pipeline order, and its connection handler
+  /// among them. `bind` installs them on every connection; tests install them on an
+  /// `EmbeddedChannel`, whose clock they move themselves, to check the idle timeout, deadlines
+  /// and the drain without waiting for real time.
+  func connectionHandlers() -> (all: [any ChannelHandler], connection: ServerConnectionHandler) {
     // Incoming frames are held to what some method may take; answers keep the wire's limit.
     var inboundWire = configuration.wire
     inboundWire.maximumBodySize = maximumRequestBodySize
+    let trust = ConnectionTrust()
+    let handler = ServerConnectionHandler(
+      registry: registry, authenticator: authenticator, configuration: configuration,
+      requestBudget: requestBudget, logger: logger, trust: trust)
+    let handlers: [any ChannelHandler] = [
+      // A peer that does not read its answers is not read from either, so its unread
+      // answers cannot grow the server's memory.
+      BackPressureHandler(),
+      ByteToMessageHandler(
+        FrameDecoder(
+          configuration: inboundWire, budget: requestBudget,
+          frameTimeout: TimeAmount(configuration.frameTimeout), trust: trust)),
+      IdleEventHandler(readTimeout: TimeAmount(configuration.idleTimeout)),
+      FrameEncoder(configuration: configuration.wire),
+      handler,
+    ]
+    return (handlers, handler)
+  }
+
+  private func bind() async throws -> any Channel {
+    let configuration = self.configuration
+    let census = self.census
     return try await ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 256)
       .serverChannelInitializer { [weak self] channel in
@@ -284,22 +304,8 @@ public final class RPCServer: Service, Sendable {
             ])
             return
           }
-          let trust = ConnectionTrust()
-          let handler = ServerConnectionHandler(
-            registry: registry, authenticator: authenticator, configuration: configuration,
-            requestBudget: requestBudget, logger: logger, trust: trust)
-          try channel.pipeline.syncOperations.addHandlers([
-            // A peer that does not read its answers is not read from either, so its unread
-            // answers cannot grow the server's memory.
-            BackPressureHandler(),
-            ByteToMessageHandler(
-              FrameDecoder(
-                configuration: inboundWire, budget: requestBudget,
-                frameTimeout: TimeAmount(configuration.frameTimeout), trust: trust)),
-            IdleStateHandler(readTimeout: TimeAmount(configuration.idleTimeout)),
-            FrameEncoder(configuration: configuration.wire),
-            handler,
-          ])
+          let (handlers, handler) = self.connectionHandlers()
+          try channel.pipeline.syncOperations.addHandlers(handlers)
           census?.record(handler)
           census?.record(channel)
           self.track(

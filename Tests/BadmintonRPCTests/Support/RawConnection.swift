@@ -37,7 +37,8 @@ final class RawConnection: Sendable {
   }
 
   /// The next frame's flags and envelope, or nil when the server closed the connection first.
-  func readFrame(timeout: Duration = .seconds(5)) async throws -> (
+  /// `timeout` only bounds a failure: a frame that comes ends the wait.
+  func readFrame(timeout: Duration = .seconds(30)) async throws -> (
     flags: UInt8, envelope: Envelope
   )? {
     let end = ContinuousClock.now + timeout
@@ -53,12 +54,12 @@ final class RawConnection: Sendable {
   }
 
   /// The next envelope.
-  func readEnvelope(timeout: Duration = .seconds(5)) async throws -> Envelope? {
+  func readEnvelope(timeout: Duration = .seconds(30)) async throws -> Envelope? {
     try await readFrame(timeout: timeout)?.envelope
   }
 
   /// Reads until the server closes the connection; returns the envelopes seen on the way.
-  func readUntilClosed(timeout: Duration = .seconds(5)) async throws -> [Envelope] {
+  func readUntilClosed(timeout: Duration = .seconds(30)) async throws -> [Envelope] {
     var seen: [Envelope] = []
     while let frame = try await readFrame(timeout: timeout) { seen.append(frame.envelope) }
     return seen

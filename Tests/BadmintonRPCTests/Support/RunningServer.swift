@@ -31,7 +31,8 @@ struct RunningServer {
     _ = await task.result
   }
 
-  /// True when `run` returned within `limit`.
+  /// True when `run` returned within `limit`, a bound on a failure only: it returns as soon as
+  /// `run` does.
   func finishes(within limit: Duration) async -> Bool {
     await withTaskGroup(of: Bool.self) { group in
       group.addTask {

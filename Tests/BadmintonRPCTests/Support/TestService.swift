@@ -1,4 +1,5 @@
 import BadmintonRPC
+import Dispatch
 import NIOPosix
 import Synchronization
 
@@ -10,6 +11,8 @@ final class HandlerProbe: Sendable {
     var finished = 0
   }
   private let counts = Mutex(Counts())
+  /// The gates `gate:` commands wait at.
+  let gates = Gates()
 
   var started: Int { counts.withLock { $0.started } }
   var cancelled: Int { counts.withLock { $0.cancelled } }
@@ -19,8 +22,12 @@ final class HandlerProbe: Sendable {
   func didCancel() { counts.withLock { $0.cancelled += 1 } }
   func didFinish() { counts.withLock { $0.finished += 1 } }
 
-  /// Waits until `condition` holds, polling, for at most `limit`.
-  func wait(for limit: Duration = .seconds(5), until condition: (HandlerProbe) -> Bool) async
+  /// Opens gate `name`: the handlers waiting at it go on, and later ones pass at once.
+  func open(_ name: String) { gates.open(name) }
+
+  /// Waits until `condition` holds, polling. `limit` only bounds a failure: the condition
+  /// decides the pass.
+  func wait(for limit: Duration = .seconds(30), until condition: (HandlerProbe) -> Bool) async
     -> Bool
   {
     let end = ContinuousClock.now + limit
@@ -32,16 +39,72 @@ final class HandlerProbe: Sendable {
   }
 }
 
+/// Named gates that test handlers wait at until the test opens them; a cancelled wait throws
+/// `CancellationError` at once.
+final class Gates: Sendable {
+  private struct State {
+    var open: Set<String> = []
+    var waiters: [UInt64: (name: String, continuation: CheckedContinuation<Void, any Error>)] =
+      [:]
+    /// Waits cancelled before they began waiting.
+    var cancelled: Set<UInt64> = []
+    var nextID: UInt64 = 0
+  }
+  private let state = Mutex(State())
+
+  /// Returns once gate `name` is open.
+  func wait(_ name: String) async throws {
+    let id = state.withLock { state in
+      state.nextID += 1
+      return state.nextID
+    }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Void, any Error>) in
+        let outcome: Result<Void, any Error>? = state.withLock { state in
+          if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
+          if state.open.contains(name) { return .success(()) }
+          state.waiters[id] = (name, continuation)
+          return nil
+        }
+        if let outcome { continuation.resume(with: outcome) }
+      }
+    } onCancel: {
+      let waiter = state.withLock { state in
+        guard let waiter = state.waiters.removeValue(forKey: id) else {
+          state.cancelled.insert(id)
+          return nil as CheckedContinuation<Void, any Error>?
+        }
+        return waiter.continuation
+      }
+      waiter?.resume(throwing: CancellationError())
+    }
+  }
+
+  /// Opens gate `name`.
+  func open(_ name: String) {
+    let ready = state.withLock { state in
+      state.open.insert(name)
+      let ids = state.waiters.filter { $0.value.name == name }.map(\.key)
+      return ids.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
+    }
+    for continuation in ready { continuation.resume() }
+  }
+}
+
 /// A service used only by tests. Its messages reuse `HealthCheckRequest`, whose one string field
 /// carries a command:
 /// - `echo:TEXT` answers TEXT;
 /// - `size:N` answers N times `x`;
-/// - `sleep:MS:TEXT` waits MS milliseconds, then answers TEXT;
+/// - `gate:NAME:TEXT` waits until the test opens the probe's gate NAME, then answers TEXT;
 /// - `fail` throws an `RPCError` with reason `TEST_FAILURE` and a field violation;
 /// - `busy:MS:N` and `unavailable:MS:N` fail the first N calls to reach the service (counted by
 ///   the probe) with RESOURCE_EXHAUSTED / UNAVAILABLE and a retry hint of MS ms, then answer `done`;
 /// - `crash` throws an error that is not an `RPCError`;
-/// - streaming `count:N` sends `0` ... `N-1`; `forever` sends a message every 10 ms until stopped.
+/// - `thread` answers whether the handler ran on an event loop before and after it waited for
+///   work finished on another thread;
+/// - streaming `count:N` sends `0` ... `N-1`; `forever` sends a message every 10 ms until stopped;
+///   `gate:NAME` sends nothing until the gate NAME opens, then ends.
 struct TestService: RPCService {
   static let name = "test.v1.Echo"
   static let unary = MethodDescriptor<HealthCheckRequest, HealthCheckRequest>(
@@ -65,7 +128,7 @@ struct TestService: RPCService {
         probe.didStart()
         do {
           let reply = try await Self.run(
-            request.service, locale: context.locale, attempt: probe.started)
+            request.service, locale: context.locale, attempt: probe.started, gates: probe.gates)
           probe.didFinish()
           return HealthCheckRequest(service: reply)
         } catch is CancellationError {
@@ -78,6 +141,11 @@ struct TestService: RPCService {
     registry.register(Self.stream) { request, context, writer in
       probe.didStart()
       do {
+        if request.service.hasPrefix("gate:") {
+          try await probe.gates.wait(String(request.service.dropFirst(5)))
+          probe.didFinish()
+          return
+        }
         if request.service == "forever" {
           var index = 0
           while true {
@@ -103,7 +171,7 @@ struct TestService: RPCService {
   }
 
   private static func run(
-    _ command: String, locale: RPCLocale, attempt: Int
+    _ command: String, locale: RPCLocale, attempt: Int, gates: Gates
   ) async throws -> String {
     let parts = command.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(
       String.init)
@@ -112,8 +180,8 @@ struct TestService: RPCService {
       return parts.dropFirst().joined(separator: ":")
     case "size":
       return String(repeating: "x", count: Int(parts[1]) ?? 0)
-    case "sleep":
-      try await Task.sleep(for: .milliseconds(Int(parts[1]) ?? 0))
+    case "gate":
+      try await gates.wait(parts.count > 1 ? parts[1] : "")
       return parts.count > 2 ? parts[2] : ""
     case "fail":
       throw RPCError(
@@ -143,9 +211,11 @@ struct TestService: RPCService {
     case "crash":
       throw NotAnRPCError()
     case "thread":
-      // Where the handler runs, before and after it waits.
+      // Where the handler runs, before and after it waits for work another thread finishes.
       let before = MultiThreadedEventLoopGroup.currentEventLoop != nil
-      try await Task.sleep(for: .milliseconds(1))
+      await withCheckedContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume() }
+      }
       let after = MultiThreadedEventLoopGroup.currentEventLoop != nil
       return "\(before ? "event-loop" : "other") \(after ? "event-loop" : "other")"
     default:

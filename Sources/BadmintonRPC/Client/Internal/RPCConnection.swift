@@ -38,12 +38,8 @@ final class RPCConnection: Sendable {
       .connectTimeout(TimeAmount(configuration.connectTimeout))
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandlers([
-            ByteToMessageHandler(FrameDecoder(configuration: configuration.wire)),
-            IdleStateHandler(writeTimeout: TimeAmount(configuration.keepaliveInterval)),
-            FrameEncoder(configuration: configuration.wire),
-            ClientConnectionHandler(flags: flags),
-          ])
+          try channel.pipeline.syncOperations.addHandlers(
+            RPCConnection.handlers(configuration: configuration, flags: flags))
         }
       }
       .connect(host: host, port: port)
@@ -56,6 +52,20 @@ final class RPCConnection: Sendable {
     return RPCConnection(
       channel: channel, handler: handler, flags: flags,
       maximumBodySize: configuration.wire.maximumBodySize)
+  }
+
+  /// The handlers of one client connection in pipeline order. `connect` installs them; tests
+  /// install them on an `EmbeddedChannel`, whose clock they move themselves, to check the
+  /// keepalive without waiting for real time.
+  static func handlers(configuration: ClientConfiguration, flags: ConnectionFlags)
+    -> [any ChannelHandler]
+  {
+    [
+      ByteToMessageHandler(FrameDecoder(configuration: configuration.wire)),
+      IdleEventHandler(writeTimeout: TimeAmount(configuration.keepaliveInterval)),
+      FrameEncoder(configuration: configuration.wire),
+      ClientConnectionHandler(flags: flags),
+    ]
   }
 
   private func allocateCallID() -> UInt64 {
