@@ -7,11 +7,18 @@ public import GRDB
 /// machine losing power); tests use an in-memory `DatabaseQueue`.
 public final class SQLitePlayerStore: PlayerStore {
   let writer: any DatabaseWriter
+  /// Every committed write's changes, in commit order: what the in-memory state is built from.
+  public let feed = ChangeFeed()
 
-  /// A store on `writer`, migrated to the current schema.
+  private let observer: ChangeObserver
+
+  /// A store on `writer`, migrated to the current schema; from then on every committed write
+  /// reaches `feed`.
   public init(writer: any DatabaseWriter) throws {
     self.writer = writer
     try Self.migrator.migrate(writer)
+    observer = ChangeObserver(feed: feed)
+    writer.add(transactionObserver: observer, extent: .observerLifetime)
   }
 
   /// Opens (or creates) the database file `badminton.sqlite` in `directory`.
@@ -199,6 +206,7 @@ public final class SQLitePlayerStore: PlayerStore {
     registerSurveyMigration(&migrator)
     registerMatchListMigration(&migrator)
     registerDocumentPieceMigration(&migrator)
+    registerBlockRowIDMigration(&migrator)
     return migrator
   }
 
@@ -538,7 +546,7 @@ public final class SQLitePlayerStore: PlayerStore {
   private static let verificationColumns =
     "id, player_id, kind, state, content_type, document_size, submitted_at_ms, reviewed_at_ms, reviewer_id, review_note"
 
-  private static func fetchPlayer(_ db: Database, id: Int64) throws -> PlayerRecord? {
+  static func fetchPlayer(_ db: Database, id: Int64) throws -> PlayerRecord? {
     try Row.fetchOne(db, sql: "SELECT * FROM player WHERE id = ?", arguments: [id]).map(
       player(from:))
   }

@@ -3,6 +3,27 @@ import GRDB
 
 extension SQLitePlayerStore: SocialStore {
   /// The tables of friends, friend requests and blocks.
+  /// Blocks get row ids, so that the change feed sees them made and lifted (SQLite tells
+  /// nothing of the rows of a table without them).
+  static func registerBlockRowIDMigration(_ migrator: inout DatabaseMigrator) {
+    migrator.registerMigration("v12: blocks with row ids") { db in
+      try db.execute(
+        sql: """
+          CREATE TABLE block_new (
+            blocker_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+            blocked_id INTEGER NOT NULL REFERENCES player(id) ON DELETE CASCADE,
+            blocked_at_ms INTEGER NOT NULL,
+            PRIMARY KEY (blocker_id, blocked_id)
+          );
+          INSERT INTO block_new (blocker_id, blocked_id, blocked_at_ms)
+            SELECT blocker_id, blocked_id, blocked_at_ms FROM block;
+          DROP TABLE block;
+          ALTER TABLE block_new RENAME TO block;
+          CREATE INDEX block_blocked ON block(blocked_id);
+          """)
+    }
+  }
+
   static func registerSocialMigration(_ migrator: inout DatabaseMigrator) {
     migrator.registerMigration("v5: friends, friend requests and blocks") { db in
       try db.execute(

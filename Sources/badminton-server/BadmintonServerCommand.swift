@@ -29,8 +29,9 @@ struct BadmintonServerCommand: AsyncParsableCommand {
 
   @Option(
     help:
-      "Largest frame body in bytes, compressed or not (6 MiB: a 5 MiB verification document fits).")
-  var maxFrameBytes = 6 * 1024 * 1024
+      "Largest frame body in bytes, compressed or not; requests are further held to what methods take."
+  )
+  var maxFrameBytes = WireConfiguration().maximumBodySize
 
   @Option(help: "Calls one connection may have open at once.")
   var maxConcurrentCalls = 128
@@ -189,6 +190,12 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger))
 
+    logger.info(
+      "frame limits",
+      metadata: [
+        "max-frame-bytes": "\(maxFrameBytes)",
+        "request-frame-bytes": "\(server.maximumRequestBodySize)",
+      ])
     try await withThrowingTaskGroup(of: Void.self) { tasks in
       tasks.addTask { try await group.run() }
       tasks.addTask {

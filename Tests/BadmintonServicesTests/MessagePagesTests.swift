@@ -122,7 +122,7 @@ struct MessagePagesTests {
 
   @Test("170 near-maximum messages from one stranger page through the default frame limit")
   func manyLargeMessages_pageUnderDefaultLimit() async throws {
-    let limit = 6 * 1024 * 1024
+    let limit = WireConfiguration().maximumBodySize
     try await withPlayerWorld(maximumBodySize: limit) { world in
       let victim = try await world.player()
       let stranger = try await world.player()

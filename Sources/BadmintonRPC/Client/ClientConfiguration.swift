@@ -1,8 +1,8 @@
 /// How a client connects and retries.
 public struct ClientConfiguration: Sendable {
-  /// Frame limits and compression. The client's default body limit is 6 MiB, the limit
-  /// badminton-server runs with, so that the largest request the API allows (a 5 MiB
-  /// verification document) fits; requests over it are refused before they are sent.
+  /// Frame limits and compression. The client's default body limit is the protocol's 4 MiB,
+  /// the limit badminton-server runs with; requests over it, or over their method's own
+  /// limit, are refused before they are sent.
   public var wire: WireConfiguration
   /// How long a connection attempt may take. Default 5 seconds.
   public var connectTimeout: Duration
@@ -19,7 +19,7 @@ public struct ClientConfiguration: Sendable {
 
   /// A configuration with the defaults for whatever is not given.
   public init(
-    wire: WireConfiguration = WireConfiguration(maximumBodySize: 6 * 1024 * 1024),
+    wire: WireConfiguration = WireConfiguration(),
     connectTimeout: Duration = .seconds(5),
     keepaliveInterval: Duration = .seconds(60),
     retry: RetryPolicy = RetryPolicy(),

@@ -68,7 +68,8 @@ struct PlayerWorld {
 /// Runs `body` against a fresh server with the player services, whose frame bodies and paged
 /// answers are limited to `maximumBodySize` bytes.
 func withPlayerWorld<T>(
-  maximumBodySize: Int = 6 * 1024 * 1024, _ body: (PlayerWorld) async throws -> T
+  maximumBodySize: Int = WireConfiguration().maximumBodySize,
+  _ body: (PlayerWorld) async throws -> T
 ) async throws -> T {
   let store = try SQLitePlayerStore.inMemory()
   let clock = ManualClock()

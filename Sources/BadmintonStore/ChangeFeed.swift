@@ -1,0 +1,199 @@
+public import BadmintonDomain
+import Foundation
+import GRDB
+import Synchronization
+
+/// One row a committed transaction changed, in the form the in-memory state needs it: the row as
+/// it stands after the transaction, or nil when the transaction deleted it. Applying the same
+/// change twice, or the rows loaded at start as changes, leaves a projection the same.
+public enum StoreChange: Hashable, Sendable {
+  /// A player was created or changed (profile, level, location, reputation, password).
+  case player(PlayerRecord)
+  /// A login session was created, or (nil) ended: a logout, or removed by housekeeping. Sessions
+  /// are told apart by the row id the store gives them.
+  case session(rowID: Int64, SessionRecord?)
+  /// An availability was posted or changed state, or (nil) was deleted by housekeeping.
+  case availability(id: Int64, AvailabilityRecord?)
+  /// A match was created or changed state, or (nil) was deleted.
+  case match(id: Int64, MatchRecord?)
+  /// A block was made, or (nil) lifted. Blocks are told apart by their row id.
+  case block(rowID: Int64, BlockChange?)
+  /// An event was appended to a player's inbox.
+  case event(EventRecord)
+}
+
+/// A block as the feed gives it.
+public struct BlockChange: Hashable, Sendable {
+  /// Who blocked.
+  public var blockerID: Int64
+  /// Who is blocked.
+  public var blockedID: Int64
+
+  /// A block of `blockedID` by `blockerID`.
+  public init(blockerID: Int64, blockedID: Int64) {
+    self.blockerID = blockerID
+    self.blockedID = blockedID
+  }
+}
+
+/// What one transaction changed, numbered in commit order.
+public struct CommittedChanges: Hashable, Sendable {
+  /// 1 for the first transaction that changed anything after the store was opened, then one
+  /// more for each.
+  public var sequence: UInt64
+  /// The rows changed, each once, in the order the transaction first changed them.
+  public var changes: [StoreChange]
+
+  /// Changes numbered `sequence`.
+  public init(sequence: UInt64, changes: [StoreChange]) {
+    self.sequence = sequence
+    self.changes = changes
+  }
+}
+
+/// The committed changes of every write, in commit order, to every subscriber. A subscriber is
+/// called on the store's writer right after each commit and before the write returns to its
+/// caller, so whoever wrote sees their change in every projection; it must be quick and must
+/// not call the store.
+///
+/// The changes are caught by a GRDB transaction observer on the store's one writer
+/// (`TransactionObserver`, GRDB/Core/TransactionObserver.swift): every insert, update and delete
+/// of the tables the in-memory state is made of is seen, whichever write made it, so no write
+/// has to remember to announce what it changed.
+public final class ChangeFeed: Sendable {
+  /// Receives each transaction's changes.
+  public typealias Subscriber = @Sendable (CommittedChanges) -> Void
+
+  private struct State {
+    var sequence: UInt64 = 0
+    var subscribers: [Subscriber] = []
+  }
+
+  private let state = Mutex(State())
+
+  /// A feed with no subscribers.
+  public init() {}
+
+  /// Calls `subscriber` with every transaction committed from now on.
+  public func subscribe(_ subscriber: @escaping Subscriber) {
+    state.withLock { $0.subscribers.append(subscriber) }
+  }
+
+  /// The number of the last transaction published.
+  public var sequence: UInt64 { state.withLock { $0.sequence } }
+
+  /// Numbers `changes` and hands them to every subscriber, in the order they subscribed.
+  func publish(_ changes: [StoreChange]) {
+    let (committed, subscribers) = state.withLock { state in
+      state.sequence += 1
+      return (CommittedChanges(sequence: state.sequence, changes: changes), state.subscribers)
+    }
+    for subscriber in subscribers { subscriber(committed) }
+  }
+}
+
+/// Watches the writer: notes each changed row of the watched tables while a transaction runs,
+/// and once it commits reads those rows back (still on the writer, before any other write) and
+/// publishes them to the feed.
+final class ChangeObserver: TransactionObserver, @unchecked Sendable {
+  /// The tables the feed is made of.
+  enum Table: String, CaseIterable {
+    case player, session, availability, game, block, event
+  }
+
+  private let feed: ChangeFeed
+  /// Used on the writer's queue only.
+  private var pending: [(table: Table, rowID: Int64, deleted: Bool)] = []
+  private var seen: [Table: [Int64: Int]] = [:]
+
+  init(feed: ChangeFeed) { self.feed = feed }
+
+  func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+    guard let table = Table(rawValue: eventKind.tableName) else { return false }
+    switch (table, eventKind) {
+    // Events are pruned by age; only a new one matters.
+    case (.event, .insert): return true
+    case (.event, _): return false
+    default: return true
+    }
+  }
+
+  func databaseDidChange(with event: DatabaseEvent) {
+    guard let table = Table(rawValue: event.tableName) else { return }
+    let deleted = event.kind == .delete
+    if let position = seen[table]?[event.rowID] {
+      pending[position].deleted = deleted
+    } else {
+      seen[table, default: [:]][event.rowID] = pending.count
+      pending.append((table, event.rowID, deleted))
+    }
+  }
+
+  func databaseDidCommit(_ db: Database) {
+    let rows = pending
+    pending = []
+    seen = [:]
+    guard !rows.isEmpty else { return }
+    do {
+      let changes = try rows.compactMap { row in
+        try Self.change(db, row.table, rowID: row.rowID, deleted: row.deleted)
+      }
+      if !changes.isEmpty { feed.publish(changes) }
+    } catch {
+      // Reading back rows just committed on the writer cannot fail short of the database
+      // breaking; a projection that missed them would be wrong, so stop rather than serve it.
+      fatalError("cannot read back committed rows: \(error)")
+    }
+  }
+
+  func databaseDidRollback(_ db: Database) {
+    pending = []
+    seen = [:]
+  }
+
+  private static func change(_ db: Database, _ table: Table, rowID: Int64, deleted: Bool)
+    throws -> StoreChange?
+  {
+    switch table {
+    case .player:
+      return try SQLitePlayerStore.fetchPlayer(db, id: rowID).map(StoreChange.player)
+    case .session:
+      guard !deleted else { return .session(rowID: rowID, nil) }
+      let session = try Row.fetchOne(
+        db, sql: "SELECT * FROM session WHERE rowid = ?", arguments: [rowID]
+      ).map { row in
+        SessionRecord(
+          tokenHash: [UInt8](row["token_hash"] as Data), playerID: row["player_id"],
+          createdAtUnixMs: row["created_at_ms"], expiresAtUnixMs: row["expires_at_ms"])
+      }
+      return .session(rowID: rowID, session)
+    case .availability:
+      guard !deleted else { return .availability(id: rowID, nil) }
+      let record = try Row.fetchOne(
+        db, sql: "SELECT * FROM availability WHERE id = ?", arguments: [rowID]
+      ).map(SQLitePlayerStore.availability(from:))
+      return .availability(id: rowID, record)
+    case .game:
+      guard !deleted else { return .match(id: rowID, nil) }
+      return .match(id: rowID, try SQLitePlayerStore.fetchMatch(db, id: rowID))
+    case .block:
+      guard !deleted else { return .block(rowID: rowID, nil) }
+      let block = try Row.fetchOne(
+        db, sql: "SELECT blocker_id, blocked_id FROM block WHERE rowid = ?", arguments: [rowID]
+      ).map { BlockChange(blockerID: $0["blocker_id"], blockedID: $0["blocked_id"]) }
+      return .block(rowID: rowID, block)
+    case .event:
+      guard !deleted else { return nil }
+      return try Row.fetchOne(
+        db,
+        sql: "SELECT player_id, sequence, created_at_ms, payload FROM event WHERE rowid = ?",
+        arguments: [rowID]
+      ).map { row in
+        .event(
+          EventRecord(
+            playerID: row["player_id"], sequence: UInt64(row["sequence"] as Int64),
+            createdAtUnixMs: row["created_at_ms"], payload: [UInt8](row["payload"] as Data)))
+      }
+    }
+  }
+}
