@@ -1210,7 +1210,7 @@ static void scenario_login_flood(void) {
  *    of 5 MiB, as clients did before documents went in pieces. No method takes a request that
  *    large, so the server should refuse the frame from its header (GOAWAY FRAME_TOO_LARGE)
  *    without buffering any of it.
- * 2. uploads: each connection sends the document with Players/UploadDocumentPiece, 60,000 bytes a
+ * 2. upload-pieces: each connection sends the document with Players/UploadDocumentPiece, 60,000 bytes a
  *    piece, one piece in flight (the next one starts at the answer's received_bytes), then calls
  *    SubmitVerification with the upload id. Every frame is under 64 KiB, so no CheckSession is
  *    needed first. */
@@ -1549,7 +1549,7 @@ int main(int argc, char **argv) {
   }
   if (!scenario || !g_port || !g_pid)
     die("usage: attack --port PORT --pid SERVER_PID [--data-dir DIR] [--smaps DIR] [--quick] "
-        "bomb|partial|validation|churn|descriptors|login-flood|uploads|upload-frames");
+        "bomb|partial|validation|churn|descriptors|login-flood|upload-pieces|upload-frames");
   /* raise the soft descriptor limit to the hard one */
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -1568,7 +1568,7 @@ int main(int argc, char **argv) {
       {"churn", "D. connection churn", scenario_churn},
       {"descriptors", "E. descriptor exhaustion", scenario_descriptors},
       {"login-flood", "F. login flood", scenario_login_flood},
-      {"uploads", "G. uploads in pieces", scenario_uploads},
+      {"upload-pieces", "G. uploads in pieces", scenario_uploads},
       {"upload-frames", "G. 5 MiB frames", scenario_upload_frames},
   };
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)

@@ -37,13 +37,11 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ ${#only[@]} -gt 0 ] || only=(bomb partial validation churn descriptors login-flood uploads)
-# "uploads" is both upload scenarios, each against a fresh server; "upload-pieces" is the client's
-# "uploads".
+# "uploads" is both upload scenarios, each against a fresh server.
 names=()
 for scenario in "${only[@]}"; do
   case "$scenario" in
-    uploads) names+=(uploads upload-frames) ;;
-    upload-pieces) names+=(uploads) ;;
+    uploads) names+=(upload-pieces upload-frames) ;;
     *) names+=("$scenario") ;;
   esac
 done
