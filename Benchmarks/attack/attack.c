@@ -1210,10 +1210,14 @@ static void scenario_login_flood(void) {
  *    of 5 MiB, as clients did before documents went in pieces. No method takes a request that
  *    large, so the server should refuse the frame from its header (GOAWAY FRAME_TOO_LARGE)
  *    without buffering any of it.
- * 2. upload-pieces: each connection sends the document with Players/UploadDocumentPiece, 60,000 bytes a
- *    piece, one piece in flight (the next one starts at the answer's received_bytes), then calls
- *    SubmitVerification with the upload id. Every frame is under 64 KiB, so no CheckSession is
- *    needed first. */
+ * 2. upload-pieces: each connection sends the document with Players/UploadDocumentPiece,
+ *    60,000 bytes a piece, one piece in flight (the next one starts at the answer's
+ *    received_bytes), then calls SubmitVerification with the upload id. Every frame is under
+ *    64 KiB, so no CheckSession is needed first.
+ *
+ * Resident memory is read when the scenario starts (idle), every 20 ms meanwhile (peak), 1 s after
+ * the last answer with every connection still open (held), and 3 s after they are closed
+ * (settled). */
 #define UPLOAD_PIECE_BYTES 60000
 #define UPLOAD_CHECK_CALL 1
 #define UPLOAD_CALL 2
@@ -1272,7 +1276,7 @@ static void upload_end(Conn *c, const char *how) {
   tally_add(&g_upload_ends, how);
 }
 
-/* Part 1: CheckSession, then the whole document in one frame. */
+/* upload-frames: CheckSession, then the whole document in one frame. */
 static void whole_env(Conn *c, Envelope *e) {
   if (c->role != ROLE_ATTACK || e->kind != KIND_RESPONSE || c->t_done) return;
   int ok = e->status == NULL || e->status->code == 0;
@@ -1303,7 +1307,7 @@ static void whole_open(Conn *c) {
   conn_send(c, check, n, 1);
 }
 
-/* Part 2: the piece of g_doc at `offset` (the first one starts the upload). */
+/* upload-pieces: the piece of g_doc at `offset` (the first one starts the upload). */
 static void piece_send(Conn *c, size_t offset) {
   Badminton__V1__UploadDocumentPieceRequest r = BADMINTON__V1__UPLOAD_DOCUMENT_PIECE_REQUEST__INIT;
   r.upload_id = c->upload_id;

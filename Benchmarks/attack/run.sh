@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks/attack/run.sh [--quick] [--server PATH] [--only SCENARIO...] [--server-arg A...] [--smaps DIR]
+# Benchmarks/attack/run.sh [--quick] [--server PATH] [--only NAME]... [--server-arg A]... [--smaps DIR]
 #
 # Measures what cheap abuse costs a release badminton-server and prints one table of figures
 # beside their budgets. Builds the C client (attack.c) with gcc, builds the release server with
