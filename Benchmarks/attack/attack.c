@@ -66,6 +66,7 @@ static int g_pid;
 static int g_quick;
 static const char *g_data_dir;
 static const char *g_smaps_dir;
+static int g_pieces_in_flight_max; /* --pieces-in-flight N: bound over all connections */
 static const char *g_scenario = "?";
 
 static void die(const char *fmt, ...) {
@@ -277,6 +278,8 @@ typedef struct Conn {
   uint64_t next_call;      /* G: the call id of its next request */
   double t_sent;           /* G: when its request in flight was sent */
   int submitting;          /* G: its SubmitVerification is in flight */
+  long wait_seq;           /* G: > 0 while its next piece waits for a place, in arrival order */
+  size_t wait_offset;      /* G: where that piece starts */
   uint32_t src;            /* source address (host order) */
   Envelope *reply;         /* ROLE_RPC: the RESPONSE, kept */
   struct Conn *next_all;
@@ -1308,6 +1311,9 @@ static void whole_open(Conn *c) {
 }
 
 /* upload-pieces: the piece of g_doc at `offset` (the first one starts the upload). */
+static int g_pieces_in_flight;
+static long g_wait_seq;
+
 static void piece_send(Conn *c, size_t offset) {
   Badminton__V1__UploadDocumentPieceRequest r = BADMINTON__V1__UPLOAD_DOCUMENT_PIECE_REQUEST__INIT;
   r.upload_id = c->upload_id;
@@ -1321,10 +1327,32 @@ static void piece_send(Conn *c, size_t offset) {
   if (n > 65536) die("a piece's frame is %zu bytes, over 64 KiB", n);
   c->t_sent = now();
   g_pieces_sent++;
+  g_pieces_in_flight++;
   conn_send(c, f, n, 1);
 }
 
-static void piece_open(Conn *c) { piece_send(c, 0); }
+/* Sends the waiting pieces, oldest first, while places are free: one piece in flight per
+ * connection, and with --pieces-in-flight N at most N over all of them (what the server would hold
+ * if it took no more pieces at once, the others waiting unread). */
+static void pieces_dispatch(void) {
+  while (!g_pieces_in_flight_max || g_pieces_in_flight < g_pieces_in_flight_max) {
+    Conn *next = NULL;
+    for (Conn *w = g_all; w; w = w->next_all)
+      if (w->wait_seq && w->state == OPEN && (!next || w->wait_seq < next->wait_seq)) next = w;
+    if (!next) return;
+    next->wait_seq = 0;
+    piece_send(next, next->wait_offset);
+  }
+}
+
+/* Queues c's next piece, at `offset`, behind those waiting already, and dispatches. */
+static void piece_queue(Conn *c, size_t offset) {
+  c->wait_seq = ++g_wait_seq;
+  c->wait_offset = offset;
+  pieces_dispatch();
+}
+
+static void piece_open(Conn *c) { piece_queue(c, 0); }
 
 static void piece_env(Conn *c, Envelope *e) {
   if (c->role != ROLE_ATTACK || e->kind != KIND_RESPONSE || c->t_done) return;
@@ -1337,15 +1365,18 @@ static void piece_env(Conn *c, Envelope *e) {
     return;
   }
   if (g_piece_n < g_piece_cap) g_piece_lat[g_piece_n++] = now() - c->t_sent;
+  g_pieces_in_flight--;
   if (!ok) {
     snprintf(how, sizeof how, "UploadDocumentPiece %s", status_reason(e));
     upload_end(c, how);
+    pieces_dispatch();
     return;
   }
   Badminton__V1__DocumentUpload *d =
       badminton__v1__document_upload__unpack(NULL, e->payload.len, e->payload.data);
   if (!d) {
     upload_end(c, "DocumentUpload undecodable");
+    pieces_dispatch();
     return;
   }
   g_pieces_ok++;
@@ -1353,9 +1384,10 @@ static void piece_env(Conn *c, Envelope *e) {
   size_t received = d->received_bytes < 0 ? 0 : (size_t)d->received_bytes;
   badminton__v1__document_upload__free_unpacked(d, NULL);
   if (received < g_doc_len) {
-    piece_send(c, received);
+    piece_queue(c, received);
     return;
   }
+  pieces_dispatch();
   Badminton__V1__SubmitVerificationRequest r = BADMINTON__V1__SUBMIT_VERIFICATION_REQUEST__INIT;
   r.kind = BADMINTON__V1__VERIFICATION_KIND__REGIONAL_CHAMPIONSHIP;
   r.upload_id = c->upload_id;
@@ -1508,6 +1540,10 @@ static void scenario_uploads(void) {
   g_piece_lat = malloc(sizeof(double) * g_piece_cap);
   g_piece_n = 0;
   g_pieces_sent = g_pieces_ok = 0;
+  g_pieces_in_flight = 0;
+  if (g_pieces_in_flight_max)
+    note("at most %d pieces in flight over all connections (--pieces-in-flight)",
+         g_pieces_in_flight_max);
   UploadPart r;
   upload_part(&r, "pieces", uploads, got, srcs, piece_open, piece_env);
   int accepted = g_uploads_ok;
@@ -1547,12 +1583,15 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--pid") && i + 1 < argc) g_pid = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--data-dir") && i + 1 < argc) g_data_dir = argv[++i];
     else if (!strcmp(argv[i], "--smaps") && i + 1 < argc) g_smaps_dir = argv[++i];
+    else if (!strcmp(argv[i], "--pieces-in-flight") && i + 1 < argc)
+      g_pieces_in_flight_max = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--quick")) g_quick = 1;
     else if (argv[i][0] != '-') scenario = argv[i];
     else die("unknown option %s", argv[i]);
   }
   if (!scenario || !g_port || !g_pid)
-    die("usage: attack --port PORT --pid SERVER_PID [--data-dir DIR] [--smaps DIR] [--quick] "
+    die("usage: attack --port PORT --pid SERVER_PID [--data-dir DIR] [--smaps DIR] "
+        "[--pieces-in-flight N] [--quick] "
         "bomb|partial|validation|churn|descriptors|login-flood|upload-pieces|upload-frames");
   /* raise the soft descriptor limit to the hard one */
   struct rlimit rl;

@@ -14,6 +14,8 @@
 #                   the document in UploadDocumentPiece pieces, and upload-frames, the document
 #                   whole in one 5 MiB frame; each can be named alone)
 #   --server-arg A  pass option A to every server started (repeatable), e.g. to try a limit
+#   --client-arg A  pass option A to the client (repeatable), e.g. --pieces-in-flight 8: at most 8
+#                   upload pieces in flight over all connections, what a server-wide bound would hold
 #   --smaps DIR     save the server's /proc/PID/smaps before and after each upload scenario in DIR
 #                   (which mappings the resident memory is in)
 set -euo pipefail
@@ -25,12 +27,14 @@ server=""
 only=()
 extra=()
 smaps=()
+client=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=(--quick) ;;
     --server) server=$2; shift ;;
     --only) only+=("$2"); shift ;;
     --server-arg) extra+=("$2"); shift ;;
+    --client-arg) client+=("$2"); shift ;;
     --smaps) mkdir -p "$2"; smaps=(--smaps "$(cd "$2" && pwd)"); shift ;;
     *) echo "usage: $0 [--quick] [--server PATH] [--only SCENARIO]... [--server-arg ARG]... [--smaps DIR]" >&2; exit 2 ;;
   esac
@@ -127,7 +131,7 @@ for scenario in "${names[@]}"; do
   esac
   echo "== $scenario (server pid $server_pid, port $port)" >&2
   timeout 300 "$tool" --port "$port" --pid "$server_pid" --data-dir "$data" "${quick[@]}" \
-    ${smaps[@]+"${smaps[@]}"} \
+    ${smaps[@]+"${smaps[@]}"} ${client[@]+"${client[@]}"} \
     "$scenario" | tee -a "$results" | sed -n 's/^NOTE\t[^\t]*\t/   /p' >&2 || {
     echo "   (the client failed or ran out of time)" >&2
     echo -e "ROW\t$scenario\t(client failed)\t-\t-\t-" >>"$results"
