@@ -65,6 +65,8 @@ static int g_port;
 static int g_pid;
 static int g_quick;
 static const char *g_data_dir;
+static const char *g_smaps_dir;
+static int g_pieces_in_flight_max; /* --pieces-in-flight N: bound over all connections */
 static const char *g_scenario = "?";
 
 static void die(const char *fmt, ...) {
@@ -206,6 +208,20 @@ static const char *server_nofile(char *buf, size_t cap) {
 
 static int server_alive(void) { return kill(g_pid, 0) == 0; }
 
+/* With --smaps DIR: copies the server's /proc/PID/smaps to DIR/NAME.smaps, to see afterwards
+ * which mappings the resident memory is in. */
+static void save_smaps(const char *name) {
+  if (!g_smaps_dir) return;
+  char from[64], to[512], buf[65536];
+  snprintf(from, sizeof from, "/proc/%d/smaps", g_pid);
+  snprintf(to, sizeof to, "%s/%s.smaps", g_smaps_dir, name);
+  FILE *in = fopen(from, "r"), *out = fopen(to, "w");
+  size_t n;
+  while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0) fwrite(buf, 1, n, out);
+  if (in) fclose(in);
+  if (out) fclose(out);
+}
+
 static long g_peak_kb;
 static double g_last_sample;
 /* Samples the server's resident memory at most every 20 ms into g_peak_kb. */
@@ -254,9 +270,16 @@ typedef struct Conn {
   size_t sent;             /* bytes written */
   int responses, pongs, codes_ok, codes_err, last_code;
   int closed_by_server;    /* EOF or reset after we connected */
+  int send_failed;         /* a send failed: the connection is ending */
   int goaway;              /* a GOAWAY came */
   char goaway_reason[40];  /* its reason */
   int index;               /* the scenario's own number for it */
+  int64_t upload_id;       /* G: the upload the server gave it, 0 before the first answer */
+  uint64_t next_call;      /* G: the call id of its next request */
+  double t_sent;           /* G: when its request in flight was sent */
+  int submitting;          /* G: its SubmitVerification is in flight */
+  long wait_seq;           /* G: > 0 while its next piece waits for a place, in arrival order */
+  size_t wait_offset;      /* G: where that piece starts */
   uint32_t src;            /* source address (host order) */
   Envelope *reply;         /* ROLE_RPC: the RESPONSE, kept */
   struct Conn *next_all;
@@ -318,7 +341,7 @@ static void conn_lost(Conn *c, int reset) {
   if (c->state == CONNECTING) g_refused++;
   else {
     c->closed_by_server = 1;
-    if (reset) g_reset++;
+    if (reset || c->send_failed) g_reset++;
     else g_eof++;
   }
   conn_close(c);
@@ -330,8 +353,18 @@ static void conn_flush(Conn *c) {
     ssize_t w = send(c->fd, s->p + c->out_pos, s->len - c->out_pos, MSG_NOSIGNAL);
     if (w < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) break;
-      conn_lost(c, 1);
-      return;
+      /* the server closed or reset: drop what is left to send, and let epoll report the end
+       * once what the server sent before (a GOAWAY) has been read */
+      while (c->head) {
+        Seg *d = c->head;
+        c->head = d->next;
+        if (d->owned) free((void *)d->p);
+        free(d);
+      }
+      c->tail = NULL;
+      c->out_pos = 0;
+      c->send_failed = 1;
+      break;
     }
     c->out_pos += (size_t)w;
     c->sent += (size_t)w;
@@ -1171,9 +1204,24 @@ static void scenario_login_flood(void) {
 
 /* ---------------------------------------------------------------- G. uploads */
 
-/* Each upload connection first calls Health/CheckSession with its account's token (the server
- * takes frames over 64 KiB only on a connection on which a call has passed authentication, as the
- * reference client does it), then, once that is answered OK, sends its SubmitVerification. */
+/* 20 accounts (4 with --quick), each registering, logging in and uploading from its own address
+ * 127.0.1.N, hold 60 connections (12), 3 per account, each sending one 5 MiB document: "%PDF-"
+ * then incompressible bytes. Two scenarios, each meant for a fresh server:
+ *
+ * 1. upload-frames: each connection calls Health/CheckSession with its account's token, so that
+ *    it has passed authentication, then sends the document whole in one SubmitVerification frame
+ *    of 5 MiB, as clients did before documents went in pieces. No method takes a request that
+ *    large, so the server should refuse the frame from its header (GOAWAY FRAME_TOO_LARGE)
+ *    without buffering any of it.
+ * 2. upload-pieces: each connection sends the document with Players/UploadDocumentPiece,
+ *    60,000 bytes a piece, one piece in flight (the next one starts at the answer's
+ *    received_bytes), then calls SubmitVerification with the upload id. Every frame is under
+ *    64 KiB, so no CheckSession is needed first.
+ *
+ * Resident memory is read when the scenario starts (idle), every 20 ms meanwhile (peak), 1 s after
+ * the last answer with every connection still open (held), and 3 s after they are closed
+ * (settled). */
+#define UPLOAD_PIECE_BYTES 60000
 #define UPLOAD_CHECK_CALL 1
 #define UPLOAD_CALL 2
 
@@ -1182,6 +1230,9 @@ static Tally g_upload_ends;
 static char *g_tokens[64];
 static uint8_t *g_doc;
 static size_t g_doc_len;
+static long g_pieces_sent, g_pieces_ok;
+static double *g_piece_lat;
+static size_t g_piece_n, g_piece_cap;
 
 /* The head of a SubmitVerification frame whose document is g_doc (sent after it, unframed). */
 static uint8_t *upload_head(const char *token, size_t *n) {
@@ -1221,14 +1272,15 @@ static uint8_t *upload_head(const char *token, size_t *n) {
   return pre;
 }
 
+/* Records how an upload ended; its connection stays open (idle) until the part ends. */
 static void upload_end(Conn *c, const char *how) {
   c->t_done = now();
   g_uploads_done++;
   tally_add(&g_upload_ends, how);
-  conn_close(c);
 }
 
-static void upload_env(Conn *c, Envelope *e) {
+/* upload-frames: CheckSession, then the whole document in one frame. */
+static void whole_env(Conn *c, Envelope *e) {
   if (c->role != ROLE_ATTACK || e->kind != KIND_RESPONSE || c->t_done) return;
   int ok = e->status == NULL || e->status->code == 0;
   if (e->call_id == UPLOAD_CHECK_CALL) {
@@ -1245,14 +1297,206 @@ static void upload_env(Conn *c, Envelope *e) {
     return;
   }
   if (ok) g_uploads_ok++;
-  upload_end(c, status_reason(e));
+  char how[96];
+  snprintf(how, sizeof how, "answered %s", status_reason(e));
+  upload_end(c, how);
 }
 
-static void scenario_uploads(void) {
-  int accounts = g_quick ? 4 : 20, uploads = g_quick ? 12 : 60;
+static void whole_open(Conn *c) {
+  Badminton__Rpc__V1__HealthCheckRequest r = BADMINTON__RPC__V1__HEALTH_CHECK_REQUEST__INIT;
+  size_t n;
+  uint8_t *check = frame_request(UPLOAD_CHECK_CALL, "/badminton.rpc.v1.Health/CheckSession",
+                                 &r.base, g_tokens[c->index], 0, &n);
+  conn_send(c, check, n, 1);
+}
+
+/* upload-pieces: the piece of g_doc at `offset` (the first one starts the upload). */
+static int g_pieces_in_flight;
+static long g_wait_seq;
+
+static void piece_send(Conn *c, size_t offset) {
+  Badminton__V1__UploadDocumentPieceRequest r = BADMINTON__V1__UPLOAD_DOCUMENT_PIECE_REQUEST__INIT;
+  r.upload_id = c->upload_id;
+  r.total_size = (int64_t)g_doc_len;
+  r.offset = (int64_t)offset;
+  size_t len = g_doc_len - offset < UPLOAD_PIECE_BYTES ? g_doc_len - offset : UPLOAD_PIECE_BYTES;
+  r.data.data = g_doc + offset, r.data.len = len;
+  size_t n;
+  uint8_t *f = frame_request(++c->next_call, "/badminton.v1.Players/UploadDocumentPiece", &r.base,
+                             g_tokens[c->index], 0, &n);
+  if (n > 65536) die("a piece's frame is %zu bytes, over 64 KiB", n);
+  c->t_sent = now();
+  g_pieces_sent++;
+  g_pieces_in_flight++;
+  conn_send(c, f, n, 1);
+}
+
+/* Sends the waiting pieces, oldest first, while places are free: one piece in flight per
+ * connection, and with --pieces-in-flight N at most N over all of them (what the server would hold
+ * if it took no more pieces at once, the others waiting unread). */
+static void pieces_dispatch(void) {
+  while (!g_pieces_in_flight_max || g_pieces_in_flight < g_pieces_in_flight_max) {
+    Conn *next = NULL;
+    for (Conn *w = g_all; w; w = w->next_all)
+      if (w->wait_seq && w->state == OPEN && (!next || w->wait_seq < next->wait_seq)) next = w;
+    if (!next) return;
+    next->wait_seq = 0;
+    piece_send(next, next->wait_offset);
+  }
+}
+
+/* Queues c's next piece, at `offset`, behind those waiting already, and dispatches. */
+static void piece_queue(Conn *c, size_t offset) {
+  c->wait_seq = ++g_wait_seq;
+  c->wait_offset = offset;
+  pieces_dispatch();
+}
+
+static void piece_open(Conn *c) { piece_queue(c, 0); }
+
+static void piece_env(Conn *c, Envelope *e) {
+  if (c->role != ROLE_ATTACK || e->kind != KIND_RESPONSE || c->t_done) return;
+  int ok = e->status == NULL || e->status->code == 0;
+  char how[96];
+  if (c->submitting) {
+    if (ok) g_uploads_ok++;
+    snprintf(how, sizeof how, "SubmitVerification %s", status_reason(e));
+    upload_end(c, how);
+    return;
+  }
+  if (g_piece_n < g_piece_cap) g_piece_lat[g_piece_n++] = now() - c->t_sent;
+  g_pieces_in_flight--;
+  if (!ok) {
+    snprintf(how, sizeof how, "UploadDocumentPiece %s", status_reason(e));
+    upload_end(c, how);
+    pieces_dispatch();
+    return;
+  }
+  Badminton__V1__DocumentUpload *d =
+      badminton__v1__document_upload__unpack(NULL, e->payload.len, e->payload.data);
+  if (!d) {
+    upload_end(c, "DocumentUpload undecodable");
+    pieces_dispatch();
+    return;
+  }
+  g_pieces_ok++;
+  c->upload_id = d->upload_id;
+  size_t received = d->received_bytes < 0 ? 0 : (size_t)d->received_bytes;
+  badminton__v1__document_upload__free_unpacked(d, NULL);
+  if (received < g_doc_len) {
+    piece_queue(c, received);
+    return;
+  }
+  pieces_dispatch();
+  Badminton__V1__SubmitVerificationRequest r = BADMINTON__V1__SUBMIT_VERIFICATION_REQUEST__INIT;
+  r.kind = BADMINTON__V1__VERIFICATION_KIND__REGIONAL_CHAMPIONSHIP;
+  r.upload_id = c->upload_id;
+  size_t n;
+  uint8_t *f = frame_request(++c->next_call, "/badminton.v1.Players/SubmitVerification", &r.base,
+                             g_tokens[c->index], 0, &n);
+  c->submitting = 1;
+  conn_send(c, f, n, 1);
+}
+
+typedef struct {
+  long idle, peak, held, settled; /* KB */
+  double took;              /* s */
+  unsigned long long disk;  /* bytes the data folder grew */
+  char ends[1024];
+} UploadPart;
+
+/* Opens `uploads` connections, connection i from account i % got, and waits (at most 120 s) for
+ * every one to end; then 3 s for the memory to settle. */
+static void upload_part(UploadPart *out, const char *name, int uploads, int got,
+                        const uint32_t *srcs, void (*open)(Conn *),
+                        void (*env)(Conn *, Envelope *)) {
+  char smaps[64];
+  pump_for(0.5);
+  out->idle = server_rss_kb();
+  snprintf(smaps, sizeof smaps, "uploads-%s-idle", name);
+  save_smaps(smaps);
+  unsigned long long disk0 = data_dir_bytes();
+  g_peak_kb = out->idle;
+  g_uploads_done = g_uploads_ok = 0;
+  memset(&g_upload_ends, 0, sizeof g_upload_ends);
+  on_open = open;
+  on_env = env;
+  double t0 = now();
+  for (int i = 0; i < uploads; i++) {
+    Conn *c = conn_new_from(ROLE_ATTACK, srcs[i % got]);
+    if (!c) {
+      tally_add(&g_upload_ends, "no connection (client)");
+      continue;
+    }
+    c->index = i % got;
+  }
+  double end = now() + 120;
+  for (;;) {
+    int waiting = 0;
+    for (Conn *c = g_all; c; c = c->next_all)
+      if (c->role == ROLE_ATTACK && c->state != CLOSED && !c->t_done) waiting++;
+    if (!waiting || now() > end) break;
+    pump(5);
+  }
+  out->took = now() - t0;
+  long sent = 0, conns = 0;
+  for (Conn *c = g_all; c; c = c->next_all) {
+    if (c->role != ROLE_ATTACK) continue;
+    conns++;
+    sent += (long)c->sent;
+    if (c->t_done) continue;
+    char how[96];
+    if (c->state != CLOSED) snprintf(how, sizeof how, "no answer in 120 s");
+    else if (c->goaway) snprintf(how, sizeof how, "closed by GOAWAY %s", c->goaway_reason);
+    else snprintf(how, sizeof how, "closed without an answer");
+    c->t_done = now();
+    tally_add(&g_upload_ends, how);
+  }
+  /* what the connections still open hold once idle, then what stays once they are closed */
+  pump_for(1.0);
+  out->held = server_rss_kb();
+  snprintf(smaps, sizeof smaps, "uploads-%s-held", name);
+  save_smaps(smaps);
+  int held = 0;
+  for (Conn *c = g_all; c; c = c->next_all)
+    if (c->role == ROLE_ATTACK && c->state != CLOSED) {
+      held++;
+      conn_close(c);
+    }
+  pump_for(3.0);
+  out->settled = server_rss_kb();
+  snprintf(smaps, sizeof smaps, "uploads-%s-settled", name);
+  save_smaps(smaps);
+  out->disk = data_dir_bytes() - disk0;
+  tally_str(&g_upload_ends, out->ends, sizeof out->ends);
+  note("%d of %d uploads answered (%d accepted) in %.1f s; resident %ld KB idle, peak %ld KB, "
+       "%ld KB 1 s after the last answer with %d connections still open, settled %ld KB 3 s "
+       "after they were closed; the client wrote %.1f MB in all, %.0f KB a connection on average",
+       g_uploads_done, uploads, g_uploads_ok, out->took, out->idle, g_peak_kb, out->held, held,
+       out->settled, (double)sent / 1e6, conns ? (double)sent / 1024.0 / (double)conns : 0.0);
+  out->peak = g_peak_kb;
+  counts_note();
+  reset_all();
+}
+
+static void upload_rows(const UploadPart *r, int uploads) {
+  double per = (double)(r->peak - r->idle) / (double)uploads;
+  row("how the uploads ended", "-", "-", "%s", r->ends);
+  row("peak resident per connection", "<= 64 KB", per <= 64 ? "met" : "MISSED",
+      "%.0f KB ((%ld - %ld KB idle) / %d)", per, r->peak, r->idle, uploads);
+  row("peak resident above idle", "-", "-", "%.1f MB", (double)(r->peak - r->idle) / 1024);
+  row("resident above idle, connections open and idle after", "-", "-", "%.1f MB",
+      (double)(r->held - r->idle) / 1024);
+  row("settled resident above idle (3 s after closing)", "-", "-", "%.1f MB",
+      (double)(r->settled - r->idle) / 1024);
+}
+
+/* Registers and logs in the accounts, each from its own address, and makes the document; returns
+ * how many accounts are ready (their addresses in srcs, tokens in g_tokens). */
+static int uploads_setup(uint32_t *srcs, int *uploads) {
+  int accounts = g_quick ? 4 : 20, got = 0;
+  *uploads = g_quick ? 12 : 60;
   g_doc_len = 5u << 20;
-  uint32_t srcs[64];
-  int got = 0;
   for (int i = 0; i < accounts; i++) {
     char phone[32];
     snprintf(phone, sizeof phone, "+86135000001%02d", i);
@@ -1263,7 +1507,7 @@ static void scenario_uploads(void) {
     }
   }
   if (got < accounts) note("only %d of %d accounts could register and log in", got, accounts);
-  if (got == 0) return;
+  if (got == 0) return 0;
   /* the document: "%PDF-" then incompressible bytes, shared by every upload */
   g_doc = malloc(g_doc_len);
   uint64_t x = 0x9E3779B97F4A7C15ull;
@@ -1272,67 +1516,62 @@ static void scenario_uploads(void) {
     g_doc[i] = (uint8_t)x;
   }
   memcpy(g_doc, "%PDF-1.7\n", 9);
-  note("%d concurrent SubmitVerification calls with a %zu-byte PDF, %d per account over %d "
-       "accounts, one connection each; each account registers, logs in and uploads from its own "
-       "address (%s to %s), and each upload connection first calls Health/CheckSession",
-       uploads, g_doc_len, uploads / got, got, addr_str(srcs[0]), addr_str(srcs[got - 1]));
-  pump_for(0.5);
-  long base = server_rss_kb();
-  unsigned long long disk0 = data_dir_bytes();
-  g_peak_kb = base;
-  g_uploads_done = g_uploads_ok = 0;
-  memset(&g_upload_ends, 0, sizeof g_upload_ends);
-  on_env = upload_env;
-  double t0 = now();
-  for (int i = 0; i < uploads; i++) {
-    Conn *c = conn_new_from(ROLE_ATTACK, srcs[i % got]);
-    if (!c) {
-      tally_add(&g_upload_ends, "no connection (client)");
-      continue;
-    }
-    c->index = i % got;
-    Badminton__Rpc__V1__HealthCheckRequest r = BADMINTON__RPC__V1__HEALTH_CHECK_REQUEST__INIT;
-    size_t n;
-    uint8_t *check = frame_request(UPLOAD_CHECK_CALL, "/badminton.rpc.v1.Health/CheckSession",
-                                   &r.base, g_tokens[c->index], 0, &n);
-    conn_send(c, check, n, 1);
-  }
-  double end = now() + 60;
-  for (;;) {
-    int waiting = 0;
-    for (Conn *c = g_all; c; c = c->next_all)
-      if (c->role == ROLE_ATTACK && c->state != CLOSED && !c->t_done) waiting++;
-    if (!waiting || now() > end) break;
-    pump(5);
-  }
-  double took = now() - t0;
-  for (Conn *c = g_all; c; c = c->next_all) {
-    if (c->role != ROLE_ATTACK || c->t_done) continue;
-    char how[96];
-    if (c->state != CLOSED) snprintf(how, sizeof how, "no answer in 60 s");
-    else if (c->goaway) snprintf(how, sizeof how, "closed, GOAWAY %s", c->goaway_reason);
-    else snprintf(how, sizeof how, "closed without an answer");
-    c->t_done = now();
-    tally_add(&g_upload_ends, how);
-  }
-  pump_for(3.0);
-  long settled = server_rss_kb();
-  unsigned long long disk1 = data_dir_bytes();
-  char ends[1024];
-  tally_str(&g_upload_ends, ends, sizeof ends);
-  row("how the uploads ended", "-", "-", "%s", ends);
-  row("peak resident above idle", "-", "-", "%.0f MB", (double)(g_peak_kb - base) / 1024);
-  row("settled resident above idle", "-", "-", "%.0f MB", (double)(settled - base) / 1024);
-  row("data folder growth", "-", "-", "%.0f MB (%.0f MB uploaded and accepted)",
-      (double)(disk1 - disk0) / 1e6, (double)g_uploads_ok * (double)g_doc_len / 1e6);
-  note("%d of %d uploads answered (%d accepted) in %.1f s; resident %ld KB idle, peak %ld KB, "
-       "settled %ld KB",
-       g_uploads_done, uploads, g_uploads_ok, took, base, g_peak_kb, settled);
-  note("how the uploads ended: %s", ends);
-  counts_note();
-  reset_all();
+  note("%d connections, %d per account over %d accounts, each account from its own address (%s "
+       "to %s), each sending one %zu-byte PDF",
+       *uploads, *uploads / got, got, addr_str(srcs[0]), addr_str(srcs[got - 1]), g_doc_len);
+  return got;
+}
+
+static void uploads_teardown(int got) {
   free(g_doc);
+  g_doc = NULL;
   for (int i = 0; i < got; i++) free(g_tokens[i]);
+}
+
+static void scenario_uploads(void) {
+  uint32_t srcs[64];
+  int uploads, got = uploads_setup(srcs, &uploads);
+  if (!got) return;
+  size_t pieces = (g_doc_len + UPLOAD_PIECE_BYTES - 1) / UPLOAD_PIECE_BYTES;
+  note("each connection sends %zu UploadDocumentPiece calls of at most %d bytes, one in flight, "
+       "then SubmitVerification with the upload id",
+       pieces, UPLOAD_PIECE_BYTES);
+  g_piece_cap = (size_t)uploads * (pieces + 1);
+  g_piece_lat = malloc(sizeof(double) * g_piece_cap);
+  g_piece_n = 0;
+  g_pieces_sent = g_pieces_ok = 0;
+  g_pieces_in_flight = 0;
+  if (g_pieces_in_flight_max)
+    note("at most %d pieces in flight over all connections (--pieces-in-flight)",
+         g_pieces_in_flight_max);
+  UploadPart r;
+  upload_part(&r, "pieces", uploads, got, srcs, piece_open, piece_env);
+  int accepted = g_uploads_ok;
+  upload_rows(&r, uploads);
+  row("data folder growth", "-", "-", "%.0f MB (%.0f MB uploaded and accepted)",
+      (double)r.disk / 1e6, (double)accepted * (double)g_doc_len / 1e6);
+  row("time taken", "-", "-", "%.1f s (%.0f MB/s accepted)", r.took,
+      (double)accepted * (double)g_doc_len / 1e6 / r.took);
+  note("%ld pieces sent, %ld answered OK; round trip of a piece p50 %.1f ms, p99 %.1f ms, max "
+       "%.1f ms",
+       g_pieces_sent, g_pieces_ok, 1000 * pct(g_piece_lat, g_piece_n, 0.5),
+       1000 * pct(g_piece_lat, g_piece_n, 0.99), 1000 * pct(g_piece_lat, g_piece_n, 1.0));
+  free(g_piece_lat);
+  g_piece_lat = NULL;
+  uploads_teardown(got);
+}
+
+static void scenario_upload_frames(void) {
+  uint32_t srcs[64];
+  int uploads, got = uploads_setup(srcs, &uploads);
+  if (!got) return;
+  note("each connection calls Health/CheckSession, then sends the document whole in one "
+       "SubmitVerification frame");
+  UploadPart r;
+  upload_part(&r, "frames", uploads, got, srcs, whole_open, whole_env);
+  upload_rows(&r, uploads);
+  row("data folder growth", "-", "-", "%.1f MB", (double)r.disk / 1e6);
+  uploads_teardown(got);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -1343,13 +1582,17 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--port") && i + 1 < argc) g_port = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--pid") && i + 1 < argc) g_pid = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--data-dir") && i + 1 < argc) g_data_dir = argv[++i];
+    else if (!strcmp(argv[i], "--smaps") && i + 1 < argc) g_smaps_dir = argv[++i];
+    else if (!strcmp(argv[i], "--pieces-in-flight") && i + 1 < argc)
+      g_pieces_in_flight_max = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--quick")) g_quick = 1;
     else if (argv[i][0] != '-') scenario = argv[i];
     else die("unknown option %s", argv[i]);
   }
   if (!scenario || !g_port || !g_pid)
-    die("usage: attack --port PORT --pid SERVER_PID [--data-dir DIR] [--quick] "
-        "bomb|partial|validation|churn|descriptors|login-flood|uploads");
+    die("usage: attack --port PORT --pid SERVER_PID [--data-dir DIR] [--smaps DIR] "
+        "[--pieces-in-flight N] [--quick] "
+        "bomb|partial|validation|churn|descriptors|login-flood|upload-pieces|upload-frames");
   /* raise the soft descriptor limit to the hard one */
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -1368,7 +1611,8 @@ int main(int argc, char **argv) {
       {"churn", "D. connection churn", scenario_churn},
       {"descriptors", "E. descriptor exhaustion", scenario_descriptors},
       {"login-flood", "F. login flood", scenario_login_flood},
-      {"uploads", "G. uploads", scenario_uploads},
+      {"upload-pieces", "G. uploads in pieces", scenario_uploads},
+      {"upload-frames", "G. 5 MiB frames", scenario_upload_frames},
   };
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (!strcmp(all[i].name, scenario)) {

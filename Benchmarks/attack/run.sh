@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks/attack/run.sh [--quick] [--server PATH] [--only SCENARIO...]
+# Benchmarks/attack/run.sh [--quick] [--server PATH] [--only NAME]... [--server-arg A]... [--smaps DIR]
 #
 # Measures what cheap abuse costs a release badminton-server and prints one table of figures
 # beside their budgets. Builds the C client (attack.c) with gcc, builds the release server with
@@ -10,8 +10,14 @@
 #   --quick         smaller counts, for a smoke run
 #   --server PATH   use this badminton-server binary instead of building one
 #   --only NAME     run only the named scenarios (repeatable): bomb partial validation churn
-#                   descriptors login-flood uploads
+#                   descriptors login-flood uploads (both upload scenarios: upload-pieces,
+#                   the document in UploadDocumentPiece pieces, and upload-frames, the document
+#                   whole in one 5 MiB frame; each can be named alone)
 #   --server-arg A  pass option A to every server started (repeatable), e.g. to try a limit
+#   --client-arg A  pass option A to the client (repeatable), e.g. --pieces-in-flight 8: at most 8
+#                   upload pieces in flight over all connections, what a server-wide bound would hold
+#   --smaps DIR     save the server's /proc/PID/smaps before and after each upload scenario in DIR
+#                   (which mappings the resident memory is in)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,17 +26,29 @@ quick=()
 server=""
 only=()
 extra=()
+smaps=()
+client=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=(--quick) ;;
     --server) server=$2; shift ;;
     --only) only+=("$2"); shift ;;
     --server-arg) extra+=("$2"); shift ;;
-    *) echo "usage: $0 [--quick] [--server PATH] [--only SCENARIO]... [--server-arg ARG]..." >&2; exit 2 ;;
+    --client-arg) client+=("$2"); shift ;;
+    --smaps) mkdir -p "$2"; smaps=(--smaps "$(cd "$2" && pwd)"); shift ;;
+    *) echo "usage: $0 [--quick] [--server PATH] [--only SCENARIO]... [--server-arg ARG]... [--smaps DIR]" >&2; exit 2 ;;
   esac
   shift
 done
 [ ${#only[@]} -gt 0 ] || only=(bomb partial validation churn descriptors login-flood uploads)
+# "uploads" is both upload scenarios, each against a fresh server.
+names=()
+for scenario in "${only[@]}"; do
+  case "$scenario" in
+    uploads) names+=(upload-pieces upload-frames) ;;
+    *) names+=("$scenario") ;;
+  esac
+done
 
 started=$(date +%s)
 work=$(mktemp -d "${TMPDIR:-/tmp}/badminton-attack.XXXXXX")
@@ -105,14 +123,15 @@ start_server() {
 
 results="$work/results"
 : >"$results"
-for scenario in "${only[@]}"; do
+for scenario in "${names[@]}"; do
   case "$scenario" in
     descriptors) start_server "$scenario" 1024 --scrypt-log-n 10 ;;
     login-flood) start_server "$scenario" - ;;
     *) start_server "$scenario" - --scrypt-log-n 10 ;;
   esac
   echo "== $scenario (server pid $server_pid, port $port)" >&2
-  timeout 180 "$tool" --port "$port" --pid "$server_pid" --data-dir "$data" "${quick[@]}" \
+  timeout 300 "$tool" --port "$port" --pid "$server_pid" --data-dir "$data" "${quick[@]}" \
+    ${smaps[@]+"${smaps[@]}"} ${client[@]+"${client[@]}"} \
     "$scenario" | tee -a "$results" | sed -n 's/^NOTE\t[^\t]*\t/   /p' >&2 || {
     echo "   (the client failed or ran out of time)" >&2
     echo -e "ROW\t$scenario\t(client failed)\t-\t-\t-" >>"$results"
