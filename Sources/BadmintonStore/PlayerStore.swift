@@ -163,6 +163,17 @@ public struct ProfileChanges: Hashable, Sendable {
 /// Every method that writes returns only after the write is committed; writes that belong
 /// together commit in one transaction.
 public protocol PlayerStore: Sendable {
+  /// Every committed write's changes, in commit order, handed to subscribers before the write
+  /// returns: what the in-memory state is a projection of.
+  var feed: ChangeFeed { get }
+  /// Hands every stored player to `apply` as the change the feed would give for it, in id
+  /// order, all from one read, so a projection is built at start by the code that keeps it.
+  func replayPlayers(_ apply: @escaping @Sendable (StoreChange) -> Void) async throws
+  /// Hands every session unexpired at `nowUnixMs` to `apply` as the change the feed would give
+  /// for it (with its row id), all from one read.
+  func replaySessions(nowUnixMs: Int64, _ apply: @escaping @Sendable (StoreChange) -> Void)
+    async throws
+
   /// Stores a new player; a phone already registered gives ALREADY_EXISTS `PHONE_TAKEN`.
   func createPlayer(_ player: NewPlayer) async throws -> PlayerRecord
   /// The player with `id`.

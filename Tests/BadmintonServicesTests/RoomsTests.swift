@@ -338,7 +338,7 @@ struct RoomsTests {
     }
     // The book says `friend` blocked the owner, while the two are still friends in the store.
     let blocks = BlockBook()
-    blocks.add(blockerID: friend.id, blockedID: owner.id)
+    blocks.apply(.block(rowID: 1, BlockChange(blockerID: friend.id, blockedID: owner.id)))
     let events = EventPublisher(
       store: store, hub: EventHub(maximumBuffered: 16), clock: clock)
     let service = RoomsService(
