@@ -277,12 +277,18 @@ struct ProjectionTests {
       default: .sweep
       }
     }
-    await propertyCheck(count: 15, input: step.array(of: 1...30)) { steps in
+    await propertyCheck(count: 25, input: step.array(of: 1...30)) { steps in
       // Sessions last an hour, so that waits and sweeps expire and remove some.
       let local = try await LocalServices.start(sessionLifetime: .seconds(3600))
       let phones = (0..<players).map { "+86138000020\($0)0" }
       var ids: [Int: Int64] = [:]
       var tokens: [Int: [String]] = [:]
+      // Every player but the last starts registered and logged in, so that most steps act.
+      for a in 0..<(players - 1) {
+        let started = try await local.player(phones[a])
+        ids[a] = started.id
+        tokens[a] = [started.token]
+      }
       func anyCall(_ a: Int) async throws -> ServerContext? {
         for token in tokens[a, default: []].reversed() {
           if let call = try await local.call(token) { return call }
