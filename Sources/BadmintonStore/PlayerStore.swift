@@ -195,7 +195,8 @@ public protocol PlayerStore: Sendable {
   /// grows with every committed change of that player's location, in commit order.
   @discardableResult
   func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws -> Int64
-  /// Every player with a known location and its revision, to rebuild the nearby index.
+  /// Every player with a known location and its revision (the nearby index is built from
+  /// `replayPlayers` instead).
   func allLocations() async throws -> [(playerID: Int64, location: Coordinate, revision: Int64)]
   /// The players with these ids.
   func players(ids: [Int64]) async throws -> [Int64: PlayerRecord]
