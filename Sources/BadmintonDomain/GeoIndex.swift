@@ -94,6 +94,9 @@ public struct GeoIndex: Sendable {
   /// The last known location of `playerID`.
   public func location(of playerID: Int64) -> Coordinate? { locations[playerID] }
 
+  /// Every indexed player's location.
+  public var allLocations: [Int64: Coordinate] { locations }
+
   /// Records `playerID` at `coordinate`, replacing where they were.
   public mutating func update(_ playerID: Int64, to coordinate: Coordinate) {
     remove(playerID)

@@ -10,26 +10,22 @@ public struct FriendsService: Friends.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
   let events: EventPublisher
-  let blocks: BlockBook
   let budget: ResponseBudget
-  /// Blocks and the book's update after each run one at a time, so the book sees them in the
-  /// order the database committed them.
-  let writeGate = SerialGate()
 
   /// The kind of the page tokens of the requests a player received.
   static let receivedRequestsKind = "receivedrequests"
   /// The kind of the page tokens of the requests a player sent.
   static let sentRequestsKind = "sentrequests"
 
-  /// The service over `store`; blocks are also recorded in `blocks`. Every page fits `budget`.
+  /// The service over `store`; the blocks it stores reach the `BlockBook` through the store's
+  /// feed. Every page fits `budget`.
   public init(
-    store: any ServerStore, clock: any WallClock, events: EventPublisher, blocks: BlockBook,
+    store: any ServerStore, clock: any WallClock, events: EventPublisher,
     budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize)
   ) {
     self.store = store
     self.clock = clock
     self.events = events
-    self.blocks = blocks
     self.budget = budget
   }
 
@@ -141,10 +137,7 @@ public struct FriendsService: Friends.ServiceProtocol {
   public func block(_ request: BlockRequest, context: ServerContext) async throws -> BlockResponse {
     let caller = try context.requirePrincipal()
     let now = clock.nowUnixMs()
-    try await writeGate.run {
-      try await store.block(blockerID: caller.userID, blockedID: request.userID, now: now)
-      blocks.add(blockerID: caller.userID, blockedID: request.userID)
-    }
+    try await store.block(blockerID: caller.userID, blockedID: request.userID, now: now)
     return BlockResponse()
   }
 
@@ -152,10 +145,7 @@ public struct FriendsService: Friends.ServiceProtocol {
     -> UnblockResponse
   {
     let caller = try context.requirePrincipal()
-    try await writeGate.run {
-      _ = try await store.unblock(blockerID: caller.userID, blockedID: request.userID)
-      blocks.remove(blockerID: caller.userID, blockedID: request.userID)
-    }
+    _ = try await store.unblock(blockerID: caller.userID, blockedID: request.userID)
     return UnblockResponse()
   }
 

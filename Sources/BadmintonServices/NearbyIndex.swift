@@ -2,8 +2,8 @@ public import BadmintonDomain
 public import BadmintonStore
 import Synchronization
 
-/// The in-memory nearby index the services share: rebuilt from the store at start, updated
-/// after every committed location change, searched without touching the store.
+/// The in-memory nearby index the services share: a projection of the store's change feed
+/// (each player's stored location), searched without touching the store.
 ///
 /// The index holds only the positions other players may be shown (see `LocationPrivacy`): each
 /// player's cell centre. Searches measure from the searcher's cell centre, compare the radius
@@ -12,11 +12,6 @@ import Synchronization
 public final class NearbyIndex: Sendable {
   private struct State {
     var index = GeoIndex()
-    /// The store's revision of each indexed location; an older one never replaces a newer one,
-    /// so the index follows the order in which changes were committed.
-    var revisions: [Int64: Int64] = [:]
-    /// Each player's last stored own location and when it was stored, for the speed limit.
-    var moves: [Int64: (location: Coordinate, atUnixMs: Int64)] = [:]
     /// The players with a move in progress, each with the moves waiting for it, oldest first.
     var moving: [Int64: [CheckedContinuation<Void, Never>]] = [:]
   }
@@ -26,59 +21,59 @@ public final class NearbyIndex: Sendable {
   /// An empty index.
   public init() {}
 
-  /// An index holding every located player in `store`.
-  public static func rebuilt(from store: any PlayerStore) async throws -> NearbyIndex {
-    let index = NearbyIndex()
-    let located = try await store.allLocations()
-    index.state.withLock { state in
-      for entry in located {
-        state.index.update(entry.playerID, to: LocationPrivacy.shownPosition(of: entry.location))
-        state.revisions[entry.playerID] = entry.revision
+  /// Applies one committed change: a player's stored location, shown as its cell's centre.
+  /// Anything else, and a player change that leaves the shown position as it was, changes
+  /// nothing.
+  public func apply(_ change: StoreChange) {
+    guard case .player(let player) = change else { return }
+    let shown = player.location.map(LocationPrivacy.shownPosition(of:))
+    state.withLock { state in
+      guard state.index.location(of: player.id) != shown else { return }
+      if let shown {
+        state.index.update(player.id, to: shown)
+      } else {
+        state.index.remove(player.id)
       }
     }
-    return index
   }
 
-  /// Records a committed location change with the store's `revision` of it.
+  /// Places `playerID` at `location` (shown as its cell's centre) without a store: for
+  /// benchmarks and tests that build an index of their own.
+  public func place(_ playerID: Int64, at location: Coordinate) {
+    let shown = LocationPrivacy.shownPosition(of: location)
+    state.withLock { $0.index.update(playerID, to: shown) }
+  }
+
+  /// Places `playerID` at `location`; the revision is not needed now that the index follows
+  /// the feed in commit order.
+  @available(*, deprecated, renamed: "place(_:at:)")
   public func update(_ playerID: Int64, to location: Coordinate, revision: Int64) {
-    state.withLock { state in
-      if let previous = state.revisions[playerID], previous >= revision { return }
-      state.revisions[playerID] = revision
-      state.index.update(playerID, to: LocationPrivacy.shownPosition(of: location))
-    }
+    place(playerID, at: location)
   }
 
-  /// Moves `playerID` to `location` if `LocationPrivacy.allowsMove` allows it, else throws
-  /// `LOCATION_MOVE_TOO_FAST`. The move is measured from the player's last stored location and
-  /// its time: the last move this index saw committed, or else what `stored` reads from the
-  /// store. `now` gives the move's time and `write` stores it, returning the store's revision;
-  /// only once that write has committed does the index show the new location and measure later
-  /// moves from it, so a failed write leaves both as they were. One player's moves run one at a
-  /// time, in the order they arrive, so each is checked against the one committed before it.
-  /// Returns the move's time.
+  /// Runs `write` for a move of `playerID` to `location` if `LocationPrivacy.allowsMove`
+  /// allows it, else throws `LOCATION_MOVE_TOO_FAST`. The move is measured from what `stored`
+  /// gives: the player's last stored own location and its time (from the players' projection,
+  /// which the write's commit updates before it returns). `now` gives the move's time and
+  /// `write` stores it; the index shows the new location once the feed brings the commit, so a
+  /// failed write leaves everything as it was. One player's moves run one at a time, in the
+  /// order they arrive, so each is checked against the one committed before it. Returns the
+  /// move's time.
   public func move(
     _ playerID: Int64, to location: Coordinate,
-    stored: () async throws -> (location: Coordinate, atUnixMs: Int64)?,
-    now: () -> Int64, write: (_ atUnixMs: Int64) async throws -> Int64
+    stored: () -> (location: Coordinate, atUnixMs: Int64)?,
+    now: () -> Int64, write: (_ atUnixMs: Int64) async throws -> Void
   ) async throws -> Int64 {
     await beginMove(playerID)
     defer { endMove(playerID) }
-    var last = state.withLock { $0.moves[playerID] }
-    if last == nil { last = try await stored() }
     let nowUnixMs = now()
-    if let last,
+    if let last = stored(),
       !LocationPrivacy.allowsMove(
         from: last.location, atUnixMs: last.atUnixMs, to: location, atUnixMs: nowUnixMs)
     {
       throw LocationPrivacy.moveTooFast
     }
-    let revision = try await write(nowUnixMs)
-    state.withLock { state in
-      state.moves[playerID] = (location, nowUnixMs)
-      if let previous = state.revisions[playerID], previous >= revision { return }
-      state.revisions[playerID] = revision
-      state.index.update(playerID, to: LocationPrivacy.shownPosition(of: location))
-    }
+    try await write(nowUnixMs)
     return nowUnixMs
   }
 
@@ -120,6 +115,9 @@ public final class NearbyIndex: Sendable {
   public func location(of playerID: Int64) -> Coordinate? {
     state.withLock { $0.index.location(of: playerID) }
   }
+
+  /// Every located player's shown position, to compare with an index built afresh.
+  var snapshot: [Int64: Coordinate] { state.withLock { $0.index.allLocations } }
 
   /// The first `limit` players whose shown distance from `center`'s cell is within
   /// `radiusMiles` (rounded up to whole bands), after `cursor`, in the order of shown distance

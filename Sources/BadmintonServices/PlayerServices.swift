@@ -78,6 +78,8 @@ public struct PlayerServices: Sendable {
   public let authenticator: any Authenticator
   /// The nearby index the services share.
   public let index: NearbyIndex
+  /// The players, sessions, nearby index and blocks in memory, following the store's feed.
+  public let projections: PlayerProjections
   /// Publishes events to players' inboxes and live subscribers.
   public let events: EventPublisher
   /// The active availability that searches run on.
@@ -85,9 +87,9 @@ public struct PlayerServices: Sendable {
   /// Removes expired sessions and events while the server runs.
   public let housekeeping: Housekeeping
 
-  /// Builds the services: checks that every administrator is a registered player, removes
-  /// expired sessions, rebuilds the nearby and match indexes from `store` and adds the recurring
-  /// days that became due.
+  /// Builds the services: checks that every administrator is a registered player, builds the
+  /// in-memory projections from `store` and subscribes them to its feed, rebuilds the match
+  /// index, then removes expired sessions and adds the recurring days that became due.
   public static func start(
     store: any ServerStore, configuration: PlayerServicesConfiguration,
     clock: any WallClock = SystemWallClock()
@@ -101,8 +103,9 @@ public struct PlayerServices: Sendable {
         throw PlayerServicesError.unknownAdministrator(id)
       }
     }
-    let index = try await NearbyIndex.rebuilt(from: store)
-    let blocks = try await BlockBook.loaded(from: store)
+    let projections = try await PlayerProjections.started(from: store, nowUnixMs: clock.nowUnixMs())
+    let index = projections.index
+    let blocks = projections.blocks
     let board = try await MatchBoard.rebuilt(from: store, nowUnixMs: clock.nowUnixMs())
     let hasher = PasswordHasher(
       cost: configuration.passwordCost,
@@ -135,7 +138,8 @@ public struct PlayerServices: Sendable {
             reason: "REGISTRATION_RATE_LIMITED",
             action: LocalizedText(en: "registrations", zhCN: "注册"), clock: clock)),
         PlayersService(
-          store: store, index: index, blocks: blocks, clock: clock, events: events, board: board,
+          store: store, index: index, players: projections.players, blocks: blocks, clock: clock,
+          events: events, board: board,
           uploads: AddressRateLimiter(
             limit: configuration.uploadsPerAddressPerHour, periodMs: hour,
             reason: "UPLOAD_RATE_LIMITED",
@@ -143,16 +147,17 @@ public struct PlayerServices: Sendable {
           openUploadBytes: configuration.openUploadBytes),
         EventsService(store: store, hub: hub),
         matching,
-        FriendsService(
-          store: store, clock: clock, events: events, blocks: blocks, budget: budget),
+        FriendsService(store: store, clock: clock, events: events, budget: budget),
         rooms,
         MessagesService(store: store, clock: clock, events: events, budget: budget),
         ScheduleService(store: store, clock: clock, budget: budget),
         surveys,
       ],
       authenticator: SessionAuthenticator(
-        store: store, clock: clock, administratorIDs: configuration.administratorIDs),
-      index: index, events: events, board: board, housekeeping: housekeeping)
+        sessions: projections.sessions, clock: clock,
+        administratorIDs: configuration.administratorIDs),
+      index: index, projections: projections, events: events, board: board,
+      housekeeping: housekeeping)
   }
 }
 

@@ -5,10 +5,13 @@ public import BadmintonStore
 
 /// `badminton.v1.Players`: profiles, verification, locations and nearby players. Every method
 /// acts as the caller the session token names; no request field can name another player to
-/// change.
+/// change. Profiles and nearby pages are read from memory (`PlayerBook`, `NearbyIndex`,
+/// projections of the store's feed); writes go to the store, whose commit updates them before
+/// the write returns.
 public struct PlayersService: Players.ServiceProtocol {
   private let store: any PlayerStore
   private let index: NearbyIndex
+  private let players: PlayerBook
   private let blocks: any BlockRelations
   private let clock: any WallClock
   private let events: EventPublisher
@@ -16,13 +19,15 @@ public struct PlayersService: Players.ServiceProtocol {
   private let uploads: AddressRateLimiter?
   private let openUploadBytes: Int64
 
-  /// The service over `store` and `index`; level changes reach the availability on `board`.
+  /// The service over `store`, reading players from `players` and positions from `index`;
+  /// level changes reach the availability on `board`.
   /// Verification documents (sent whole or uploads started) are limited per address by
   /// `uploads`, when given, and unfinished uploads together hold at most `openUploadBytes` on
   /// disk.
   public init(
-    store: any PlayerStore, index: NearbyIndex, blocks: any BlockRelations, clock: any WallClock,
-    events: EventPublisher, board: MatchBoard? = nil, uploads: AddressRateLimiter? = nil,
+    store: any PlayerStore, index: NearbyIndex, players: PlayerBook, blocks: any BlockRelations,
+    clock: any WallClock, events: EventPublisher, board: MatchBoard? = nil,
+    uploads: AddressRateLimiter? = nil,
     openUploadBytes: Int64 = 1 << 30
   ) {
     self.uploads = uploads
@@ -31,12 +36,14 @@ public struct PlayersService: Players.ServiceProtocol {
     self.board = board
     self.store = store
     self.index = index
+    self.players = players
     self.blocks = blocks
     self.clock = clock
   }
 
-  private func player(_ id: Int64) async throws -> PlayerRecord {
-    guard let player = try await store.player(id: id) else { throw DomainError.playerNotFound }
+  /// The player with `id` as last committed, from memory.
+  private func player(_ id: Int64) throws(DomainError) -> PlayerEntry {
+    guard let player = players.player(id) else { throw DomainError.playerNotFound }
     return player
   }
 
@@ -46,14 +53,14 @@ public struct PlayersService: Players.ServiceProtocol {
     -> Profile
   {
     let caller = try context.requirePrincipal()
-    let target = try await player(request.userID)
+    let target = try player(request.userID)
     return Self.profile(of: target, includePrivate: target.id == caller.userID)
   }
 
   public func getMyProfile(_ request: GetMyProfileRequest, context: ServerContext) async throws
     -> Profile
   {
-    Self.profile(of: try await player(context.requirePrincipal().userID), includePrivate: true)
+    Self.profile(of: try player(context.requirePrincipal().userID), includePrivate: true)
   }
 
   public func updateProfile(_ request: UpdateProfileRequest, context: ServerContext) async throws
@@ -74,7 +81,7 @@ public struct PlayersService: Players.ServiceProtocol {
     }
     let updated = try await store.updateProfile(id: caller.userID, changes)
     board?.updateLevel(playerID: updated.id, level: updated.displayLevel.level)
-    return Self.profile(of: updated, includePrivate: true)
+    return Self.profile(of: PlayerEntry(updated), includePrivate: true)
   }
 
   public func setVerifiedLevel(_ request: SetVerifiedLevelRequest, context: ServerContext)
@@ -90,7 +97,7 @@ public struct PlayersService: Players.ServiceProtocol {
       let updated = try await store.updateProfile(
         id: caller.userID, ProfileChanges(selfLevel: Int(request.level)))
       board?.updateLevel(playerID: updated.id, level: updated.displayLevel.level)
-      return Self.profile(of: updated, includePrivate: true)
+      return Self.profile(of: PlayerEntry(updated), includePrivate: true)
     } catch var error as DomainError {
       // The rule is shared with UpdateProfile; here the field is called `level`.
       for index in error.violations.indices where error.violations[index].field == "self_level" {
@@ -101,7 +108,7 @@ public struct PlayersService: Players.ServiceProtocol {
   }
 
   /// The profile message for `player`; the phone only for the player themselves.
-  static func profile(of player: PlayerRecord, includePrivate: Bool) -> Profile {
+  static func profile(of player: PlayerEntry, includePrivate: Bool) -> Profile {
     let display = player.displayLevel
     return Profile(
       userID: player.id, nickname: player.nickname, selfLevel: Int32(player.selfLevel),
@@ -137,12 +144,14 @@ public struct PlayersService: Players.ServiceProtocol {
     let location = try Coordinate.validated(
       latitude: request.latitude, longitude: request.longitude)
     // Hopping from place to place to measure others from many sides is slowed to travel speed,
-    // measured from the last location the store holds.
+    // measured from the last location the store committed.
     let now = try await index.move(
       caller.userID, to: location,
       stored: {
-        let stored = try await player(caller.userID)
-        return stored.location.map { ($0, stored.locationUpdatedAtUnixMs ?? clock.nowUnixMs()) }
+        guard let stored = players.player(caller.userID), let location = stored.location else {
+          return nil
+        }
+        return (location, stored.locationUpdatedAtUnixMs ?? clock.nowUnixMs())
       },
       now: clock.nowUnixMs,
       write: { now in
@@ -175,7 +184,7 @@ public struct PlayersService: Players.ServiceProtocol {
     let hits = index.nearest(
       to: center, radiusMiles: radius, after: after, limit: pageSize + 1, excluding: excluded)
     let page = Array(hits.prefix(pageSize))
-    let players = try await store.players(ids: page.map(\.playerID))
+    let players = self.players.players(ids: page.map(\.playerID))
     let now = clock.nowUnixMs()
     let entries = page.compactMap { hit -> NearbyPlayer? in
       guard let player = players[hit.playerID] else { return nil }

@@ -1,25 +1,27 @@
 public import BadmintonRPC
 public import BadmintonStore
 
-/// Checks session tokens against the store: the session must exist, be unexpired, and belong
-/// to an existing player. Administrators are the players whose ids the operator named.
+/// Checks session tokens against the sessions in memory (`SessionBook`, a projection of the
+/// store's feed): the session must exist and be unexpired by the clock. A session's player
+/// always exists, as the store removes a player's sessions with them. Administrators are the
+/// players whose ids the operator named. No call asks the store anything to authenticate.
 public struct SessionAuthenticator: Authenticator {
-  private let store: any PlayerStore
+  private let sessions: SessionBook
   private let clock: any WallClock
   private let administratorIDs: Set<Int64>
 
-  /// An authenticator over `store`.
-  public init(store: any PlayerStore, clock: any WallClock, administratorIDs: Set<Int64>) {
-    self.store = store
+  /// An authenticator over `sessions`.
+  public init(sessions: SessionBook, clock: any WallClock, administratorIDs: Set<Int64>) {
+    self.sessions = sessions
     self.clock = clock
     self.administratorIDs = administratorIDs
   }
 
   public func authenticate(bearerToken: String) async throws -> Principal? {
-    guard let session = try await store.session(tokenHash: SessionToken.hash(bearerToken)),
-      session.expiresAtUnixMs > clock.nowUnixMs(),
-      let player = try await store.player(id: session.playerID)
+    guard let session = sessions.session(tokenHash: SessionToken.hash(bearerToken)),
+      session.expiresAtUnixMs > clock.nowUnixMs()
     else { return nil }
-    return Principal(userID: player.id, isAdministrator: administratorIDs.contains(player.id))
+    return Principal(
+      userID: session.playerID, isAdministrator: administratorIDs.contains(session.playerID))
   }
 }

@@ -51,57 +51,6 @@ public protocol BlockRelations: Sendable {
   func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool
 }
 
-/// Every block, in memory: loaded from the store at start and changed after each committed block
-/// or unblock, so that a search asks no query of the store.
-public final class BlockBook: BlockRelations {
-  private struct State {
-    /// Blocker to the players they blocked.
-    var blocked: [Int64: Set<Int64>] = [:]
-    /// Blocked player to the players who blocked them.
-    var blockedBy: [Int64: Set<Int64>] = [:]
-  }
-
-  private let state = Mutex(State())
-
-  /// An empty book.
-  public init() {}
-
-  /// The book of every block in `store`.
-  public static func loaded(from store: any SocialStore) async throws -> BlockBook {
-    let book = BlockBook()
-    for (blockerID, blockedID) in try await store.allBlocks() {
-      book.add(blockerID: blockerID, blockedID: blockedID)
-    }
-    return book
-  }
-
-  /// Records a committed block.
-  public func add(blockerID: Int64, blockedID: Int64) {
-    state.withLock {
-      $0.blocked[blockerID, default: []].insert(blockedID)
-      $0.blockedBy[blockedID, default: []].insert(blockerID)
-    }
-  }
-
-  /// Records a committed unblock.
-  public func remove(blockerID: Int64, blockedID: Int64) {
-    state.withLock {
-      $0.blocked[blockerID]?.remove(blockedID)
-      if $0.blocked[blockerID]?.isEmpty == true { $0.blocked[blockerID] = nil }
-      $0.blockedBy[blockedID]?.remove(blockerID)
-      if $0.blockedBy[blockedID]?.isEmpty == true { $0.blockedBy[blockedID] = nil }
-    }
-  }
-
-  public func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64> {
-    state.withLock { ($0.blocked[playerID] ?? []).union($0.blockedBy[playerID] ?? []) }
-  }
-
-  public func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool {
-    state.withLock { $0.blocked[blockerID]?.contains(playerID) == true }
-  }
-}
-
 extension PlayerCard {
   /// How others see `player` in lists.
   init(_ player: PlayerRecord) {

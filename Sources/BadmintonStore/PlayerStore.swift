@@ -163,6 +163,17 @@ public struct ProfileChanges: Hashable, Sendable {
 /// Every method that writes returns only after the write is committed; writes that belong
 /// together commit in one transaction.
 public protocol PlayerStore: Sendable {
+  /// Every committed write's changes, in commit order, handed to subscribers before the write
+  /// returns: what the in-memory state is a projection of.
+  var feed: ChangeFeed { get }
+  /// Hands every stored player to `apply` as the change the feed would give for it, in id
+  /// order, all from one read, so a projection is built at start by the code that keeps it.
+  func replayPlayers(_ apply: @escaping @Sendable (StoreChange) -> Void) async throws
+  /// Hands every session unexpired at `nowUnixMs` to `apply` as the change the feed would give
+  /// for it (with its row id), all from one read.
+  func replaySessions(nowUnixMs: Int64, _ apply: @escaping @Sendable (StoreChange) -> Void)
+    async throws
+
   /// Stores a new player; a phone already registered gives ALREADY_EXISTS `PHONE_TAKEN`.
   func createPlayer(_ player: NewPlayer) async throws -> PlayerRecord
   /// The player with `id`.
@@ -184,7 +195,8 @@ public protocol PlayerStore: Sendable {
   /// grows with every committed change of that player's location, in commit order.
   @discardableResult
   func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws -> Int64
-  /// Every player with a known location and its revision, to rebuild the nearby index.
+  /// Every player with a known location and its revision (the nearby index is built from
+  /// `replayPlayers` instead).
   func allLocations() async throws -> [(playerID: Int64, location: Coordinate, revision: Int64)]
   /// The players with these ids.
   func players(ids: [Int64]) async throws -> [Int64: PlayerRecord]

@@ -251,6 +251,19 @@ extension SQLitePlayerStore: SocialStore {
     }
   }
 
+  public func replayBlocks(_ apply: @escaping @Sendable (StoreChange) -> Void) async throws {
+    try await writer.read { db in
+      try Self.replayChunks(
+        db, sql: "SELECT rowid AS row_id, blocker_id, blocked_id FROM block", key: "rowid"
+      ) { row in
+        apply(
+          .block(
+            rowID: row["row_id"],
+            BlockChange(blockerID: row["blocker_id"], blockedID: row["blocked_id"])))
+      }
+    }
+  }
+
   // MARK: Inside a transaction
 
   /// Whether `sql` finds a row, inside the caller's transaction.

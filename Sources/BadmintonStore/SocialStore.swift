@@ -117,4 +117,7 @@ public protocol SocialStore: Sendable {
   func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool
   /// Every block: who blocked whom.
   func allBlocks() async throws -> [(blockerID: Int64, blockedID: Int64)]
+  /// Hands every block to `apply` as the change the feed would give for it (with its row id),
+  /// all from one read.
+  func replayBlocks(_ apply: @escaping @Sendable (StoreChange) -> Void) async throws
 }

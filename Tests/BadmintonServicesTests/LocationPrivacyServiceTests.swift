@@ -99,7 +99,7 @@ struct LocationPrivacyServiceTests {
   /// An index holding `players` at their true locations, as the service gives it them.
   static func index(of players: [(Int64, Coordinate)]) -> NearbyIndex {
     let index = NearbyIndex()
-    for (id, location) in players { index.update(id, to: location, revision: 1) }
+    for (id, location) in players { index.place(id, at: location) }
     return index
   }
 
@@ -182,48 +182,66 @@ struct LocationPrivacyServiceTests {
     }
   }
 
+  /// A player's last stored location and its time, as a test's stand-in for the store and its
+  /// feed: `write` commits a move, `stored` reads what was last committed.
+  final class StoredMoves: Sendable {
+    private let last = Mutex<(location: Coordinate, atUnixMs: Int64)?>(nil)
+
+    func stored() -> (location: Coordinate, atUnixMs: Int64)? { last.withLock { $0 } }
+
+    func commit(_ location: Coordinate, atUnixMs: Int64) {
+      last.withLock { $0 = (location, atUnixMs) }
+    }
+  }
+
   @Test("a failed location write leaves the speed limit measured from the stored location")
   func move_failedWriteIsNotRecorded() async throws {
     struct WriteFailed: Error {}
     let index = NearbyIndex()
+    let moves = StoredMoves()
     let here = Coordinate(latitude: 31.2304, longitude: 121.4737)
     // About 100 miles north: ten minutes at 600 miles an hour.
     let there = Coordinate(latitude: here.latitude + 100 / 69.09, longitude: here.longitude)
     let start: Int64 = 1_800_000_000_000
     let later = start + 11 * 60_000
-    _ = try await index.move(1, to: here, stored: { nil }, now: { start }, write: { _ in 1 })
+    _ = try await index.move(
+      1, to: here, stored: moves.stored, now: { start },
+      write: { moves.commit(here, atUnixMs: $0) })
     await #expect(throws: WriteFailed.self) {
       _ = try await index.move(
-        1, to: there, stored: { nil }, now: { later }, write: { _ in throw WriteFailed() })
+        1, to: there, stored: moves.stored, now: { later }, write: { _ in throw WriteFailed() })
     }
-    #expect(index.location(of: 1) == LocationPrivacy.shownPosition(of: here))
     // The player never left: a step beside the stored location is GPS jitter, allowed at once.
     let beside = Coordinate(latitude: here.latitude + 0.001, longitude: here.longitude)
     #expect(
-      try await index.move(1, to: beside, stored: { nil }, now: { later }, write: { _ in 2 })
+      try await index.move(
+        1, to: beside, stored: moves.stored, now: { later },
+        write: { moves.commit(beside, atUnixMs: $0) })
         == later)
-    #expect(index.location(of: 1) == LocationPrivacy.shownPosition(of: beside))
   }
 
   @Test("a player's moves are checked one at a time, each against the one committed before")
   func move_concurrentMovesInOrder() async throws {
     let index = NearbyIndex()
+    let moves = StoredMoves()
     let here = Coordinate(latitude: 31.2304, longitude: 121.4737)
     let north = Coordinate(latitude: here.latitude + 100 / 69.09, longitude: here.longitude)
     let south = Coordinate(latitude: here.latitude - 100 / 69.09, longitude: here.longitude)
     let start: Int64 = 1_800_000_000_000
     let later = start + 11 * 60_000
-    _ = try await index.move(1, to: here, stored: { nil }, now: { start }, write: { _ in 1 })
+    _ = try await index.move(
+      1, to: here, stored: moves.stored, now: { start },
+      write: { moves.commit(here, atUnixMs: $0) })
     // The move north holds its write open until the move south is waiting.
     let (writing, writingStarted) = AsyncStream.makeStream(of: Void.self)
     let (gate, openGate) = AsyncStream.makeStream(of: Void.self)
     let first = Task {
       try await index.move(
-        1, to: north, stored: { nil }, now: { later },
-        write: { _ in
+        1, to: north, stored: moves.stored, now: { later },
+        write: { now in
           writingStarted.yield()
           for await _ in gate { break }
-          return 2
+          moves.commit(north, atUnixMs: now)
         })
     }
     for await _ in writing { break }
@@ -231,7 +249,8 @@ struct LocationPrivacyServiceTests {
     let second = Task {
       defer { secondEnded.store(true, ordering: .releasing) }
       return try await index.move(
-        1, to: south, stored: { nil }, now: { later }, write: { _ in 3 })
+        1, to: south, stored: moves.stored, now: { later },
+        write: { moves.commit(south, atUnixMs: $0) })
     }
     while index.movesWaiting(for: 1) == 0 && !secondEnded.load(ordering: .acquiring) {
       await Task.yield()
@@ -241,7 +260,7 @@ struct LocationPrivacyServiceTests {
     // 200 miles from the location just committed, in no time at all.
     let refused = await #expect(throws: DomainError.self) { try await second.value }
     #expect(refused?.reason == "LOCATION_MOVE_TOO_FAST")
-    #expect(index.location(of: 1) == LocationPrivacy.shownPosition(of: north))
+    #expect(moves.stored()?.location == north)
   }
 
   /// Expects `region` to hold every lattice point of the target's cell, and so to reach at least
@@ -457,6 +476,14 @@ private final class FlakyLocationStore: PlayerStore {
 
   init(_ base: SQLitePlayerStore) { self.base = base }
 
+  var feed: ChangeFeed { base.feed }
+  func replayPlayers(_ apply: @escaping @Sendable (StoreChange) -> Void) async throws {
+    try await base.replayPlayers(apply)
+  }
+  func replaySessions(nowUnixMs: Int64, _ apply: @escaping @Sendable (StoreChange) -> Void)
+    async throws
+  { try await base.replaySessions(nowUnixMs: nowUnixMs, apply) }
+
   func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws -> Int64 {
     if failing.load(ordering: .acquiring) { throw WriteFailed() }
     return try await base.updateLocation(id: id, to: location, atUnixMs: atUnixMs)
@@ -581,8 +608,10 @@ struct UpdateLocationStoreFailureTests {
         phone: "+8613800007777", nickname: "Mover",
         password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
         selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+    let projections = try await PlayerProjections.started(from: base, nowUnixMs: 0)
     let service = PlayersService(
-      store: store, index: NearbyIndex(), blocks: NoBlocks(), clock: clock,
+      store: store, index: projections.index, players: projections.players, blocks: NoBlocks(),
+      clock: clock,
       events: EventPublisher(store: store, hub: EventHub(maximumBuffered: 4), clock: clock))
     let call = context(
       from: "10.0.0.1", principal: Principal(userID: me.id, isAdministrator: false))
