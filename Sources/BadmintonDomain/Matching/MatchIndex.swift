@@ -89,6 +89,9 @@ public struct MatchIndex: Sendable {
     places[requestID].map { request(at: $0) }
   }
 
+  /// Every request in the index, with its player's current level, in no particular order.
+  public var requests: [MatchRequest] { places.values.map { request(at: $0) } }
+
   /// Adds `request`, replacing a request with the same id. The request's level becomes its
   /// player's level for all of the player's requests. The slot must last at most 8 hours.
   public mutating func insert(_ request: MatchRequest) {
