@@ -42,8 +42,8 @@ public final class MatchBoard: Sendable {
 
   private struct State {
     var index = MatchIndex()
-    /// Every known player's display level.
-    var levels: [Int64: Int] = [:]
+    /// Every known player's display level (1-9; a byte keeps a million players in about 12 MB).
+    var levels: [Int64: Int8] = [:]
     /// Active availability whose player's level has not arrived yet, by player and id: put on
     /// the index when it does.
     var unleveled: [Int64: [Int64: AvailabilityRecord]] = [:]
@@ -78,8 +78,8 @@ public final class MatchBoard: Sendable {
     }
 
     mutating func setLevel(_ level: Int, of playerID: Int64) {
-      guard levels[playerID] != level else { return }
-      levels[playerID] = level
+      guard levels[playerID] != Int8(level) else { return }
+      levels[playerID] = Int8(level)
       index.updateLevel(playerID: playerID, level: level)
       if let waiting = unleveled.removeValue(forKey: playerID) {
         for record in waiting.values {
@@ -96,7 +96,7 @@ public final class MatchBoard: Sendable {
       }
       guard let record, record.state == .active else { return }
       if let level = levels[record.playerID] {
-        index.insert(MatchBoard.request(record, displayLevel: level))
+        index.insert(MatchBoard.request(record, displayLevel: Int(level)))
       } else {
         unleveled[record.playerID, default: [:]][id] = record
       }
@@ -225,7 +225,7 @@ public final class MatchBoard: Sendable {
       return Contents(
         availability: availability,
         bookings: state.matches.filter { $0.value.slot.endUnixMs > nowUnixMs },
-        levels: state.levels)
+        levels: state.levels.mapValues(Int.init))
     }
   }
 
