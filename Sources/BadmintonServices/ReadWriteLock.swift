@@ -15,7 +15,7 @@
 /// On glibc the lock is a `pthread_rwlock_t` of kind `PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP`
 /// (the default kind prefers readers and can starve writers); Darwin's read-write locks already
 /// prefer writers.
-final class ReadWriteLocked<Value>: @unchecked Sendable {
+final class ReadWriteLocked<Value: Sendable>: @unchecked Sendable {
   private let lock: UnsafeMutablePointer<pthread_rwlock_t>
   /// Read only under the read lock, changed only under the write lock.
   private var value: Value
