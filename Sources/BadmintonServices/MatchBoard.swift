@@ -61,6 +61,23 @@ public final class MatchBoard: Sendable {
       } ?? false
     }
 
+    /// Whether `change` would change the board: sessions, blocks and events never do, nor a
+    /// player change that leaves the level as it was, nor an availability or match that is off
+    /// the board and stays off.
+    func needs(_ change: StoreChange) -> Bool {
+      guard held == nil else { return true }
+      switch change {
+      case .player(let player):
+        return levels[player.id] != Int8(player.displayLevel.level)
+      case .availability(let id, let record):
+        return record?.state == .active || index.contains(id) || !unleveled.isEmpty
+      case .match(let id, let match):
+        return (match != nil && match?.state != .cancelled) || matches[id] != nil
+      case .session, .block, .event:
+        return false
+      }
+    }
+
     mutating func apply(_ change: StoreChange) {
       switch change {
       case .player(let player):
@@ -164,12 +181,19 @@ public final class MatchBoard: Sendable {
 
   /// Applies the changes of one committed transaction, all at once: no search sees some of
   /// them without the others.
+  ///
+  /// The changes that would change nothing (a login, an event, a new location) are sorted out
+  /// first as a reader, so that they never make the database's writer wait for the searches
+  /// under way. Only the feed's writer adds to the board or changes levels (the housekeeping
+  /// only takes off what has ended), so a change found needless stays needless.
   public func apply(_ changes: [StoreChange]) {
+    let needed = state.read { state in changes.filter { state.needs($0) } }
+    guard !needed.isEmpty else { return }
     state.write { state in
       if state.held != nil {
-        state.held!.append(contentsOf: changes)
+        state.held!.append(contentsOf: needed)
       } else {
-        for change in changes { state.apply(change) }
+        for change in needed { state.apply(change) }
       }
     }
   }

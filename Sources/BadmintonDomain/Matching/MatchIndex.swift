@@ -89,6 +89,9 @@ public struct MatchIndex: Sendable {
     places[requestID].map { request(at: $0) }
   }
 
+  /// Whether the request with id `requestID` is in the index.
+  public func contains(_ requestID: Int64) -> Bool { places[requestID] != nil }
+
   /// Every request in the index, with its player's current level, in no particular order.
   public var requests: [MatchRequest] { places.values.map { request(at: $0) } }
 
