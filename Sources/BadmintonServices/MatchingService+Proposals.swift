@@ -66,16 +66,14 @@ extension MatchingService {
       proposerID: caller.userID, proposerAvailabilityID: mine.id, mode: mine.mode, slot: slot,
       invitees: invitees, createdAtUnixMs: now,
       expiresAtUnixMs: ProposalRules.expiresAt(slotStartUnixMs: slot.startUnixMs, nowUnixMs: now))
-    let proposal = try await writeGate.run {
-      try await store.createProposal(new, now: now) { proposal in
-        let display = proposer.displayLevel
-        let received = ProposalReceived(
-          proposal: Self.message(proposal, now: now), proposerNickname: proposer.nickname,
-          proposerDisplayLevel: Int32(display.level),
-          proposerReputation: PlayersService.summary(proposer.reputation))
-        let payload = Event(body: .proposalReceived(received)).serializedBytes()
-        return recipients.record(proposal.details.invitees.map { ($0.playerID, payload) })
-      }
+    let proposal = try await store.createProposal(new, now: now) { proposal in
+      let display = proposer.displayLevel
+      let received = ProposalReceived(
+        proposal: Self.message(proposal, now: now), proposerNickname: proposer.nickname,
+        proposerDisplayLevel: Int32(display.level),
+        proposerReputation: PlayersService.summary(proposer.reputation))
+      let payload = Event(body: .proposalReceived(received)).serializedBytes()
+      return recipients.record(proposal.details.invitees.map { ($0.playerID, payload) })
     }
     recipients.wake(events)
     return Self.message(proposal, now: now)
@@ -99,26 +97,19 @@ extension MatchingService {
     let teams = Self.teams(for: proposal, players: players)
     let recipients = Recipients()
     let answering = caller.userID
-    let outcome = try await writeGate.run {
-      let outcome = try await store.answerProposal(
-        id: proposal.id, playerID: answering, accept: request.accept, teams: teams, now: now
-      ) { outcome in
-        if let match = outcome.match {
-          let changed = MatchChanged(match: Self.message(match, players: players))
-          let payload = Event(body: .matchConfirmed(changed)).serializedBytes()
-          return recipients.record(match.playerIDs.map { ($0, payload) })
-        }
-        guard outcome.proposal.state != .pending else { return [] }
-        let ended = ProposalEnded(proposal: Self.message(outcome.proposal, now: now))
-        let payload = Event(body: .proposalEnded(ended)).serializedBytes()
-        return recipients.record(
-          outcome.proposal.playerIDs.filter { $0 != answering }.map { ($0, payload) })
-      }
+    let outcome = try await store.answerProposal(
+      id: proposal.id, playerID: answering, accept: request.accept, teams: teams, now: now
+    ) { outcome in
       if let match = outcome.match {
-        board.remove(match.participants.map(\.availabilityID))
-        board.book(match.id, players: match.playerIDs, during: match.slot)
+        let changed = MatchChanged(match: Self.message(match, players: players))
+        let payload = Event(body: .matchConfirmed(changed)).serializedBytes()
+        return recipients.record(match.playerIDs.map { ($0, payload) })
       }
-      return outcome
+      guard outcome.proposal.state != .pending else { return [] }
+      let ended = ProposalEnded(proposal: Self.message(outcome.proposal, now: now))
+      let payload = Event(body: .proposalEnded(ended)).serializedBytes()
+      return recipients.record(
+        outcome.proposal.playerIDs.filter { $0 != answering }.map { ($0, payload) })
     }
     recipients.wake(events)
     return Self.message(outcome.proposal, now: now)
@@ -180,21 +171,13 @@ extension MatchingService {
     else { throw MatchingErrors.matchNotFound }
     let players = try await store.players(ids: existing.playerIDs)
     let recipients = Recipients()
-    let cancellation = try await writeGate.run {
-      let cancellation = try await store.cancelMatch(
-        id: request.matchID, playerID: caller, now: clock.nowUnixMs()
-      ) { cancellation in
-        let changed = MatchChanged(match: Self.message(cancellation.match, players: players))
-        let payload = Event(body: .matchCancelled(changed)).serializedBytes()
-        return recipients.record(
-          cancellation.match.playerIDs.filter { $0 != caller }.map { ($0, payload) })
-      }
-      board.unbook(cancellation.match.id, players: cancellation.match.playerIDs)
-      for record in cancellation.restored {
-        guard let player = players[record.playerID] else { continue }
-        board.insert(record, displayLevel: player.displayLevel.level)
-      }
-      return cancellation
+    let cancellation = try await store.cancelMatch(
+      id: request.matchID, playerID: caller, now: clock.nowUnixMs()
+    ) { cancellation in
+      let changed = MatchChanged(match: Self.message(cancellation.match, players: players))
+      let payload = Event(body: .matchCancelled(changed)).serializedBytes()
+      return recipients.record(
+        cancellation.match.playerIDs.filter { $0 != caller }.map { ($0, payload) })
     }
     recipients.wake(events)
     return Self.message(cancellation.match, players: players)
@@ -205,15 +188,13 @@ extension MatchingService {
   func lapseExpiredProposals() async throws -> Int {
     let now = clock.nowUnixMs()
     let recipients = Recipients()
-    let lapsed = try await writeGate.run {
-      try await store.lapseProposals(now: now) { lapsed in
-        recipients.record(
-          lapsed.flatMap { proposal in
-            let ended = ProposalEnded(proposal: Self.message(proposal, now: now))
-            let payload = Event(body: .proposalEnded(ended)).serializedBytes()
-            return proposal.playerIDs.map { ($0, payload) }
-          })
-      }
+    let lapsed = try await store.lapseProposals(now: now) { lapsed in
+      recipients.record(
+        lapsed.flatMap { proposal in
+          let ended = ProposalEnded(proposal: Self.message(proposal, now: now))
+          let payload = Event(body: .proposalEnded(ended)).serializedBytes()
+          return proposal.playerIDs.map { ($0, payload) }
+        })
     }
     recipients.wake(events)
     return lapsed.count

@@ -2,6 +2,7 @@ public import BadmintonAPI
 import BadmintonDomain
 public import BadmintonRPC
 public import BadmintonStore
+public import Logging
 
 /// `badminton.v1.Matching`: availability, recurring slots and the search for partners. Every
 /// method acts as the caller the session token names; another player's availability reads as
@@ -11,23 +12,31 @@ public struct MatchingService: Matching.ServiceProtocol {
   public static let activePostLimit = 10
   /// Radius when the request gives none, in miles.
   public static let defaultRadiusMiles = 10.0
+  /// Players one new availability tells of itself at most (`partner_available`): the first of
+  /// the standing searches it fits, in the order the poster's own search would list them. See
+  /// docs/matching.md §4.
+  public static let standingSearchNoticeLimit = 100
 
   let store: any ServerStore
   let board: MatchBoard
   let blocks: any BlockRelations
   let clock: any WallClock
   let events: EventPublisher
-  /// Writes and the board updates that follow them run one at a time, so the board sees the
-  /// changes in the order the database committed them.
-  let writeGate = SerialGate()
+  /// Saving a player's recurring slots and adding their due days run one at a time, so the days
+  /// added are always those of the settings saved last.
+  let recurringGate = SerialGate()
   let budget: ResponseBudget
+  /// Where the housekeeping's own failures to tell standing searches go.
+  let logger: Logger
 
   /// The service over `store`, searching on `board`. Every page of ListMyMatches fits `budget`.
   public init(
     store: any ServerStore, board: MatchBoard, blocks: any BlockRelations,
     clock: any WallClock, events: EventPublisher,
-    budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize)
+    budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize),
+    logger: Logger = Logger(label: "badminton.matching")
   ) {
+    self.logger = logger
     self.store = store
     self.board = board
     self.blocks = blocks
@@ -53,25 +62,15 @@ public struct MatchingService: Matching.ServiceProtocol {
     let settings = try await searchSettings(
       caller.userID, location: request.location, radiusMiles: request.radiusMiles,
       skillTolerance: request.skillTolerance)
-    let excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
-    let recipients = Recipients()
-    let record = try await writeGate.run {
-      let record = try await store.createAvailability(
-        NewAvailability(
-          playerID: caller.userID, mode: mode, date: date, startMinute: Int(request.startMinute),
-          endMinute: Int(request.endMinute), timeZone: request.timeZone, slot: slot,
-          location: settings.location, radiusMiles: settings.radiusMiles,
-          skillTolerance: settings.skillTolerance, postedAtUnixMs: now, source: .posted),
-        activeLimit: Self.activePostLimit, now: now
-      ) { [board] record in
-        recipients.record(
-          Self.partnerNotices(
-            [record], poster: settings.player, board: board, excluding: excluded, now: now))
-      }
-      board.insert(record, displayLevel: settings.displayLevel)
-      return record
-    }
-    recipients.wake(events)
+    let record = try await store.createAvailability(
+      NewAvailability(
+        playerID: caller.userID, mode: mode, date: date, startMinute: Int(request.startMinute),
+        endMinute: Int(request.endMinute), timeZone: request.timeZone, slot: slot,
+        location: settings.location, radiusMiles: settings.radiusMiles,
+        skillTolerance: settings.skillTolerance, postedAtUnixMs: now, source: .posted),
+      activeLimit: Self.activePostLimit, now: now
+    ) { _ in [] }
+    await tellStandingSearches(of: [record], posterID: caller.userID, logger: context.logger)
     return Self.message(record)
   }
 
@@ -79,11 +78,7 @@ public struct MatchingService: Matching.ServiceProtocol {
     async throws -> CancelAvailabilityResponse
   {
     let caller = try context.requirePrincipal()
-    try await writeGate.run {
-      let cancelled = try await store.cancelAvailability(
-        id: request.availabilityID, playerID: caller.userID)
-      board.remove([cancelled.id])
-    }
+    _ = try await store.cancelAvailability(id: request.availabilityID, playerID: caller.userID)
     return CancelAvailabilityResponse()
   }
 
@@ -119,21 +114,12 @@ public struct MatchingService: Matching.ServiceProtocol {
       playerID: caller.userID, slots: slots, timeZone: request.timeZone,
       location: settings.location, radiusMiles: settings.radiusMiles,
       skillTolerance: settings.skillTolerance)
-    let excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
-    let recipients = Recipients()
-    try await writeGate.run {
-      let now = clock.nowUnixMs()
-      let change = try await store.saveRecurring(
-        saved, occurrences: try Self.occurrences(of: saved, nowUnixMs: now)
-      ) { [board] added in
-        recipients.record(
-          Self.partnerNotices(
-            added, poster: settings.player, board: board, excluding: excluded, now: now))
-      }
-      board.remove(change.removed)
-      for record in change.added { board.insert(record, displayLevel: settings.displayLevel) }
+    let change = try await recurringGate.run {
+      try await store.saveRecurring(
+        saved, occurrences: try Self.occurrences(of: saved, nowUnixMs: clock.nowUnixMs())
+      ) { _ in [] }
     }
-    recipients.wake(events)
+    await tellStandingSearches(of: change.added, posterID: caller.userID, logger: context.logger)
     return Self.message(saved)
   }
 
@@ -166,25 +152,17 @@ public struct MatchingService: Matching.ServiceProtocol {
   func addDueRecurringDays() async throws -> Int {
     var added = 0
     for playerID in try await store.allRecurringSettings().map(\.playerID) {
-      guard let player = try await store.player(id: playerID) else { continue }
-      let excluded = try await blocks.playersBlocked(eitherWayWith: playerID)
-      let recipients = Recipients()
-      added += try await writeGate.run {
+      let records = try await recurringGate.run {
         // Read again inside the gate: a save may have replaced the settings meanwhile.
         guard let settings = try await store.recurringSettings(playerID: playerID) else {
-          return 0
+          return [AvailabilityRecord]()
         }
-        let now = clock.nowUnixMs()
-        let occurrences = try Self.occurrences(of: settings, nowUnixMs: now)
-        guard !occurrences.isEmpty else { return 0 }
-        let records = try await store.addRecurringOccurrences(occurrences) { [board] added in
-          recipients.record(
-            Self.partnerNotices(added, poster: player, board: board, excluding: excluded, now: now))
-        }
-        for record in records { board.insert(record, displayLevel: player.displayLevel.level) }
-        return records.count
+        let occurrences = try Self.occurrences(of: settings, nowUnixMs: clock.nowUnixMs())
+        guard !occurrences.isEmpty else { return [] }
+        return try await store.addRecurringOccurrences(occurrences) { _ in [] }
       }
-      recipients.wake(events)
+      await tellStandingSearches(of: records, posterID: playerID, logger: logger)
+      added += records.count
     }
     return added
   }
@@ -215,26 +193,50 @@ public struct MatchingService: Matching.ServiceProtocol {
     return response
   }
 
-  /// The events telling every player whose availability one of `records` fits: a standing
-  /// search. Runs inside the transaction that stores `records`.
-  static func partnerNotices(
-    _ records: [AvailabilityRecord], poster: PlayerRecord, board: MatchBoard,
-    excluding excluded: Set<Int64>, now: Int64
-  ) -> OutgoingEvents {
-    var notices: OutgoingEvents = []
+  /// Tells the players whose standing search one of `records` fits (their active availability,
+  /// which the new one fits): a `partner_available` event each, at most
+  /// `standingSearchNoticeLimit` per availability. Runs after the availability was committed,
+  /// on the board as the change feed left it, outside any transaction; the events are one write
+  /// of their own. The availability stands whether or not they could be written, so a failure
+  /// is logged, not returned.
+  func tellStandingSearches(
+    of records: [AvailabilityRecord], posterID: Int64, logger: Logger
+  ) async {
+    guard !records.isEmpty else { return }
+    do {
+      try await events.publish(try await standingSearchNotices(of: records, posterID: posterID))
+    } catch {
+      logger.warning(
+        "standing-search notices not sent",
+        metadata: ["player": "\(posterID)", "error": "\(error)"])
+    }
+  }
+
+  /// The events of `tellStandingSearches`.
+  func standingSearchNotices(of records: [AvailabilityRecord], posterID: Int64) async throws
+    -> [(body: Event.Body, playerID: Int64)]
+  {
+    guard let poster = try await store.player(id: posterID) else { return [] }
+    let excluded = try await blocks.playersBlocked(eitherWayWith: posterID)
+    let now = clock.nowUnixMs()
+    var notices: [(body: Event.Body, playerID: Int64)] = []
     for record in records {
-      var posted = MatchBoard.request(record, displayLevel: poster.displayLevel.level)
+      // The board's own form, with the level the poster has on it; an availability already
+      // used up or cancelled tells nobody.
+      guard var posted = board.request(record.id) else { continue }
       posted.slot.startUnixMs = max(posted.slot.startUnixMs, now)
       guard posted.slot.durationMs > 0 else { continue }
-      for fit in board.allFits(for: posted, excluding: excluded) {
+      let fits = board.search(
+        for: posted, excluding: excluded, limit: Self.standingSearchNoticeLimit, after: nil)
+      for fit in fits.candidates {
         // Seen from the other side: the poster is the candidate for the other's availability.
         let candidate = BadmintonDomain.MatchCandidate(
           requestID: record.id, playerID: poster.id, distanceMiles: fit.distanceMiles,
           skillDifference: fit.skillDifference, overlap: fit.overlap,
           postedAtUnixMs: record.details.postedAtUnixMs)
         let event = PartnerAvailable(
-          availabilityID: fit.requestID, candidate: message(candidate, player: poster))
-        notices.append((fit.playerID, Event(body: .partnerAvailable(event)).serializedBytes()))
+          availabilityID: fit.requestID, candidate: Self.message(candidate, player: poster))
+        notices.append((.partnerAvailable(event), fit.playerID))
       }
     }
     return notices
@@ -272,11 +274,9 @@ public struct MatchingService: Matching.ServiceProtocol {
 
   /// Where and how widely a player searches, with the defaults filled in.
   private struct SearchSettings {
-    var player: PlayerRecord
     var location: Coordinate
     var radiusMiles: Double
     var skillTolerance: Int
-    var displayLevel: Int
   }
 
   private func searchSettings(
@@ -297,9 +297,7 @@ public struct MatchingService: Matching.ServiceProtocol {
     } else {
       throw Self.locationUnknown
     }
-    return SearchSettings(
-      player: player, location: point, radiusMiles: radius, skillTolerance: tolerance,
-      displayLevel: player.displayLevel.level)
+    return SearchSettings(location: point, radiusMiles: radius, skillTolerance: tolerance)
   }
 
   private static func occurrences(of settings: RecurringSettings, nowUnixMs: Int64) throws

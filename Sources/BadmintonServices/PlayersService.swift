@@ -19,8 +19,8 @@ public struct PlayersService: Players.ServiceProtocol {
   private let uploads: AddressRateLimiter?
   private let openUploadBytes: Int64
 
-  /// The service over `store`, reading players from `players` and positions from `index`;
-  /// level changes reach the availability on `board`.
+  /// The service over `store`, reading players from `players` and positions from `index`.
+  /// `board` is not written here: it follows the store's change feed, level changes included.
   /// Verification documents (sent whole or uploads started) are limited per address by
   /// `uploads`, when given, and unfinished uploads together hold at most `openUploadBytes` on
   /// disk.
@@ -80,7 +80,6 @@ public struct PlayersService: Players.ServiceProtocol {
       changes.locale = try PlayerRules.validateLocale(request.locale)
     }
     let updated = try await store.updateProfile(id: caller.userID, changes)
-    board?.updateLevel(playerID: updated.id, level: updated.displayLevel.level)
     return Self.profile(of: PlayerEntry(updated), includePrivate: true)
   }
 
@@ -96,7 +95,6 @@ public struct PlayersService: Players.ServiceProtocol {
     do {
       let updated = try await store.updateProfile(
         id: caller.userID, ProfileChanges(selfLevel: Int(request.level)))
-      board?.updateLevel(playerID: updated.id, level: updated.displayLevel.level)
       return Self.profile(of: PlayerEntry(updated), includePrivate: true)
     } catch var error as DomainError {
       // The rule is shared with UpdateProfile; here the field is called `level`.

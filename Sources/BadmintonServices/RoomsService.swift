@@ -14,7 +14,8 @@ public struct RoomsService: Rooms.ServiceProtocol {
   let board: MatchBoard
   let blocks: BlockBook
 
-  /// The service over `store`; started matches are booked on `board`.
+  /// The service over `store`; a room's match may not start for a player `board` finds booked
+  /// then (the board learns of every match from the store's change feed).
   public init(
     store: any ServerStore, clock: any WallClock, events: EventPublisher, board: MatchBoard,
     blocks: BlockBook
@@ -102,14 +103,8 @@ public struct RoomsService: Rooms.ServiceProtocol {
       requested: request.slot.map {
         BadmintonDomain.TimeSlot(startUnixMs: $0.startUnixMs, endUnixMs: $0.endUnixMs)
       }, nowUnixMs: now)
-    let board = board
     let outcome = try await write { notify in
-      let outcome = try await store.startMatch(
-        ownerID: caller, slot: slot, now: now, notify: notify)
-      if let match = outcome.match {
-        board.book(match.id, players: match.playerIDs, during: match.slot)
-      }
-      return outcome
+      try await store.startMatch(ownerID: caller, slot: slot, now: now, notify: notify)
     }
     return StartMatchResponse(
       room: Self.message(outcome.room!, players: outcome.players),

@@ -135,6 +135,19 @@ public protocol MatchingStore: Sendable {
   func activeAvailability(playerID: Int64, now: Int64) async throws -> [AvailabilityRecord]
   /// Every active availability ending after `now`, to rebuild the match index.
   func allActiveAvailability(now: Int64) async throws -> [AvailabilityRecord]
+  /// Every committed transaction's changes, in commit order, from now on.
+  var feed: ChangeFeed { get }
+  /// Calls `apply` with every active availability ending after `nowUnixMs`, as the change feed
+  /// would give it, in id order: what builds the match board at start.
+  func replayActiveAvailability(
+    nowUnixMs: Int64, _ apply: @escaping @Sendable (StoreChange) -> Void) async throws
+  /// Calls `apply` with every match not cancelled that ends after `unixMs` (a match completed
+  /// early still holds its players for its slot), as the change feed would give it, in id order.
+  func replayConfirmedMatches(
+    endingAfter unixMs: Int64, _ apply: @escaping @Sendable (StoreChange) -> Void) async throws
+  /// Calls `apply` with every player, as the change feed would give them, in id order: the
+  /// match board takes their display levels from these.
+  func replayPlayerLevels(_ apply: @escaping @Sendable (StoreChange) -> Void) async throws
   /// Cancels the player's active availability `id`; returns it. Another player's, or one that is
   /// not active, gives `AVAILABILITY_NOT_FOUND`.
   func cancelAvailability(id: Int64, playerID: Int64) async throws -> AvailabilityRecord

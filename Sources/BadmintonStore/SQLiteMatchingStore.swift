@@ -160,6 +160,47 @@ extension SQLitePlayerStore: MatchingStore {
     }
   }
 
+  // MARK: Replay
+
+  // Each replay reads row by row through a cursor, in one read, so that a million rows are
+  // never held at once and they all come from one moment of the database.
+
+  public func replayActiveAvailability(
+    nowUnixMs: Int64, _ apply: @escaping @Sendable (StoreChange) -> Void
+  ) async throws {
+    try await writer.read { db in
+      let rows = try Row.fetchCursor(
+        db, sql: "SELECT * FROM availability WHERE state = ? AND end_ms > ? ORDER BY id",
+        arguments: [AvailabilityState.active.rawValue, nowUnixMs])
+      while let row = try rows.next() {
+        let record = Self.availability(from: row)
+        apply(.availability(id: record.id, record))
+      }
+    }
+  }
+
+  public func replayConfirmedMatches(
+    endingAfter unixMs: Int64, _ apply: @escaping @Sendable (StoreChange) -> Void
+  ) async throws {
+    try await writer.read { db in
+      let ids = try Int64.fetchCursor(
+        db, sql: "SELECT id FROM game WHERE state != ? AND end_ms > ? ORDER BY id",
+        arguments: [StoredMatchState.cancelled.rawValue, unixMs])
+      while let id = try ids.next() {
+        if let match = try Self.fetchMatch(db, id: id) { apply(.match(id: id, match)) }
+      }
+    }
+  }
+
+  public func replayPlayerLevels(_ apply: @escaping @Sendable (StoreChange) -> Void)
+    async throws
+  {
+    try await writer.read { db in
+      let rows = try Row.fetchCursor(db, sql: "SELECT * FROM player ORDER BY id")
+      while let row = try rows.next() { apply(.player(Self.player(from: row))) }
+    }
+  }
+
   // MARK: Rows
 
   static func availabilityLimit(_ limit: Int) -> DomainError {

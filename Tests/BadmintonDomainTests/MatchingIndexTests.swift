@@ -246,6 +246,7 @@ struct MatchingIndexTests {
       }
       #expect(index.count == model.requests.count)
       for id in ids { #expect(index.request(id) == model.current(id)) }
+      #expect(Set(index.requests) == Set(model.requests.keys.compactMap(model.current)))
 
       let live = model.requests.keys.sorted()
       var queries = scene.queries

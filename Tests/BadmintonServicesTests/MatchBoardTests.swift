@@ -1,7 +1,8 @@
 import BadmintonDomain
-import BadmintonServices
 import BadmintonStore
 import Testing
+
+@_spi(Benchmarks) @testable import BadmintonServices
 
 @Suite("Match board")
 struct MatchBoardTests {
@@ -39,5 +40,169 @@ struct MatchBoardTests {
       clock: clock)
     #expect(services.board.count == expected.count)
     for id in all { #expect(services.board.contains(id) == expected.contains(id)) }
+  }
+
+  // MARK: Applying changes
+
+  static let base: Int64 = 1_800_000_000_000 + 86_400_000
+  static let hour: Int64 = 3_600_000
+
+  /// Players registered in a fresh store, at the levels given.
+  static func players(_ levels: [Int]) async throws -> [PlayerRecord] {
+    let store = try SQLitePlayerStore.inMemory()
+    var players: [PlayerRecord] = []
+    for level in levels {
+      players.append(
+        try await store.createPlayer(
+          NewPlayer(
+            phone: PlayerWorld.newPhone(), nickname: "P",
+            password: PasswordDigest(hash: [1], salt: [2], parameters: "x"), selfLevel: level,
+            locale: "en", joinedAtUnixMs: 0)))
+    }
+    return players
+  }
+
+  /// Singles availability `id` of `playerID` in central Shanghai, two hours from `base`.
+  static func availability(
+    _ id: Int64, of playerID: Int64, _ state: AvailabilityState = .active, tolerance: Int = 8
+  ) -> AvailabilityRecord {
+    AvailabilityRecord(
+      id: id,
+      details: NewAvailability(
+        playerID: playerID, mode: .singles, date: LocalDate(year: 2027, month: 1, day: 16),
+        startMinute: 600, endMinute: 720, timeZone: "UTC",
+        slot: TimeSlot(startUnixMs: base, endUnixMs: base + 2 * hour),
+        location: Coordinate(latitude: 31.23, longitude: 121.47), radiusMiles: 10,
+        skillTolerance: tolerance, postedAtUnixMs: 0, source: .posted),
+      state: state)
+  }
+
+  static func match(
+    _ id: Int64, _ players: [Int64], _ state: StoredMatchState, endingAt end: Int64 = base + hour
+  ) -> MatchRecord {
+    MatchRecord(
+      id: id, mode: .singles, slot: TimeSlot(startUnixMs: end - hour, endUnixMs: end),
+      participants: players.enumerated().map {
+        MatchParticipantRecord(playerID: $1, availabilityID: 0, team: $0 + 1)
+      }, state: state, proposalID: 0, confirmedAtUnixMs: 0)
+  }
+
+  @Test("active availability is on the board and any other state or a deletion takes it off")
+  func availability_followsItsState() async throws {
+    let players = try await Self.players([4, 6])
+    let board = MatchBoard()
+    board.apply(players.map { .player($0) })
+    let id: Int64 = 7
+    board.apply([.availability(id: id, Self.availability(id, of: players[0].id))])
+    #expect(board.request(id)?.displayLevel == 4)
+    for state in [AvailabilityState.cancelled, .matched] {
+      board.apply([.availability(id: id, Self.availability(id, of: players[0].id))])
+      board.apply([.availability(id: id, Self.availability(id, of: players[0].id, state))])
+      #expect(!board.contains(id))
+    }
+    board.apply([.availability(id: id, Self.availability(id, of: players[0].id))])
+    board.apply([.availability(id: id, nil)])
+    #expect(board.count == 0)
+  }
+
+  @Test("an availability indexed before its player's level is known waits for it")
+  func availability_waitsForItsLevel() async throws {
+    let players = try await Self.players([4])
+    let board = MatchBoard()
+    board.apply([.availability(id: 1, Self.availability(1, of: players[0].id))])
+    #expect(!board.contains(1))
+    board.apply([.player(players[0])])
+    #expect(board.request(1)?.displayLevel == 4)
+  }
+
+  @Test("a display level change re-levels all the player's availability, whenever each arrived")
+  func level_reachesEveryEntry() async throws {
+    var players = try await Self.players([4])
+    let board = MatchBoard()
+    board.apply([
+      .player(players[0]), .availability(id: 1, Self.availability(1, of: players[0].id)),
+    ])
+    players[0].selfLevel = 7
+    board.apply([.player(players[0])])
+    board.apply([.availability(id: 2, Self.availability(2, of: players[0].id))])
+    #expect(board.request(1)?.displayLevel == 7)
+    #expect(board.request(2)?.displayLevel == 7)
+    // The same rows again change nothing.
+    let before = board.contents(nowUnixMs: 0)
+    board.apply([
+      .player(players[0]), .availability(id: 2, Self.availability(2, of: players[0].id)),
+    ])
+    #expect(board.contents(nowUnixMs: 0) == before)
+  }
+
+  @Test("a confirmed or completed match books its players; a cancelled or deleted one frees them")
+  func match_booksItsPlayers() async throws {
+    let players = try await Self.players([4, 4, 4]).map(\.id)
+    let board = MatchBoard()
+    let slot = TimeSlot(startUnixMs: Self.base, endUnixMs: Self.base + Self.hour)
+    board.apply([.match(id: 1, Self.match(1, [players[0], players[1]], .confirmed))])
+    #expect(board.isBooked(players[0], during: slot))
+    #expect(!board.isBooked(players[2], during: slot))
+    board.apply([.match(id: 1, Self.match(1, [players[0], players[1]], .completed))])
+    #expect(board.isBooked(players[1], during: slot))
+    board.apply([.match(id: 1, Self.match(1, [players[0], players[1]], .cancelled))])
+    #expect(!board.isBooked(players[0], during: slot))
+    board.apply([.match(id: 2, Self.match(2, [players[0], players[2]], .confirmed))])
+    board.apply([.match(id: 2, nil)])
+    #expect(!board.isBooked(players[2], during: slot))
+    #expect(board.contents(nowUnixMs: 0).bookings.isEmpty)
+  }
+
+  // MARK: Readers and writers
+
+  @Test("readers hold the board together; none gets in while a writer holds it")
+  func lock_sharesReadsAndExcludesWrites() {
+    let lock = ReadWriteLocked(0)
+    #expect(lock.read { _ in lock.tryRead { $0 + 1 } } == 1)
+    #expect(lock.write { _ in lock.tryRead { $0 } } == nil)
+    lock.write { $0 = 5 }
+    #expect(lock.read { $0 } == 5)
+  }
+
+  @Test("searches running beside a writer see each committed transaction whole, never part of one")
+  func concurrentSearches_seeWholeTransactions() async throws {
+    let players = try await Self.players(Array(repeating: 5, count: 11))
+    let board = MatchBoard()
+    board.apply(players.map { .player($0) })
+    board.apply([.availability(id: 1, Self.availability(1, of: players[0].id))])
+    let query = try #require(board.request(1))
+    let others = Array(players.dropFirst())
+    let rounds = 300
+    await withTaskGroup(of: Void.self) { group in
+      // Each transaction moves the ten others to one level and puts all their availability on
+      // the board, or takes it all off.
+      group.addTask {
+        for round in 0..<rounds {
+          var changes: [StoreChange] = others.map { player in
+            var changed = player
+            changed.selfLevel = 1 + round % 9
+            return .player(changed)
+          }
+          for (index, player) in others.enumerated() {
+            let id = Int64(100 + index)
+            changes.append(
+              .availability(
+                id: id,
+                Self.availability(id, of: player.id, round % 2 == 0 ? .active : .cancelled)))
+          }
+          board.apply(changes)
+        }
+      }
+      for _ in 0..<3 {
+        group.addTask {
+          for _ in 0..<rounds {
+            let page = board.search(for: query, excluding: [], limit: 20, after: nil)
+            #expect(page.candidates.count == 0 || page.candidates.count == others.count)
+            #expect(Set(page.candidates.map(\.skillDifference)).count <= 1)
+          }
+        }
+      }
+    }
+    #expect(board.count == 1)
   }
 }

@@ -89,6 +89,12 @@ public struct MatchIndex: Sendable {
     places[requestID].map { request(at: $0) }
   }
 
+  /// Whether the request with id `requestID` is in the index.
+  public func contains(_ requestID: Int64) -> Bool { places[requestID] != nil }
+
+  /// Every request in the index, with its player's current level, in no particular order.
+  public var requests: [MatchRequest] { places.values.map { request(at: $0) } }
+
   /// Adds `request`, replacing a request with the same id. The request's level becomes its
   /// player's level for all of the player's requests. The slot must last at most 8 hours.
   public mutating func insert(_ request: MatchRequest) {
