@@ -55,10 +55,11 @@ public final class MatchBoard: Sendable {
     /// stored rows are.
     var held: [StoreChange]?
 
+    /// The domain's booking rule over the player's matches the board holds (only those that
+    /// hold their players' time are on it).
     func isBooked(_ playerID: Int64, during slot: TimeSlot) -> Bool {
-      booked[playerID]?.values.contains {
-        $0.startUnixMs < slot.endUnixMs && slot.startUnixMs < $0.endUnixMs
-      } ?? false
+      guard let matches = booked[playerID] else { return false }
+      return BookingRules.isBooked(matches.values.lazy.map { BookedMatch(slot: $0) }, during: slot)
     }
 
     /// Whether `change` would change the board: sessions, blocks and events never do, nor a
@@ -72,7 +73,7 @@ public final class MatchBoard: Sendable {
       case .availability(let id, let record):
         return record?.state == .active || index.contains(id) || !unleveled.isEmpty
       case .match(let id, let match):
-        return (match != nil && match?.state != .cancelled) || matches[id] != nil
+        return match.map { BookingRules.holdsTime($0.state.status) } == true || matches[id] != nil
       case .session, .block, .event:
         return false
       }
@@ -86,7 +87,7 @@ public final class MatchBoard: Sendable {
         place(id, record)
       case .match(let id, let match):
         unbook(id)
-        if let match, match.state != .cancelled {
+        if let match, BookingRules.holdsTime(match.state.status) {
           book(id, Booking(playerIDs: match.playerIDs, slot: match.slot))
         }
       case .session, .block, .event:

@@ -1,4 +1,5 @@
 public import BadmintonStore
+import Synchronization
 
 /// The in-memory state of players, sessions, nearby players and blocks: projections of the
 /// store's change feed. At start each is built by applying the stored rows as the same changes
@@ -41,16 +42,32 @@ public struct PlayerProjections: Sendable {
     return projections
   }
 
-  /// Projections of the rows `store` holds, then following its feed. For start-up, before
-  /// anything else writes: a write committed between the replay and the subscription would be
-  /// missed.
+  /// Projections of the rows `store` holds, then following its feed. The feed is followed from
+  /// before the rows are read: changes committed while they are read are held and applied
+  /// after them, in commit order, so none is missed and none is undone by an older read.
   public static func started(from store: any PlayerStore & SocialStore, nowUnixMs: Int64)
     async throws -> PlayerProjections
   {
-    let projections = try await replayed(from: store, nowUnixMs: nowUnixMs)
+    let projections = PlayerProjections()
+    // Nil once live; while the rows are read, the changes committed meanwhile.
+    let held = Mutex<[StoreChange]?>([])
     store.feed.subscribe { committed in
-      for change in committed.changes { projections.apply(change) }
+      held.withLock { held in
+        if held != nil {
+          held!.append(contentsOf: committed.changes)
+        } else {
+          for change in committed.changes { projections.apply(change) }
+        }
+      }
+    }
+    try await store.replayPlayers(projections.apply)
+    try await store.replaySessions(nowUnixMs: nowUnixMs, projections.apply)
+    try await store.replayBlocks(projections.apply)
+    held.withLock { held in
+      for change in held ?? [] { projections.apply(change) }
+      held = nil
     }
     return projections
   }
+
 }

@@ -139,7 +139,7 @@ public struct PlayerServices: Sendable {
             action: LocalizedText(en: "registrations", zhCN: "注册"), clock: clock)),
         PlayersService(
           store: store, index: index, players: projections.players, blocks: blocks, clock: clock,
-          events: events, board: board,
+          events: events,
           uploads: AddressRateLimiter(
             limit: configuration.uploadsPerAddressPerHour, periodMs: hour,
             reason: "UPLOAD_RATE_LIMITED",

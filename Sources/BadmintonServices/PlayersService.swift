@@ -15,25 +15,22 @@ public struct PlayersService: Players.ServiceProtocol {
   private let blocks: any BlockRelations
   private let clock: any WallClock
   private let events: EventPublisher
-  private let board: MatchBoard?
   private let uploads: AddressRateLimiter?
   private let openUploadBytes: Int64
 
-  /// The service over `store`, reading players from `players` and positions from `index`.
-  /// `board` is not written here: it follows the store's change feed, level changes included.
+  /// The service over `store`, reading players from `players` and positions from `index` (both
+  /// follow the store's change feed, as the match board does).
   /// Verification documents (sent whole or uploads started) are limited per address by
   /// `uploads`, when given, and unfinished uploads together hold at most `openUploadBytes` on
   /// disk.
   public init(
     store: any PlayerStore, index: NearbyIndex, players: PlayerBook, blocks: any BlockRelations,
-    clock: any WallClock, events: EventPublisher, board: MatchBoard? = nil,
-    uploads: AddressRateLimiter? = nil,
+    clock: any WallClock, events: EventPublisher, uploads: AddressRateLimiter? = nil,
     openUploadBytes: Int64 = 1 << 30
   ) {
     self.uploads = uploads
     self.openUploadBytes = openUploadBytes
     self.events = events
-    self.board = board
     self.store = store
     self.index = index
     self.players = players
