@@ -52,7 +52,6 @@ public struct FriendsService: Friends.ServiceProtocol {
       let to = record.state == .accepted ? record.senderID : record.recipientID
       return recipients.record([(to, Event(body: body).serializedBytes())])
     }
-    recipients.wake(events)
     return Self.message(record, players: players)
   }
 
@@ -86,7 +85,6 @@ public struct FriendsService: Friends.ServiceProtocol {
       let body = Event.Body.friendRequestAccepted(Self.message(record, players: players))
       return recipients.record([(record.senderID, Event(body: body).serializedBytes())])
     }
-    recipients.wake(events)
     return Self.message(record, players: players)
   }
 

@@ -80,7 +80,6 @@ extension MatchingService {
         return recipients.record(proposal.details.invitees.map { ($0.playerID, payload) })
       }
     }
-    recipients.wake(events)
     return Self.message(proposal, now: now)
   }
 
@@ -123,7 +122,6 @@ extension MatchingService {
       }
       return outcome
     }
-    recipients.wake(events)
     return Self.message(outcome.proposal, now: now)
   }
 
@@ -199,7 +197,6 @@ extension MatchingService {
       }
       return cancellation
     }
-    recipients.wake(events)
     return Self.message(cancellation.match, players: players)
   }
 
@@ -218,7 +215,6 @@ extension MatchingService {
           })
       }
     }
-    recipients.wake(events)
     return lapsed.count
   }
 

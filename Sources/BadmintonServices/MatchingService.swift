@@ -71,7 +71,6 @@ public struct MatchingService: Matching.ServiceProtocol {
       board.insert(record, displayLevel: settings.displayLevel)
       return record
     }
-    recipients.wake(events)
     return Self.message(record)
   }
 
@@ -133,7 +132,6 @@ public struct MatchingService: Matching.ServiceProtocol {
       board.remove(change.removed)
       for record in change.added { board.insert(record, displayLevel: settings.displayLevel) }
     }
-    recipients.wake(events)
     return Self.message(saved)
   }
 
@@ -184,7 +182,6 @@ public struct MatchingService: Matching.ServiceProtocol {
         for record in records { board.insert(record, displayLevel: player.displayLevel.level) }
         return records.count
       }
-      recipients.wake(events)
     }
     return added
   }

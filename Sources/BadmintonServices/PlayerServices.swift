@@ -111,8 +111,8 @@ public struct PlayerServices: Sendable {
         maximumWaiting: configuration.passwordHashWaiting))
     try await hasher.loadStoredCosts(from: store)
     let hour: Int64 = 3600 * 1000
-    let hub = EventHub(maximumBuffered: configuration.maximumBufferedEvents)
-    let events = EventPublisher(store: store, hub: hub, clock: clock)
+    let hub = EventHub(feed: store.feed, maximumBuffered: configuration.maximumBufferedEvents)
+    let events = EventPublisher(store: store, clock: clock)
     let matching = MatchingService(
       store: store, board: board, blocks: blocks, clock: clock, events: events, budget: budget)
     let rooms = RoomsService(
@@ -146,7 +146,7 @@ public struct PlayerServices: Sendable {
         FriendsService(
           store: store, clock: clock, events: events, blocks: blocks, budget: budget),
         rooms,
-        MessagesService(store: store, clock: clock, events: events, budget: budget),
+        MessagesService(store: store, clock: clock, budget: budget),
         ScheduleService(store: store, clock: clock, budget: budget),
         surveys,
       ],

@@ -52,7 +52,6 @@ public struct SurveysService: Surveys.ServiceProtocol {
           ]
         })
     }
-    recipients.wake(events)
     return MatchingService.message(completion.match, players: players)
   }
 

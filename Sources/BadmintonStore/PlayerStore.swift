@@ -163,6 +163,8 @@ public struct ProfileChanges: Hashable, Sendable {
 /// Every method that writes returns only after the write is committed; writes that belong
 /// together commit in one transaction.
 public protocol PlayerStore: Sendable {
+  /// Every committed write's changes, in commit order.
+  var feed: ChangeFeed { get }
   /// Stores a new player; a phone already registered gives ALREADY_EXISTS `PHONE_TAKEN`.
   func createPlayer(_ player: NewPlayer) async throws -> PlayerRecord
   /// The player with `id`.

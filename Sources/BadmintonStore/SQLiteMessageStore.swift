@@ -59,7 +59,7 @@ extension SQLitePlayerStore: MessageStore {
   public func sendMessage(
     _ new: NewMessage, notify: @escaping @Sendable (MessageRecord) -> OutgoingEvents
   ) async throws -> MessageSendOutcome {
-    try await writer.write { db in
+    try await grouped.write { db in
       if let earlier = try Self.earlierMessage(db, new) {
         return MessageSendOutcome(message: earlier, created: false)
       }
@@ -104,7 +104,7 @@ extension SQLitePlayerStore: MessageStore {
   ) async throws -> Int {
     let ids = Array(Set(messageIDs)).sorted()
     guard !ids.isEmpty else { return 0 }
-    return try await writer.write { db in
+    return try await grouped.write { db in
       let marked = try Row.fetchAll(
         db,
         sql: """
@@ -124,7 +124,7 @@ extension SQLitePlayerStore: MessageStore {
     threadID: Int64, playerID: Int64, upToMessageID: Int64?, now: Int64,
     notify: @escaping @Sendable (MessageReceiptRecord) -> OutgoingEvents
   ) async throws -> Int {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard let cleared = try Self.clearedThrough(db, threadID: threadID, playerID: playerID) else {
         throw MessageErrors.threadNotFound
       }

@@ -457,6 +457,8 @@ private final class FlakyLocationStore: PlayerStore {
 
   init(_ base: SQLitePlayerStore) { self.base = base }
 
+  var feed: ChangeFeed { base.feed }
+
   func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws -> Int64 {
     if failing.load(ordering: .acquiring) { throw WriteFailed() }
     return try await base.updateLocation(id: id, to: location, atUnixMs: atUnixMs)
@@ -583,7 +585,7 @@ struct UpdateLocationStoreFailureTests {
         selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
     let service = PlayersService(
       store: store, index: NearbyIndex(), blocks: NoBlocks(), clock: clock,
-      events: EventPublisher(store: store, hub: EventHub(maximumBuffered: 4), clock: clock))
+      events: EventPublisher(store: store, clock: clock))
     let call = context(
       from: "10.0.0.1", principal: Principal(userID: me.id, isAdministrator: false))
     let here = GeoPoint(latitude: 31.2304, longitude: 121.4737)

@@ -339,8 +339,7 @@ struct RoomsTests {
     // The book says `friend` blocked the owner, while the two are still friends in the store.
     let blocks = BlockBook()
     blocks.add(blockerID: friend.id, blockedID: owner.id)
-    let events = EventPublisher(
-      store: store, hub: EventHub(maximumBuffered: 16), clock: clock)
+    let events = EventPublisher(store: store, clock: clock)
     let service = RoomsService(
       store: store, clock: clock, events: events, board: MatchBoard(), blocks: blocks)
     func context(_ player: PlayerRecord) -> ServerContext {
