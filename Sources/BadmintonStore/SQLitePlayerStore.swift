@@ -504,18 +504,22 @@ public final class SQLitePlayerStore: PlayerStore {
   }
 
   /// Appends an event inside the caller's transaction: the player's counter gives its sequence.
+  /// The statements are prepared once per connection: every message and receipt runs them.
   private static func appendEvent(
     _ db: Database, playerID: Int64, payload: [UInt8], atUnixMs: Int64
   ) throws -> UInt64 {
-    try db.execute(
-      sql: "UPDATE player SET last_event_sequence = last_event_sequence + 1 WHERE id = ?",
-      arguments: [playerID])
-    if db.changesCount == 0 { throw DomainError.playerNotFound }
-    let sequence = try Int64.fetchOne(
-      db, sql: "SELECT last_event_sequence FROM player WHERE id = ?", arguments: [playerID])!
-    try db.execute(
-      sql: "INSERT INTO event (player_id, sequence, created_at_ms, payload) VALUES (?, ?, ?, ?)",
-      arguments: [playerID, sequence, atUnixMs, Data(payload)])
+    guard
+      let sequence = try Int64.fetchOne(
+        db.cachedStatement(
+          sql: """
+            UPDATE player SET last_event_sequence = last_event_sequence + 1 WHERE id = ?
+            RETURNING last_event_sequence
+            """),
+        arguments: [playerID])
+    else { throw DomainError.playerNotFound }
+    try db.cachedStatement(
+      sql: "INSERT INTO event (player_id, sequence, created_at_ms, payload) VALUES (?, ?, ?, ?)"
+    ).execute(arguments: [playerID, sequence, atUnixMs, Data(payload)])
     return UInt64(sequence)
   }
 

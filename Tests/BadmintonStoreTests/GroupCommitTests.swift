@@ -122,6 +122,12 @@ struct GroupCommitTests {
       return nil
     }
     #expect(events == Array(1...9))
+    // Numbering the events changes no player record: the feed gives none.
+    #expect(
+      !transactions.flatMap(\.changes).contains { change in
+        if case .player = change { return true }
+        return false
+      })
     #expect(
       try await queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM direct_message")
       } == 9)
