@@ -80,6 +80,11 @@ public final class EventHub: Sendable {
       AsyncIterator(base: stream.makeAsyncIterator(), mailbox: mailbox)
     }
 
+    /// Stops collecting events: the hub forgets the subscriber.
+    public func cancel() {
+      mailbox.continuation.finish()
+    }
+
     /// Throws `subscriberTooSlow` once the subscriber has fallen too far behind: a delivery
     /// checks it before each event, so that a subscriber stuck sending is ended too, even while
     /// it sends events it took earlier or read from the store.

@@ -24,6 +24,8 @@ public struct EventsService: Events.ServiceProtocol {
     // inbox when it is read; one committed after reaches the subscription; one committed in
     // between is in both, and the cursor drops the second copy.
     let subscription = hub.subscribe(playerID: caller.userID)
+    // However the call ends (a failed write, a slow reader, cancellation), the hub lets go.
+    defer { subscription.cancel() }
     var cursor = try await replay(
       caller.userID, after: request.afterSequence, to: events, subscription)
     for try await record in subscription {

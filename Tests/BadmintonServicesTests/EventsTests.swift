@@ -200,4 +200,28 @@ struct EventsTests {
     #expect(received == Array(1...102))
     #expect(hub.subscriberCount(of: owner.id) == 0)
   }
+
+  @Test("a stream whose write fails during the replay is forgotten by the hub")
+  func failedStream_isForgotten() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let owner = try await store.createPlayer(
+      NewPlayer(
+        phone: "+8613800009997", nickname: "Gone",
+        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+        selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+    let hub = EventHub(feed: store.feed)
+    let service = EventsService(store: store, hub: hub)
+    try await EventPublisher(store: store, clock: ManualClock()).publish(
+      .verificationReviewed(Verification(id: 1)), to: [owner.id])
+    struct ConnectionClosed: Error {}
+    let writer = ResponseStreamWriter<Event>(
+      sink: RawResponseSink { _ in throw ConnectionClosed() })
+    let context = ServerContext(
+      callID: 1, method: Events.subscribe.path, metadata: [], deadline: nil, peer: "test",
+      logger: Logger(label: "test"), principal: Principal(userID: owner.id, isAdministrator: false))
+    await #expect(throws: ConnectionClosed.self) {
+      try await service.subscribe(SubscribeRequest(), context: context, events: writer)
+    }
+    #expect(hub.subscriberCount(of: owner.id) == 0)
+  }
 }
