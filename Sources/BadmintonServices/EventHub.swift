@@ -1,38 +1,45 @@
 public import BadmintonRPC
+public import BadmintonStore
 import Synchronization
 
-/// Tells live subscribers that their inbox has new events. Events themselves are read from the
-/// store, which holds them in order, so a subscriber never sees a gap, a duplicate or an event
-/// out of order; the hub only wakes it up.
+/// Hands every event committed to a player's inbox to that player's live subscribers, as the
+/// change feed publishes it: no write has to announce its events, and no subscriber reads the
+/// store for a new one. The feed publishes in commit order, and a player's sequences rise in
+/// commit order, so each subscriber receives its player's new events in sequence order.
 ///
-/// A subscriber's buffer is the number of events that arrived while it was still sending
-/// earlier ones. When that passes `maximumBuffered`, its stream ends with RESOURCE_EXHAUSTED
-/// (`SUBSCRIBER_TOO_SLOW`) and the client resubscribes from its cursor; a slow subscriber
-/// therefore holds up nobody and its memory stays bounded.
+/// A subscriber's buffer is the events handed to it that it has not taken yet. When that passes
+/// `maximumBuffered`, its stream ends with RESOURCE_EXHAUSTED (`SUBSCRIBER_TOO_SLOW`) and the
+/// client resubscribes from its cursor; a slow subscriber therefore holds up nobody and its
+/// memory stays bounded.
 public final class EventHub: Sendable {
-  private struct Subscriber {
-    let continuation: AsyncThrowingStream<Void, any Error>.Continuation
-    let overflowed: Overflow
-    var pending = 0
-  }
+  /// One subscriber's buffer, shared by the hub, which fills it, and the subscription, which
+  /// takes from it.
+  fileprivate final class Mailbox: Sendable {
+    let continuation: AsyncThrowingStream<EventRecord, any Error>.Continuation
+    /// Events handed over and not taken yet.
+    let buffered = Atomic<Int>(0)
+    /// Set once the subscriber fell too far behind.
+    let overflowed = Atomic<Bool>(false)
 
-  /// Set once a subscriber fell too far behind; outlives the hub's record of the subscriber.
-  fileprivate final class Overflow: Sendable {
-    let flag = Atomic<Bool>(false)
+    init(_ continuation: AsyncThrowingStream<EventRecord, any Error>.Continuation) {
+      self.continuation = continuation
+    }
   }
 
   private struct State {
-    var subscribers: [Int64: [Int: Subscriber]] = [:]
+    var subscribers: [Int64: [Int: Mailbox]] = [:]
     var nextID = 0
   }
 
   private let state = Mutex(State())
-  /// Events a subscriber may fall behind by during one delivery before its stream is ended.
+  /// Events a subscriber may hold untaken before its stream is ended.
   public let maximumBuffered: Int
 
-  /// A hub whose subscribers may fall `maximumBuffered` events behind (default 256).
-  public init(maximumBuffered: Int = 256) {
+  /// A hub fed by `feed`, whose subscribers may hold `maximumBuffered` events untaken (default
+  /// 256).
+  public init(feed: ChangeFeed, maximumBuffered: Int = 256) {
     self.maximumBuffered = maximumBuffered
+    feed.subscribe { [weak self] committed in self?.deliver(committed) }
   }
 
   /// The subscriber ended for falling behind.
@@ -43,25 +50,57 @@ public final class EventHub: Sendable {
         "Events arrived faster than this stream read them; subscribe again from the last sequence received.",
       zhCN: "事件到达速度超过了读取速度，请从最后收到的序号重新订阅。"))
 
-  /// One live subscription: wake-ups until it is cancelled or falls behind.
-  public struct Subscription: Sendable {
-    fileprivate let playerID: Int64
-    fileprivate let id: Int
-    fileprivate let overflow: Overflow
-    /// A wake-up for each batch of new events; throws `subscriberTooSlow` on overflow.
-    public let wakeUps: AsyncThrowingStream<Void, any Error>
+  /// One live subscription: the player's events committed from the moment it was made, in
+  /// sequence order, until it is cancelled or falls behind (then it throws
+  /// `subscriberTooSlow`).
+  public struct Subscription: AsyncSequence, Sendable {
+    /// Each new event of the player.
+    public typealias Element = EventRecord
+    /// Ends with `subscriberTooSlow`, or with the task's cancellation.
+    public typealias Failure = any Error
+
+    fileprivate let mailbox: Mailbox
+    fileprivate let stream: AsyncThrowingStream<EventRecord, any Error>
+
+    /// Takes the events one at a time, each leaving the subscriber's buffer.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+      fileprivate var base: AsyncThrowingStream<EventRecord, any Error>.AsyncIterator
+      fileprivate let mailbox: Mailbox
+
+      /// The next event, or nil once the subscription was cancelled.
+      public mutating func next() async throws -> EventRecord? {
+        guard let record = try await base.next() else { return nil }
+        mailbox.buffered.subtract(1, ordering: .relaxed)
+        return record
+      }
+    }
+
+    /// An iterator over the events.
+    public func makeAsyncIterator() -> AsyncIterator {
+      AsyncIterator(base: stream.makeAsyncIterator(), mailbox: mailbox)
+    }
+
+    /// Stops collecting events: the hub forgets the subscriber.
+    public func cancel() {
+      mailbox.continuation.finish()
+    }
+
+    /// Throws `subscriberTooSlow` once the subscriber has fallen too far behind: a delivery
+    /// checks it before each event, so that a subscriber stuck sending is ended too, even while
+    /// it sends events it took earlier or read from the store.
+    public func ensureKeepingUp() throws {
+      if mailbox.overflowed.load(ordering: .acquiring) { throw EventHub.subscriberTooSlow }
+    }
   }
 
-  /// Starts waking a subscriber of `playerID`'s events.
+  /// Starts collecting `playerID`'s events: every event the feed publishes from now on.
   public func subscribe(playerID: Int64) -> Subscription {
-    let (stream, continuation) = AsyncThrowingStream.makeStream(
-      of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    let overflow = Overflow()
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: EventRecord.self)
+    let mailbox = Mailbox(continuation)
     let id = state.withLock { state in
       let id = state.nextID
       state.nextID += 1
-      state.subscribers[playerID, default: [:]][id] = Subscriber(
-        continuation: continuation, overflowed: overflow)
+      state.subscribers[playerID, default: [:]][id] = mailbox
       return id
     }
     continuation.onTermination = { [weak self] _ in
@@ -70,41 +109,31 @@ public final class EventHub: Sendable {
         if state.subscribers[playerID]?.isEmpty == true { state.subscribers[playerID] = nil }
       }
     }
-    return Subscription(playerID: playerID, id: id, overflow: overflow, wakeUps: stream)
+    return Subscription(mailbox: mailbox, stream: stream)
   }
 
-  /// The subscriber is about to read everything stored so far: its buffer is empty again.
-  public func startedDelivery(_ subscription: Subscription) {
-    state.withLock { $0.subscribers[subscription.playerID]?[subscription.id]?.pending = 0 }
-  }
-
-  /// Throws `subscriberTooSlow` once the subscriber has fallen too far behind; a delivery checks
-  /// it before each event, so that a subscriber stuck in a long delivery is ended too.
-  public func ensureKeepingUp(_ subscription: Subscription) throws {
-    if subscription.overflow.flag.load(ordering: .acquiring) { throw Self.subscriberTooSlow }
-  }
-
-  /// Wakes every subscriber of `playerID`: a new event was committed to its inbox.
-  public func notify(playerID: Int64) {
-    let wake = state.withLock {
-      state -> [(AsyncThrowingStream<Void, any Error>.Continuation, Bool)] in
-      guard var subscribers = state.subscribers[playerID] else { return [] }
-      var result: [(AsyncThrowingStream<Void, any Error>.Continuation, Bool)] = []
-      for (id, var subscriber) in subscribers {
-        subscriber.pending += 1
-        let overflowed = subscriber.pending > maximumBuffered
-        if overflowed { subscriber.overflowed.flag.store(true, ordering: .releasing) }
-        result.append((subscriber.continuation, overflowed))
-        subscribers[id] = subscriber
+  /// Hands the events of one committed transaction to their players' subscribers. Called on the
+  /// store's writer: it only appends to buffers.
+  private func deliver(_ committed: CommittedChanges) {
+    let deliveries = state.withLock { state -> [(Mailbox, EventRecord)] in
+      guard !state.subscribers.isEmpty else { return [] }
+      var deliveries: [(Mailbox, EventRecord)] = []
+      for change in committed.changes {
+        guard case .event(let record) = change,
+          let mailboxes = state.subscribers[record.playerID]
+        else { continue }
+        for mailbox in mailboxes.values { deliveries.append((mailbox, record)) }
       }
-      state.subscribers[playerID] = subscribers
-      return result
+      return deliveries
     }
-    for (continuation, overflowed) in wake {
-      if overflowed {
-        continuation.finish(throwing: Self.subscriberTooSlow)
+    for (mailbox, record) in deliveries {
+      guard !mailbox.overflowed.load(ordering: .relaxed) else { continue }
+      let buffered = mailbox.buffered.add(1, ordering: .relaxed).newValue
+      if buffered > maximumBuffered {
+        mailbox.overflowed.store(true, ordering: .releasing)
+        mailbox.continuation.finish(throwing: Self.subscriberTooSlow)
       } else {
-        continuation.yield(())
+        mailbox.continuation.yield(record)
       }
     }
   }

@@ -35,7 +35,6 @@ public struct FriendsService: Friends.ServiceProtocol {
     let caller = try context.requirePrincipal()
     let now = clock.nowUnixMs()
     let players = try await store.players(ids: [caller.userID, request.userID])
-    let recipients = Recipients()
     let record = try await store.sendFriendRequest(
       from: caller.userID, to: request.userID, now: now
     ) { record in
@@ -46,9 +45,8 @@ public struct FriendsService: Friends.ServiceProtocol {
         record.state == .accepted
         ? .friendRequestAccepted(message) : .friendRequestReceived(message)
       let to = record.state == .accepted ? record.senderID : record.recipientID
-      return recipients.record([(to, Event(body: body).serializedBytes())])
+      return [(to, Event(body: body).serializedBytes())]
     }
-    recipients.wake(events)
     return Self.message(record, players: players)
   }
 
@@ -74,15 +72,13 @@ public struct FriendsService: Friends.ServiceProtocol {
       found.recipientID == caller.userID, !found.hidden
     else { throw SocialErrors.requestNotFound }
     let players = try await store.players(ids: [found.senderID, found.recipientID])
-    let recipients = Recipients()
     let record = try await store.answerFriendRequest(
       id: found.id, recipientID: caller.userID, accept: accept, now: now
     ) { record in
       guard record.state == .accepted else { return [] }
       let body = Event.Body.friendRequestAccepted(Self.message(record, players: players))
-      return recipients.record([(record.senderID, Event(body: body).serializedBytes())])
+      return [(record.senderID, Event(body: body).serializedBytes())]
     }
-    recipients.wake(events)
     return Self.message(record, players: players)
   }
 

@@ -322,20 +322,3 @@ actor SerialGate {
     return try await body()
   }
 }
-
-/// The players a transaction's events went to, recorded while the events are written, so that
-/// their subscribers can be woken once it has committed.
-final class Recipients: Sendable {
-  private let players = Mutex<Set<Int64>>([])
-
-  /// Records the players of `events` and passes the events on.
-  func record(_ events: OutgoingEvents) -> OutgoingEvents {
-    players.withLock { $0.formUnion(events.map(\.playerID)) }
-    return events
-  }
-
-  /// Wakes the subscribers of every recorded player.
-  func wake(_ publisher: EventPublisher) {
-    for player in players.withLock({ $0 }) { publisher.announce(to: player) }
-  }
-}

@@ -61,7 +61,6 @@ extension MatchingService {
     guard let proposer = try await store.player(id: caller.userID) else {
       throw MatchingErrors.availabilityNotFound
     }
-    let recipients = Recipients()
     let new = NewProposal(
       proposerID: caller.userID, proposerAvailabilityID: mine.id, mode: mine.mode, slot: slot,
       invitees: invitees, createdAtUnixMs: now,
@@ -73,9 +72,8 @@ extension MatchingService {
         proposerDisplayLevel: Int32(display.level),
         proposerReputation: PlayersService.summary(proposer.reputation))
       let payload = Event(body: .proposalReceived(received)).serializedBytes()
-      return recipients.record(proposal.details.invitees.map { ($0.playerID, payload) })
+      return proposal.details.invitees.map { ($0.playerID, payload) }
     }
-    recipients.wake(events)
     return Self.message(proposal, now: now)
   }
 
@@ -95,7 +93,6 @@ extension MatchingService {
     }
     let players = try await store.players(ids: proposal.playerIDs)
     let teams = Self.teams(for: proposal, players: players)
-    let recipients = Recipients()
     let answering = caller.userID
     let outcome = try await store.answerProposal(
       id: proposal.id, playerID: answering, accept: request.accept, teams: teams, now: now
@@ -103,15 +100,13 @@ extension MatchingService {
       if let match = outcome.match {
         let changed = MatchChanged(match: Self.message(match, players: players))
         let payload = Event(body: .matchConfirmed(changed)).serializedBytes()
-        return recipients.record(match.playerIDs.map { ($0, payload) })
+        return match.playerIDs.map { ($0, payload) }
       }
       guard outcome.proposal.state != .pending else { return [] }
       let ended = ProposalEnded(proposal: Self.message(outcome.proposal, now: now))
       let payload = Event(body: .proposalEnded(ended)).serializedBytes()
-      return recipients.record(
-        outcome.proposal.playerIDs.filter { $0 != answering }.map { ($0, payload) })
+      return outcome.proposal.playerIDs.filter { $0 != answering }.map { ($0, payload) }
     }
-    recipients.wake(events)
     return Self.message(outcome.proposal, now: now)
   }
 
@@ -170,16 +165,13 @@ extension MatchingService {
       existing.playerIDs.contains(caller)
     else { throw MatchingErrors.matchNotFound }
     let players = try await store.players(ids: existing.playerIDs)
-    let recipients = Recipients()
     let cancellation = try await store.cancelMatch(
       id: request.matchID, playerID: caller, now: clock.nowUnixMs()
     ) { cancellation in
       let changed = MatchChanged(match: Self.message(cancellation.match, players: players))
       let payload = Event(body: .matchCancelled(changed)).serializedBytes()
-      return recipients.record(
-        cancellation.match.playerIDs.filter { $0 != caller }.map { ($0, payload) })
+      return cancellation.match.playerIDs.filter { $0 != caller }.map { ($0, payload) }
     }
-    recipients.wake(events)
     return Self.message(cancellation.match, players: players)
   }
 
@@ -187,16 +179,13 @@ extension MatchingService {
   @discardableResult
   func lapseExpiredProposals() async throws -> Int {
     let now = clock.nowUnixMs()
-    let recipients = Recipients()
     let lapsed = try await store.lapseProposals(now: now) { lapsed in
-      recipients.record(
-        lapsed.flatMap { proposal in
-          let ended = ProposalEnded(proposal: Self.message(proposal, now: now))
-          let payload = Event(body: .proposalEnded(ended)).serializedBytes()
-          return proposal.playerIDs.map { ($0, payload) }
-        })
+      lapsed.flatMap { proposal in
+        let ended = ProposalEnded(proposal: Self.message(proposal, now: now))
+        let payload = Event(body: .proposalEnded(ended)).serializedBytes()
+        return proposal.playerIDs.map { ($0, payload) }
+      }
     }
-    recipients.wake(events)
     return lapsed.count
   }
 

@@ -7,11 +7,12 @@ public import BadmintonStore
 ///
 /// A message from a player the recipient has blocked is stored hidden: the sender sees it like
 /// any other, the recipient never does. Each write, with the events it causes, is one
-/// transaction; subscribers are woken after it commits.
+/// transaction; the change feed hands the events to their players' subscribers once it commits.
+/// Sends, receipts and reads commit together with the other such writes waiting at the same time
+/// (group commit); each is answered only after its transaction has committed.
 public struct MessagesService: Messages.ServiceProtocol {
   let store: any ServerStore
   let clock: any WallClock
-  let events: EventPublisher
   let budget: ResponseBudget
 
   /// The kind of ListThreads' page tokens.
@@ -20,12 +21,11 @@ public struct MessagesService: Messages.ServiceProtocol {
   /// The service over `store`. Blocks are read by the store inside each send's transaction, so a
   /// block committed a moment earlier always counts. Every page fits `budget`.
   public init(
-    store: any ServerStore, clock: any WallClock, events: EventPublisher,
+    store: any ServerStore, clock: any WallClock,
     budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize)
   ) {
     self.store = store
     self.clock = clock
-    self.events = events
     self.budget = budget
   }
 
@@ -35,16 +35,14 @@ public struct MessagesService: Messages.ServiceProtocol {
     let caller = try context.requirePrincipal().userID
     let text = try MessageRules.validateText(request.text)
     let clientMessageID = try MessageRules.validateClientMessageID(request.clientMessageID)
-    let recipients = Recipients()
     let outcome = try await store.sendMessage(
       NewMessage(
         senderID: caller, recipientID: request.recipientID, clientMessageID: clientMessageID,
         text: text, sentAtUnixMs: clock.nowUnixMs())
     ) { message in
       let payload = Event(body: .messageReceived(Self.message(message))).serializedBytes()
-      return recipients.record([(message.recipientID, payload)])
+      return [(message.recipientID, payload)]
     }
-    recipients.wake(events)
     return Self.message(outcome.message)
   }
 
@@ -56,13 +54,11 @@ public struct MessagesService: Messages.ServiceProtocol {
       throw MessageErrors.tooManyMessageIDs
     }
     let now = clock.nowUnixMs()
-    let recipients = Recipients()
     let acknowledged = try await store.acknowledgeDelivered(
       messageIDs: request.messageIDs, recipientID: caller, now: now
     ) { receipts in
-      recipients.record(receipts.map { Self.receiptEvent($0, kind: .delivered, at: now) })
+      receipts.map { Self.receiptEvent($0, kind: .delivered, at: now) }
     }
-    recipients.wake(events)
     return AckDeliveredResponse(acknowledged: Int32(acknowledged))
   }
 
@@ -71,14 +67,12 @@ public struct MessagesService: Messages.ServiceProtocol {
   {
     let caller = try context.requirePrincipal().userID
     let now = clock.nowUnixMs()
-    let recipients = Recipients()
     let unread = try await store.markRead(
       threadID: request.threadID, playerID: caller,
       upToMessageID: request.upToMessageID == 0 ? nil : request.upToMessageID, now: now
     ) { receipt in
-      recipients.record([Self.receiptEvent(receipt, kind: .read, at: now)])
+      [Self.receiptEvent(receipt, kind: .read, at: now)]
     }
-    recipients.wake(events)
     return MarkReadResponse(totalUnread: Int32(clamping: unread))
   }
 

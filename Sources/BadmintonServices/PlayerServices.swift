@@ -114,8 +114,8 @@ public struct PlayerServices: Sendable {
         maximumWaiting: configuration.passwordHashWaiting))
     try await hasher.loadStoredCosts(from: store)
     let hour: Int64 = 3600 * 1000
-    let hub = EventHub(maximumBuffered: configuration.maximumBufferedEvents)
-    let events = EventPublisher(store: store, hub: hub, clock: clock)
+    let hub = EventHub(feed: store.feed, maximumBuffered: configuration.maximumBufferedEvents)
+    let events = EventPublisher(store: store, clock: clock)
     let matching = MatchingService(
       store: store, board: board, blocks: blocks, clock: clock, events: events, budget: budget)
     let rooms = RoomsService(
@@ -149,7 +149,7 @@ public struct PlayerServices: Sendable {
         matching,
         FriendsService(store: store, clock: clock, events: events, budget: budget),
         rooms,
-        MessagesService(store: store, clock: clock, events: events, budget: budget),
+        MessagesService(store: store, clock: clock, budget: budget),
         ScheduleService(store: store, clock: clock, budget: budget),
         surveys,
       ],

@@ -337,14 +337,13 @@ public struct PlayersService: Players.ServiceProtocol {
     {
       throw VerificationRules.ownRequest
     }
-    // The owner's event is written in the review's own transaction, then announced.
+    // The owner's event is written in the review's own transaction.
     let outcome = try await store.reviewVerification(
       id: request.verificationID, approve: request.approve, note: request.note,
       reviewerID: caller.userID, atUnixMs: clock.nowUnixMs()
     ) { reviewed in
       Event(body: .verificationReviewed(Self.message(reviewed))).serializedBytes()
     }
-    events.announce(to: outcome.verification.playerID)
     return Self.message(outcome.verification)
   }
 

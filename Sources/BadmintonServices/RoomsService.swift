@@ -120,14 +120,11 @@ public struct RoomsService: Rooms.ServiceProtocol {
 
   // MARK: Writes
 
-  /// Runs one store write with the events of its outcome, and wakes their players once it has
-  /// committed, also when it then failed: the rooms it expired on the way stay expired.
+  /// Runs one store write with the events of its outcome.
   private func write(
     _ body: (@escaping @Sendable (RoomOutcome) -> OutgoingEvents) async throws -> RoomOutcome
   ) async throws -> RoomOutcome {
-    let recipients = Recipients()
-    defer { recipients.wake(events) }
-    return try await body { outcome in recipients.record(Self.events(of: outcome)) }
+    return try await body { outcome in Self.events(of: outcome) }
   }
 
   /// The events of a write: each change to its room's players, and an invitation.

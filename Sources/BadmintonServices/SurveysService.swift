@@ -35,24 +35,21 @@ public struct SurveysService: Surveys.ServiceProtocol {
       existing.playerIDs.contains(caller)
     else { throw MatchingErrors.matchNotFound }
     let players = try await store.players(ids: existing.playerIDs)
-    let recipients = Recipients()
     let now = clock.nowUnixMs()
     let completion = try await store.completeMatch(
       id: request.matchID, playerID: caller, winningTeam: Int(request.winningTeam), now: now
     ) { completion in
       let match = MatchingService.message(completion.match, players: players)
       let completed = Event(body: .matchCompleted(MatchChanged(match: match))).serializedBytes()
-      return recipients.record(
-        completion.surveys.flatMap { survey in
-          let requested = SurveyRequested(
-            survey: Self.message(survey, match: completion.match, players: players, now: now))
-          return [
-            (survey.evaluatorID, completed),
-            (survey.evaluatorID, Event(body: .surveyRequested(requested)).serializedBytes()),
-          ]
-        })
+      return completion.surveys.flatMap { survey in
+        let requested = SurveyRequested(
+          survey: Self.message(survey, match: completion.match, players: players, now: now))
+        return [
+          (survey.evaluatorID, completed),
+          (survey.evaluatorID, Event(body: .surveyRequested(requested)).serializedBytes()),
+        ]
+      }
     }
-    recipients.wake(events)
     return MatchingService.message(completion.match, players: players)
   }
 

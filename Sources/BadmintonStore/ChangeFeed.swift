@@ -114,6 +114,8 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
     // Events are pruned by age; only a new one matters.
     case (.event, .insert): return true
     case (.event, _): return false
+    // Numbering a player's next event changes nothing a player record holds.
+    case (.player, .update(_, let columns)): return columns != ["last_event_sequence"]
     default: return true
     }
   }
@@ -185,8 +187,8 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
     case .event:
       guard !deleted else { return nil }
       return try Row.fetchOne(
-        db,
-        sql: "SELECT player_id, sequence, created_at_ms, payload FROM event WHERE rowid = ?",
+        db.cachedStatement(
+          sql: "SELECT player_id, sequence, created_at_ms, payload FROM event WHERE rowid = ?"),
         arguments: [rowID]
       ).map { row in
         .event(

@@ -59,14 +59,15 @@ extension SQLitePlayerStore: MessageStore {
   public func sendMessage(
     _ new: NewMessage, notify: @escaping @Sendable (MessageRecord) -> OutgoingEvents
   ) async throws -> MessageSendOutcome {
-    try await writer.write { db in
+    try await grouped.write { db in
       if let earlier = try Self.earlierMessage(db, new) {
         return MessageSendOutcome(message: earlier, created: false)
       }
       guard new.senderID != new.recipientID else { throw MessageErrors.notYourself }
       guard
-        try Row.fetchOne(db, sql: "SELECT 1 FROM player WHERE id = ?", arguments: [new.recipientID])
-          != nil
+        try Row.fetchOne(
+          db.cachedStatement(sql: "SELECT 1 FROM player WHERE id = ?"),
+          arguments: [new.recipientID]) != nil
       else { throw DomainError.playerNotFound }
       let hidden =
         try BlockRules.contact(
@@ -77,12 +78,13 @@ extension SQLitePlayerStore: MessageStore {
       if !hidden {
         try Self.join(db, threadID: threadID, playerID: new.recipientID, otherID: new.senderID)
       }
-      try db.execute(
+      try db.cachedStatement(
         sql: """
           INSERT INTO direct_message (thread_id, sender_id, recipient_id, client_message_id, text,
             sent_at_ms, hidden) VALUES (?, ?, ?, ?, ?, ?, ?)
           ON CONFLICT (sender_id, client_message_id) DO NOTHING
-          """,
+          """
+      ).execute(
         arguments: [
           threadID, new.senderID, new.recipientID, new.clientMessageID, new.text,
           new.sentAtUnixMs, hidden,
@@ -106,7 +108,7 @@ extension SQLitePlayerStore: MessageStore {
   ) async throws -> Int {
     let ids = Array(Set(messageIDs)).sorted()
     guard !ids.isEmpty else { return 0 }
-    return try await writer.write { db in
+    return try await grouped.write { db in
       let marked = try Row.fetchAll(
         db,
         sql: """
@@ -126,7 +128,7 @@ extension SQLitePlayerStore: MessageStore {
     threadID: Int64, playerID: Int64, upToMessageID: Int64?, now: Int64,
     notify: @escaping @Sendable (MessageReceiptRecord) -> OutgoingEvents
   ) async throws -> Int {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard let cleared = try Self.clearedThrough(db, threadID: threadID, playerID: playerID) else {
         throw MessageErrors.threadNotFound
       }
@@ -265,7 +267,8 @@ extension SQLitePlayerStore: MessageStore {
   private static func earlierMessage(_ db: Database, _ new: NewMessage) throws -> MessageRecord? {
     guard
       let row = try Row.fetchOne(
-        db, sql: "SELECT * FROM direct_message WHERE sender_id = ? AND client_message_id = ?",
+        db.cachedStatement(
+          sql: "SELECT * FROM direct_message WHERE sender_id = ? AND client_message_id = ?"),
         arguments: [new.senderID, new.clientMessageID])
     else { return nil }
     let earlier = message(from: row)
@@ -280,27 +283,30 @@ extension SQLitePlayerStore: MessageStore {
     -> Int64
   {
     let (low, high) = (min(one, other), max(one, other))
+    if let id = try Int64.fetchOne(
+      db.cachedStatement(
+        sql: "SELECT id FROM message_thread WHERE low_player_id = ? AND high_player_id = ?"),
+      arguments: [low, high])
+    {
+      return id
+    }
     try db.execute(
-      sql: """
-        INSERT INTO message_thread (low_player_id, high_player_id, created_at_ms) VALUES (?, ?, ?)
-        ON CONFLICT (low_player_id, high_player_id) DO NOTHING
-        """,
+      sql:
+        "INSERT INTO message_thread (low_player_id, high_player_id, created_at_ms) VALUES (?, ?, ?)",
       arguments: [low, high, now])
-    return try Int64.fetchOne(
-      db, sql: "SELECT id FROM message_thread WHERE low_player_id = ? AND high_player_id = ?",
-      arguments: [low, high])!
+    return db.lastInsertedRowID
   }
 
   /// Lets `playerID` see the thread, if they could not yet.
   private static func join(_ db: Database, threadID: Int64, playerID: Int64, otherID: Int64)
     throws
   {
-    try db.execute(
+    try db.cachedStatement(
       sql: """
         INSERT OR IGNORE INTO message_thread_member (player_id, thread_id, other_id)
         VALUES (?, ?, ?)
-        """,
-      arguments: [playerID, threadID, otherID])
+        """
+    ).execute(arguments: [playerID, threadID, otherID])
   }
 
   /// The id `playerID` cleared the thread through, or nil when they are not in it.
@@ -348,8 +354,9 @@ extension SQLitePlayerStore: MessageStore {
   }
 
   private static func fetchMessage(_ db: Database, id: Int64) throws -> MessageRecord? {
-    try Row.fetchOne(db, sql: "SELECT * FROM direct_message WHERE id = ?", arguments: [id])
-      .map(message(from:))
+    try Row.fetchOne(
+      db.cachedStatement(sql: "SELECT * FROM direct_message WHERE id = ?"), arguments: [id]
+    ).map(message(from:))
   }
 
   private static func message(from row: Row) -> MessageRecord {

@@ -9,6 +9,9 @@ public final class SQLitePlayerStore: PlayerStore {
   let writer: any DatabaseWriter
   /// Every committed write's changes, in commit order: what the in-memory state is built from.
   public let feed = ChangeFeed()
+  /// Commits concurrent writes in one transaction; the writes that are many and small go
+  /// through it.
+  let grouped: GroupCommit
 
   private let observer: ChangeObserver
 
@@ -16,6 +19,7 @@ public final class SQLitePlayerStore: PlayerStore {
   /// reaches `feed`.
   public init(writer: any DatabaseWriter) throws {
     self.writer = writer
+    grouped = GroupCommit(writer: writer)
     try Self.migrator.migrate(writer)
     observer = ChangeObserver(feed: feed)
     writer.add(transactionObserver: observer, extent: .observerLifetime)
@@ -476,7 +480,7 @@ public final class SQLitePlayerStore: PlayerStore {
   public func appendEvent(playerID: Int64, payload: [UInt8], atUnixMs: Int64) async throws
     -> UInt64
   {
-    try await writer.write { db in
+    try await grouped.write { db in
       try Self.appendEvent(db, playerID: playerID, payload: payload, atUnixMs: atUnixMs)
     }
   }
@@ -484,7 +488,7 @@ public final class SQLitePlayerStore: PlayerStore {
   public func appendEvents(_ events: [(playerID: Int64, payload: [UInt8])], atUnixMs: Int64)
     async throws -> [UInt64]
   {
-    try await writer.write { db in
+    try await grouped.write { db in
       try events.map { event in
         try Self.appendEvent(
           db, playerID: event.playerID, payload: event.payload, atUnixMs: atUnixMs)
@@ -500,18 +504,22 @@ public final class SQLitePlayerStore: PlayerStore {
   }
 
   /// Appends an event inside the caller's transaction: the player's counter gives its sequence.
+  /// The statements are prepared once per connection: every message and receipt runs them.
   private static func appendEvent(
     _ db: Database, playerID: Int64, payload: [UInt8], atUnixMs: Int64
   ) throws -> UInt64 {
-    try db.execute(
-      sql: "UPDATE player SET last_event_sequence = last_event_sequence + 1 WHERE id = ?",
-      arguments: [playerID])
-    if db.changesCount == 0 { throw DomainError.playerNotFound }
-    let sequence = try Int64.fetchOne(
-      db, sql: "SELECT last_event_sequence FROM player WHERE id = ?", arguments: [playerID])!
-    try db.execute(
-      sql: "INSERT INTO event (player_id, sequence, created_at_ms, payload) VALUES (?, ?, ?, ?)",
-      arguments: [playerID, sequence, atUnixMs, Data(payload)])
+    guard
+      let sequence = try Int64.fetchOne(
+        db.cachedStatement(
+          sql: """
+            UPDATE player SET last_event_sequence = last_event_sequence + 1 WHERE id = ?
+            RETURNING last_event_sequence
+            """),
+        arguments: [playerID])
+    else { throw DomainError.playerNotFound }
+    try db.cachedStatement(
+      sql: "INSERT INTO event (player_id, sequence, created_at_ms, payload) VALUES (?, ?, ?, ?)"
+    ).execute(arguments: [playerID, sequence, atUnixMs, Data(payload)])
     return UInt64(sequence)
   }
 

@@ -270,7 +270,7 @@ extension SQLitePlayerStore: SocialStore {
   static func exists(_ db: Database, _ sql: String, _ arguments: StatementArguments)
     throws -> Bool
   {
-    try Row.fetchOne(db, sql: sql, arguments: arguments) != nil
+    try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) != nil
   }
 
   static func blocked(_ db: Database, _ blockerID: Int64, _ playerID: Int64) throws -> Bool {

@@ -98,8 +98,8 @@ struct EventsTests {
         phone: "+8613800009999", nickname: "Slow",
         password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
         selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
-    let hub = EventHub(maximumBuffered: 5)
-    let publisher = EventPublisher(store: store, hub: hub, clock: clock)
+    let hub = EventHub(feed: store.feed, maximumBuffered: 5)
+    let publisher = EventPublisher(store: store, clock: clock)
     let service = EventsService(store: store, hub: hub)
 
     // A writer that takes the first event, then blocks until released.
@@ -153,5 +153,75 @@ struct EventsTests {
     resumed.cancel()
     _ = await resumed.result
     #expect(sequences + rest.withLock { $0 } == Array(1...21))
+  }
+
+  @Test("events committed while the inbox is replayed are each sent once, in sequence order")
+  func replay_handsOverToTheFeedWithoutGapsOrDuplicates() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let clock = ManualClock()
+    let owner = try await store.createPlayer(
+      NewPlayer(
+        phone: "+8613800009998", nickname: "Replay",
+        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+        selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+    let hub = EventHub(feed: store.feed, maximumBuffered: 16)
+    let publisher = EventPublisher(store: store, clock: clock)
+    let service = EventsService(store: store, hub: hub)
+    let body = Event.Body.verificationReviewed(Verification(id: 1))
+    // A full page of the replay (100 events), so that it reads a second page.
+    try await publisher.publish(Array(repeating: (body, owner.id), count: 100))
+
+    let (sent, sending) = AsyncStream.makeStream(of: UInt64.self)
+    let writer = ResponseStreamWriter<Event>(
+      sink: RawResponseSink { bytes in
+        let sequence = try Event(serializedBytes: bytes).sequence
+        if sequence == 1 {
+          // Committed after the subscription, before the second page is read: both the inbox
+          // and the feed have it.
+          try await publisher.publish(body, to: [owner.id])
+        }
+        sending.yield(sequence)
+      })
+    let context = ServerContext(
+      callID: 1, method: Events.subscribe.path, metadata: [], deadline: nil, peer: "test",
+      logger: Logger(label: "test"), principal: Principal(userID: owner.id, isAdministrator: false))
+    let subscriber = Task {
+      try await service.subscribe(SubscribeRequest(), context: context, events: writer)
+    }
+    var received: [UInt64] = []
+    for await sequence in sent {
+      received.append(sequence)
+      // One more, while the replay ends or after it: from the inbox or the feed.
+      if sequence == 100 { try await publisher.publish(body, to: [owner.id]) }
+      if received.count == 102 { break }
+    }
+    subscriber.cancel()
+    _ = await subscriber.result
+    #expect(received == Array(1...102))
+    #expect(hub.subscriberCount(of: owner.id) == 0)
+  }
+
+  @Test("a stream whose write fails during the replay is forgotten by the hub")
+  func failedStream_isForgotten() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let owner = try await store.createPlayer(
+      NewPlayer(
+        phone: "+8613800009997", nickname: "Gone",
+        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+        selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+    let hub = EventHub(feed: store.feed)
+    let service = EventsService(store: store, hub: hub)
+    try await EventPublisher(store: store, clock: ManualClock()).publish(
+      .verificationReviewed(Verification(id: 1)), to: [owner.id])
+    struct ConnectionClosed: Error {}
+    let writer = ResponseStreamWriter<Event>(
+      sink: RawResponseSink { _ in throw ConnectionClosed() })
+    let context = ServerContext(
+      callID: 1, method: Events.subscribe.path, metadata: [], deadline: nil, peer: "test",
+      logger: Logger(label: "test"), principal: Principal(userID: owner.id, isAdministrator: false))
+    await #expect(throws: ConnectionClosed.self) {
+      try await service.subscribe(SubscribeRequest(), context: context, events: writer)
+    }
+    #expect(hub.subscriberCount(of: owner.id) == 0)
   }
 }

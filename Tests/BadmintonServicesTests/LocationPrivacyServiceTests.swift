@@ -611,8 +611,7 @@ struct UpdateLocationStoreFailureTests {
     let projections = try await PlayerProjections.started(from: base, nowUnixMs: 0)
     let service = PlayersService(
       store: store, index: projections.index, players: projections.players, blocks: NoBlocks(),
-      clock: clock,
-      events: EventPublisher(store: store, hub: EventHub(maximumBuffered: 4), clock: clock))
+      clock: clock, events: EventPublisher(store: store, clock: clock))
     let call = context(
       from: "10.0.0.1", principal: Principal(userID: me.id, isAdministrator: false))
     let here = GeoPoint(latitude: 31.2304, longitude: 121.4737)
