@@ -54,7 +54,8 @@ set ylabel "calls per second"
 set logscale x 2
 set logscale y
 set xrange [0.8:10]
-set yrange [100:1000000]
+set yrange [100:10000000]
+set key top left
 set xtics (1, 2, 4, 8)
 plot "$tmp/rate.dat" using 1:4 with linespoints lw 2 pt 5 title "Health/Check (no session)", \
      "" using 1:4:(sprintf("%.2f", \$5)) with labels offset 0,1 notitle, \

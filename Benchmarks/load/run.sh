@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks/load/run.sh [--quick] [--sizes N,N,...] [--server PATH] [--out DIR] [--no-plot]
+#                        [--churn] [--bench PATH]
 #
 # Measures a release badminton-server over the wire with a C client (load.c) that costs the
 # figures little, and prints every figure beside its budget. Builds the client with gcc and the
@@ -22,6 +23,10 @@
 #   --server PATH    use this badminton-server binary instead of building one
 #   --out DIR        where the results go
 #   --no-plot        skip the picture
+#   --churn          also the in-process cancel + post figures (1 million active, 2 threads
+#                    searching): builds and runs `badminton-bench --only churn` (release; the
+#                    first build of the Benchmarks package takes 10 to 20 minutes)
+#   --bench PATH     use this badminton-bench binary for --churn instead of building one
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,6 +36,8 @@ sizes=""
 server=""
 out="$here/.build/results"
 plot=1
+churn=0
+bench=""
 args="$*"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -39,7 +46,9 @@ while [ $# -gt 0 ]; do
     --server) server=$2; shift ;;
     --out) out=$2; shift ;;
     --no-plot) plot=0 ;;
-    *) echo "usage: $0 [--quick] [--sizes N,N,...] [--server PATH] [--out DIR] [--no-plot]" >&2; exit 2 ;;
+    --churn) churn=1 ;;
+    --bench) bench=$2; churn=1; shift ;;
+    *) echo "usage: $0 [--quick] [--sizes N,N,...] [--server PATH] [--out DIR] [--no-plot] [--churn] [--bench PATH]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -82,6 +91,18 @@ if [ -z "$server" ]; then
   server="$(cd "$root" && swift build -c release --show-bin-path)/badminton-server"
 fi
 [ -x "$server" ] || { echo "no server binary at $server" >&2; exit 2; }
+
+# The in-process figures first, alone on the machine.
+churn_args=()
+if [ "$churn" = 1 ]; then
+  if [ -z "$bench" ]; then
+    (cd "$root/Benchmarks" && swift build -c release --product badminton-bench >&2)
+    bench="$(cd "$root/Benchmarks" && swift build -c release --show-bin-path)/badminton-bench"
+  fi
+  echo "== cancel + post while 2 threads search (badminton-bench --only churn)" >&2
+  "$bench" --only churn "${quick[@]}" --churn-json "$out/churn.json" | sed -n 's/^  /   /p' >&2
+  churn_args=(--churn "$out/churn.json")
+fi
 
 data="$work/data"
 mkdir -p "$data"
@@ -146,7 +167,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
 dirty=$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo yes || echo no)
-python3 "$here/report.py" "$results" "$out" \
+python3 "$here/report.py" "$results" "$out" "${churn_args[@]}" \
   --meta "commit=$commit" "dirty=$dirty" "date=$(date -u +%Y-%m-%dT%H:%MZ)" \
   "command=Benchmarks/load/run.sh $args" "sizes=$sizes" "largest=$last" \
   "mode=${quick[*]:-full}" "cores=$(nproc)" "load_before=$load_before" "load_after=$load_after" \
