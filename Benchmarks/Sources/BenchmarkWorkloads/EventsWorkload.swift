@@ -47,8 +47,8 @@ public enum EventsWorkload {
       store: store,
       configuration: PlayerServicesConfiguration(
         passwordCost: .testing, maximumBufferedEvents: 4096,
-        // Every player registers from 127.0.0.1.
-        registrationsPerAddressPerHour: 0))
+        // The players register and log in 50 at a time, all from 127.0.0.1.
+        passwordHashWaiting: 200, registrationsPerAddressPerHour: 0))
     var logger = Logger(label: "badminton.bench.events")
     logger.logLevel = .critical
     let server = RPCServer(
