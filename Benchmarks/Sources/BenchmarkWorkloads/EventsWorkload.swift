@@ -46,7 +46,9 @@ public enum EventsWorkload {
     let services = try await PlayerServices.start(
       store: store,
       configuration: PlayerServicesConfiguration(
-        passwordCost: .testing, maximumBufferedEvents: 4096))
+        passwordCost: .testing, maximumBufferedEvents: 4096,
+        // The players register and log in 50 at a time, all from 127.0.0.1.
+        passwordHashWaiting: 200, registrationsPerAddressPerHour: 0))
     var logger = Logger(label: "badminton.bench.events")
     logger.logLevel = .critical
     let server = RPCServer(

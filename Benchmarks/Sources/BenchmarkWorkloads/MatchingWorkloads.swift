@@ -68,9 +68,12 @@ public enum MatchingWorkloads {
     return (latencies, Double(found) / Double(max(searches, 1)))
   }
 
-  /// Posting and cancelling on `board` from one thread while another searches, for `duration`:
-  /// each update cancels a random availability and posts a new one in its place, as players do.
-  public static func churn(on board: MatchBoard, world: SyntheticWorld, duration: Duration)
+  /// Posting and cancelling on `board` from one thread while `searchers` others search without
+  /// pause, for `duration`: each update cancels a random availability and posts a new one in its
+  /// place, as players do. The latencies are every searcher's together.
+  public static func churn(
+    on board: MatchBoard, world: SyntheticWorld, duration: Duration, searchers: Int = 1
+  )
     -> (updatesPerSecond: Double, searchLatencies: [Duration])
   {
     let stop = Atomic<Bool>(false)
@@ -96,15 +99,33 @@ public enum MatchingWorkloads {
     let clock = ContinuousClock()
     let start = clock.now
     writer.start()
-    var latencies: [Duration] = []
-    var n = 0
-    while clock.now - start < duration {
-      let query = query(n, in: world, seed: 7)
-      let began = clock.now
-      _ = board.search(for: query, excluding: [], limit: pageSize, after: nil)
-      latencies.append(clock.now - began)
-      n += 1
+    // Searcher k runs queries k, k + searchers, ...; the first searcher is this thread.
+    let search: @Sendable (Int) -> [Duration] = { first in
+      var latencies: [Duration] = []
+      var n = first
+      while clock.now - start < duration {
+        let query = query(n, in: world, seed: 7)
+        let began = clock.now
+        _ = board.search(for: query, excluding: [], limit: pageSize, after: nil)
+        latencies.append(clock.now - began)
+        n += max(searchers, 1)
+      }
+      return latencies
     }
+    let others = Mutex<[Duration]>([])
+    let finished = Atomic<Int>(0)
+    for k in 1..<max(searchers, 1) {
+      Thread {
+        let mine = search(k)
+        others.withLock { $0.append(contentsOf: mine) }
+        finished.add(1, ordering: .releasing)
+      }.start()
+    }
+    var latencies = search(0)
+    while finished.load(ordering: .acquiring) < max(searchers, 1) - 1 {
+      Thread.sleep(forTimeInterval: 0.001)
+    }
+    latencies += others.withLock { $0 }
     stop.store(true, ordering: .relaxed)
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

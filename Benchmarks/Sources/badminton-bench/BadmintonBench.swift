@@ -17,14 +17,18 @@ struct BadmintonBench: AsyncParsableCommand {
   var quick = false
 
   @Option(
-    help: "Sections to run, comma separated: matching, nearby, wire, rpc, events, memory.")
-  var only: String = "matching,nearby,wire,rpc,events,memory"
+    help:
+      "Sections to run, comma separated: matching, churn, nearby, wire, rpc, events, memory.")
+  var only: String = "matching,churn,nearby,wire,rpc,events,memory"
 
   @Option(help: "The badminton-server executable, for the server memory figures.")
   var server: String = "../.build/release/badminton-server"
 
   @Option(help: "Also write the table of figures, in Markdown, to this file.")
   var markdown: String?
+
+  @Option(help: "Also write the churn section's figures, as JSON, to this file.")
+  var churnJSON: String?
 
   func run() async throws {
     let report = Report()
@@ -33,6 +37,7 @@ struct BadmintonBench: AsyncParsableCommand {
       "badminton-bench\(quick ? " --quick" : ""), \(ProcessInfo.processInfo.activeProcessorCount) cores"
     )
     if sections.contains("matching") { matching(report) }
+    if sections.contains("churn") { try churn(report) }
     if sections.contains("nearby") { nearby(report) }
     if sections.contains("wire") { try Wire.run(report, quick: quick) }
     if sections.contains("rpc") { try await rpc(report) }
@@ -77,6 +82,39 @@ struct BadmintonBench: AsyncParsableCommand {
         on: board, world: world, duration: .seconds(quick ? 2 : 5))
       report.add("updates per second (cancel + post) while searching", String(format: "%.0f", rate))
       report.add("FindMatches latency during the updates", LatencySummary(latencies).description)
+    }
+  }
+
+  // MARK: Churn
+
+  /// Cancel + post updates on a board of 1 million (100 thousand with --quick) while two
+  /// threads search without pause: the updates per second and the searches' latency.
+  func churn(_ report: Report) throws {
+    let size = quick ? 100_000 : 1_000_000
+    report.section("Cancel + post while 2 threads search, \(size) active availability")
+    let world = SyntheticWorld.generate(requests: size, startUnixMs: MatchingWorkloads.startUnixMs)
+    let board = MatchingWorkloads.board(for: world).board
+    let (rate, latencies) = MatchingWorkloads.churn(
+      on: board, world: world, duration: .seconds(quick ? 2 : 5), searchers: 2)
+    let summary = LatencySummary(latencies)
+    report.add(
+      "updates per second (cancel + post) while 2 threads search, \(size) active",
+      String(format: "%.0f", rate), budget: ">= 100,000", met: rate >= 100_000,
+      atBudgetSize: size == 1_000_000)
+    report.add(
+      "FindMatches p99 during the updates, 2 searching threads, \(size) active",
+      summary.description, budget: "<= 1 ms", met: summary.p99 <= .milliseconds(1),
+      atBudgetSize: size == 1_000_000)
+    if let churnJSON {
+      let figures: [String: Double] = [
+        "churn.active": Double(size), "churn.updates_per_s": rate,
+        "churn.search.p50_us": summary.p50.microseconds,
+        "churn.search.p90_us": summary.p90.microseconds,
+        "churn.search.p99_us": summary.p99.microseconds,
+        "churn.search.samples": Double(summary.count),
+      ]
+      let data = try JSONSerialization.data(withJSONObject: figures, options: [.sortedKeys])
+      try data.write(to: URL(fileURLWithPath: churnJSON))
     }
   }
 
