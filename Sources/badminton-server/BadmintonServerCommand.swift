@@ -62,7 +62,7 @@ struct BadmintonServerCommand: AsyncParsableCommand {
 
   @Option(
     help:
-      "Request frames over 16 KiB that all connections may hold at once; a connection whose next one finds none free is not read until one is. Default: twice the cores, at least 4."
+      "Request frames over 16 KiB that all connections may hold at once; a connection whose next one finds none free is not read until one is. Default: one per core, at least 2."
   )
   var maxLargeRequestFrames: Int?
 

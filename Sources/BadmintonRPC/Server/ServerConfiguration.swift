@@ -29,12 +29,13 @@ public struct ServerConfiguration: Sendable {
   /// Request frames with bodies over 16 KiB that all connections together may hold at once,
   /// each from its header until its call's handler has finished; a connection whose next such
   /// frame finds none free is not read until one is (its frame waits in the kernel's socket
-  /// buffers). Default twice the number of cores, at least 4. At least 1.
+  /// buffers). Default one per core, at least 2. At least 1.
   public var maximumLargeRequestFrames: Int
 
-  /// The default of `maximumLargeRequestFrames`: twice the number of cores, at least 4.
+  /// The default of `maximumLargeRequestFrames`: one per core, at least 2. The store writes one
+  /// piece at a time and handlers run on the cores, so more slots add memory, not speed.
   public static var defaultMaximumLargeRequestFrames: Int {
-    max(4, 2 * System.coreCount)
+    max(2, System.coreCount)
   }
 
   /// A configuration with the defaults for whatever is not given.
