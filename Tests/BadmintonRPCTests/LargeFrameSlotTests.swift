@@ -147,31 +147,60 @@ struct LargeFrameSlotTests {
     for connection in [holder, waiter] { try connection.finish() }
   }
 
-  @Test(
-    "slots go to waiting connections in the order they asked, and are never more than the count")
+  @Test("slots go to waiting connections in the order they asked, one address holding at most half")
   func slots_firstComeFirstServed() {
     let slots = LargeFrameSlots(count: 2)
+    #expect(slots.sharePerAddress == 1)
     let granted = GrantLog()
-    func acquire(_ name: String) -> LargeFrameSlot? {
-      switch slots.acquire(orWait: { slot in granted.append(name, slot) }) {
+    func acquire(_ name: String, from address: String) -> LargeFrameSlot? {
+      switch slots.acquire(for: address, orWait: { slot in granted.append(name, slot) }) {
       case .acquired(let slot): return slot
       case .waiting: return nil
       }
     }
-    let first = acquire("a")
-    let second = acquire("b")
-    #expect(first != nil && second != nil)
-    #expect(acquire("c") == nil)
-    #expect(acquire("d") == nil)
+    let first = acquire("a1", from: "a")
+    #expect(first != nil)
+    // Address a holds its share: its next frame waits although a slot is free.
+    #expect(acquire("a2", from: "a") == nil)
+    #expect(slots.available == 1)
+    let other = acquire("b1", from: "b")
+    #expect(other != nil)
+    #expect(acquire("c1", from: "c") == nil)
     #expect(slots.available == 0)
     first?.release()
     first?.release()  // a second release does nothing
-    #expect(granted.names == ["c"])
+    #expect(granted.names == ["a2"])
     #expect(slots.waiting == 1)
-    second?.release()
-    #expect(granted.names == ["c", "d"])
+    other?.release()
+    #expect(granted.names == ["a2", "c1"])
     granted.releaseAll()
     #expect(slots.available == 2)
+    #expect(slots.waiting == 0)
+  }
+
+  @Test("connections from one address that hold their share of slots leave the rest to others")
+  func oneAddress_cannotTakeEverySlot() throws {
+    let probe = HandlerProbe()
+    let server = Self.server(slots: 2, probe: probe)
+    let slow = try EmbeddedServerConnection(server: server, clientAddress: "127.0.0.1")
+    let slowToo = try EmbeddedServerConnection(server: server, clientAddress: "127.0.0.1")
+    let other = try EmbeddedServerConnection(server: server, clientAddress: "127.0.0.2")
+    // A frame that announces a large body and then stops holds its slot.
+    let frame = RawFrames.frame(try Raw.request(1, Self.large("echo:")).serializedBytes())
+    try slow.receive(ByteBuffer(bytes: frame.prefix(100)))
+    try slowToo.receive(ByteBuffer(bytes: frame.prefix(100)))
+    #expect(server.largeFrameSlots.available == 1)
+    #expect(server.largeFrameSlots.waiting == 1)
+    // Another address still gets the free slot at once.
+    try other.receive(Raw.request(1, Self.large("echo:")))
+    #expect(Raw.text(try other.sent().first) == Self.large(""))
+    #expect(server.largeFrameSlots.available == 1)
+    // Once the first closes, the second from its address gets a slot.
+    try slow.finish()
+    #expect(server.largeFrameSlots.waiting == 0)
+    #expect(server.largeFrameSlots.available == 1)
+    for connection in [slowToo, other] { try connection.finish() }
+    #expect(server.largeFrameSlots.available == 2)
   }
 }
 

@@ -29,7 +29,8 @@ public struct ServerConfiguration: Sendable {
   /// Request frames with bodies over 16 KiB that all connections together may hold at once,
   /// each from its header until its call's handler has finished; a connection whose next such
   /// frame finds none free is not read until one is (its frame waits in the kernel's socket
-  /// buffers). Default one per core, at least 2. At least 1.
+  /// buffers). One client address holds at most half of them (at least 1). Default one per
+  /// core, at least 2. At least 1.
   public var maximumLargeRequestFrames: Int
 
   /// The default of `maximumLargeRequestFrames`: one per core, at least 2. The store writes one

@@ -8,35 +8,61 @@ import Synchronization
 /// finds no slot free is not read until one is handed to it, so that the bodies waiting stay in
 /// the kernel's socket buffers: the large request bodies the process holds at once are bounded by
 /// the slots, whatever the number of connections. Slots are handed out in the order they were
-/// asked for.
+/// asked for, except that one client address holds at most `sharePerAddress` of them at once
+/// (half, at least 1): a few connections that announce large frames and then send them slowly
+/// cannot take every slot for the frame timeout.
 final class LargeFrameSlots: Sendable {
   /// Bodies over this many bytes need a slot: 16 KiB, one receive buffer.
   static let bodyThreshold = 16 * 1024
 
+  private struct Waiter {
+    let ticket: UInt64
+    let address: String
+    let grant: @Sendable (LargeFrameSlot) -> Void
+  }
+
   private struct State {
     var free: Int
+    /// Slots held now, by client address.
+    var held: [String: Int] = [:]
     /// Waiting connections, first come first served.
-    var waiters: [(ticket: UInt64, grant: @Sendable (LargeFrameSlot) -> Void)] = []
+    var waiters: [Waiter] = []
     var nextTicket: UInt64 = 0
+
+    /// Takes a slot for `address`, when one is free and the address holds less than `share`.
+    mutating func take(for address: String, share: Int) -> Bool {
+      guard free > 0, held[address, default: 0] < share else { return false }
+      free -= 1
+      held[address, default: 0] += 1
+      return true
+    }
   }
   private let state: Mutex<State>
+  /// The most slots one client address holds at once: half of them, at least 1.
+  let sharePerAddress: Int
 
   /// `count` slots, all free.
   init(count: Int) {
     precondition(count >= 1)
     state = Mutex(State(free: count))
+    sharePerAddress = max(1, count / 2)
   }
 
-  /// A slot at once; or nil, and `grant` is called (on any thread) with the slot once one is
-  /// handed over, unless `cancel(ticket)` takes the request back first.
-  func acquire(orWait grant: @escaping @Sendable (LargeFrameSlot) -> Void) -> Acquisition {
+  /// A slot at once for a connection from `address`; or `.waiting`, and `grant` is called (on any
+  /// thread) with the slot once one is handed over, unless `cancel(ticket)` takes the request
+  /// back first.
+  func acquire(
+    for address: String, orWait grant: @escaping @Sendable (LargeFrameSlot) -> Void
+  ) -> Acquisition {
     state.withLock { state in
-      if state.free > 0 {
-        state.free -= 1
-        return .acquired(LargeFrameSlot(self))
+      // Those waiting already go first.
+      if !state.waiters.contains(where: { $0.address == address }),
+        state.take(for: address, share: sharePerAddress)
+      {
+        return .acquired(LargeFrameSlot(self, address: address))
       }
       state.nextTicket += 1
-      state.waiters.append((state.nextTicket, grant))
+      state.waiters.append(Waiter(ticket: state.nextTicket, address: address, grant: grant))
       return .waiting(ticket: state.nextTicket)
     }
   }
@@ -61,16 +87,23 @@ final class LargeFrameSlots: Sendable {
     }
   }
 
-  /// Gives a slot back: to the longest-waiting connection, or to the free ones.
-  fileprivate func release() {
-    let next = state.withLock { state -> (@Sendable (LargeFrameSlot) -> Void)? in
-      guard !state.waiters.isEmpty else {
-        state.free += 1
-        return nil
-      }
-      return state.waiters.removeFirst().grant
+  /// Gives back a slot that `address` held: to the longest-waiting connection whose address
+  /// holds less than its share, or to the free ones.
+  fileprivate func release(from address: String) {
+    let next = state.withLock { state -> Waiter? in
+      state.free += 1
+      state.held[address, default: 1] -= 1
+      if state.held[address] == 0 { state.held[address] = nil }
+      guard
+        let index = state.waiters.firstIndex(where: {
+          state.held[$0.address, default: 0] < sharePerAddress
+        })
+      else { return nil }
+      let waiter = state.waiters.remove(at: index)
+      _ = state.take(for: waiter.address, share: sharePerAddress)
+      return waiter
     }
-    next?(LargeFrameSlot(self))
+    if let next { next.grant(LargeFrameSlot(self, address: next.address)) }
   }
 
   /// Slots free now.
@@ -83,19 +116,23 @@ final class LargeFrameSlots: Sendable {
 /// One slot held; `release` gives it back, once however often it is called.
 final class LargeFrameSlot: Sendable {
   private let slots: LargeFrameSlots
+  private let address: String
   private let released = Atomic(false)
 
-  fileprivate init(_ slots: LargeFrameSlots) { self.slots = slots }
+  fileprivate init(_ slots: LargeFrameSlots, address: String) {
+    self.slots = slots
+    self.address = address
+  }
 
   /// Gives the slot back; later calls do nothing.
   func release() {
     guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    slots.release()
+    slots.release(from: address)
   }
 
   deinit {
     // A slot dropped unreleased (its holder went away) is given back all the same.
-    if !released.load(ordering: .acquiring) { slots.release() }
+    if !released.load(ordering: .acquiring) { slots.release(from: address) }
   }
 }
 
@@ -116,6 +153,8 @@ final class LargeFrameGate {
   let slots: LargeFrameSlots
   /// The connection's event loop, set when `LargeFrameReadGate` is added.
   fileprivate var eventLoop: (any EventLoop)?
+  /// The connection's client address as the connection caps key it, set once it is known.
+  fileprivate var address = "unknown"
   private var frame = FrameState.none
   /// The slot of the envelope being delivered, until the connection handler takes it.
   private var delivered: LargeFrameSlot?
@@ -145,7 +184,9 @@ final class LargeFrameGate {
     case .none: break
     }
     let gate = NIOLoopBound(self, eventLoop: loop)
-    switch slots.acquire(orWait: { slot in loop.execute { gate.value.granted(slot) } }) {
+    switch slots.acquire(
+      for: address, orWait: { slot in loop.execute { gate.value.granted(slot) } })
+    {
     case .acquired(let slot):
       frame = .holding(slot)
       return true
@@ -218,6 +259,9 @@ final class LargeFrameReadGate: ChannelDuplexHandler {
 
   func handlerAdded(context: ChannelHandlerContext) {
     gate.eventLoop = context.eventLoop
+    if context.channel.remoteAddress != nil {
+      gate.address = RPCServer.clientAddress(of: context.channel)
+    }
     let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
     let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
     gate.resume = {
@@ -228,6 +272,11 @@ final class LargeFrameReadGate: ChannelDuplexHandler {
         bound.value.read()
       }
     }
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    gate.address = RPCServer.clientAddress(of: context.channel)
+    context.fireChannelActive()
   }
 
   func handlerRemoved(context: ChannelHandlerContext) {
