@@ -9,7 +9,9 @@ public import NIOCore
 /// before the body is buffered; a compressed body is charged for its output and its zstd
 /// context before it is decompressed. Both are given back when the frame is parsed or the
 /// connection goes away. With a frame timeout, a frame whose first byte has arrived must
-/// arrive whole within it.
+/// arrive whole within it. On a server connection, a frame whose body is over
+/// `LargeFrameSlots.bodyThreshold` first waits, unread, for one of the server's large-frame
+/// slots.
 public struct FrameDecoder: ByteToMessageDecoder {
   public typealias InboundOut = Envelope
 

@@ -261,9 +261,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   /// Runs a handler in a task of its own that prefers the connection's event loop, calls
   /// `release` once the handler no longer holds the request (the encoded request is let go as
-  /// soon as it is decoded), then hands its outcome back to the
-  /// event loop. The handler's own steps run on the loop, and so do the default actors and child
-  /// tasks it calls; the store's work runs on its database queues and password hashing on NIO's
+  /// soon as it is decoded), then hands its outcome back to the event loop. The handler's own
+  /// steps run on the loop, and so do the default actors and child tasks it calls; the store's work runs on its database queues and password hashing on NIO's
   /// thread pool. A handler that waits for a lock holds up the loop meanwhile.
   private static func run(
     _ method: RegisteredMethod, payload: RequestBytes, context: ServerContext, serial: UInt64,
