@@ -1218,9 +1218,11 @@ static void scenario_login_flood(void) {
  *    received_bytes), then calls SubmitVerification with the upload id. Every frame is under
  *    64 KiB, so no CheckSession is needed first.
  *
- * Resident memory is read when the scenario starts (idle), every 20 ms meanwhile (peak), 1 s after
- * the last answer with every connection still open (held), and 3 s after they are closed
- * (settled). */
+ * First one warm-up upload in pieces, from an account and address of its own, on a connection
+ * that is then closed, so that what the first upload costs the server once is in the idle figure.
+ * Resident memory is read before the warm-up, 1 s after it (idle), every 20 ms meanwhile (peak),
+ * 1 s after the last answer with every connection still open (held), and 3 s after they are
+ * closed (settled). */
 #define UPLOAD_PIECE_BYTES 60000
 #define UPLOAD_CHECK_CALL 1
 #define UPLOAD_CALL 2
@@ -1228,6 +1230,8 @@ static void scenario_login_flood(void) {
 static int g_uploads_done, g_uploads_ok;
 static Tally g_upload_ends;
 static char *g_tokens[64];
+static int g_warm_index = -1; /* the warm-up account's token in g_tokens, -1 without one */
+static uint32_t g_warm_src;   /* and its address */
 static uint8_t *g_doc;
 static size_t g_doc_len;
 static long g_pieces_sent, g_pieces_ok;
@@ -1399,6 +1403,8 @@ static void piece_env(Conn *c, Envelope *e) {
 }
 
 typedef struct {
+  long before;                    /* KB, before the warm-up upload */
+  int warmed;                     /* the warm-up upload was accepted */
   long idle, peak, held, settled; /* KB */
   double took;              /* s */
   unsigned long long disk;  /* bytes the data folder grew */
@@ -1412,6 +1418,25 @@ static void upload_part(UploadPart *out, const char *name, int uploads, int got,
                         void (*env)(Conn *, Envelope *)) {
   char smaps[64];
   pump_for(0.5);
+  out->before = server_rss_kb();
+  /* One warm-up upload in pieces, on a connection of its own that is then closed, so that what
+   * the first upload costs the server once (SQLite's page cache, the store's statements, the
+   * threads' heaps) is in the idle figure, not charged to the connections measured. */
+  on_open = piece_open;
+  on_env = piece_env;
+  g_uploads_done = g_uploads_ok = 0;
+  Conn *warm = g_warm_index >= 0 ? conn_new_from(ROLE_ATTACK, g_warm_src) : NULL;
+  if (warm) {
+    warm->index = g_warm_index;
+    double warm_end = now() + 60;
+    while (!warm->t_done && warm->state != CLOSED && now() < warm_end) pump(5);
+  }
+  out->warmed = g_uploads_ok;
+  reset_all();
+  g_piece_n = 0;
+  g_pieces_sent = g_pieces_ok = 0;
+  g_pieces_in_flight = 0;
+  pump_for(1.0);
   out->idle = server_rss_kb();
   snprintf(smaps, sizeof smaps, "uploads-%s-idle", name);
   save_smaps(smaps);
@@ -1469,6 +1494,8 @@ static void upload_part(UploadPart *out, const char *name, int uploads, int got,
   save_smaps(smaps);
   out->disk = data_dir_bytes() - disk0;
   tally_str(&g_upload_ends, out->ends, sizeof out->ends);
+  note("warm-up upload %s; resident %ld KB before it, %ld KB idle after it",
+       out->warmed ? "accepted" : "NOT accepted", out->before, out->idle);
   note("%d of %d uploads answered (%d accepted) in %.1f s; resident %ld KB idle, peak %ld KB, "
        "%ld KB 1 s after the last answer with %d connections still open, settled %ld KB 3 s "
        "after they were closed; the client wrote %.1f MB in all, %.0f KB a connection on average",
@@ -1484,6 +1511,8 @@ static void upload_rows(const UploadPart *r, int uploads) {
   row("how the uploads ended", "-", "-", "%s", r->ends);
   row("peak resident per connection", "<= 64 KB", per <= 64 ? "met" : "MISSED",
       "%.0f KB ((%ld - %ld KB idle) / %d)", per, r->peak, r->idle, uploads);
+  row("the same, idle read before the warm-up upload", "-", "-", "%.0f KB ((%ld - %ld KB) / %d)",
+      (double)(r->peak - r->before) / (double)uploads, r->peak, r->before, uploads);
   row("peak resident above idle", "-", "-", "%.1f MB", (double)(r->peak - r->idle) / 1024);
   row("resident above idle, connections open and idle after", "-", "-", "%.1f MB",
       (double)(r->held - r->idle) / 1024);
@@ -1508,6 +1537,17 @@ static int uploads_setup(uint32_t *srcs, int *uploads) {
   }
   if (got < accounts) note("only %d of %d accounts could register and log in", got, accounts);
   if (got == 0) return 0;
+  /* one more account, from an address of its own, for the warm-up upload (a player may have only
+   * 3 verifications pending) */
+  g_warm_index = -1;
+  char *warm = register_and_login(ADDR_ACCOUNT(accounts), "+8613500000199", "password-123");
+  if (warm) {
+    g_warm_index = got;
+    g_warm_src = ADDR_ACCOUNT(accounts);
+    g_tokens[got] = warm;
+  } else {
+    note("the warm-up account could not register and log in: no warm-up upload");
+  }
   /* the document: "%PDF-" then incompressible bytes, shared by every upload */
   g_doc = malloc(g_doc_len);
   uint64_t x = 0x9E3779B97F4A7C15ull;
@@ -1526,6 +1566,8 @@ static void uploads_teardown(int got) {
   free(g_doc);
   g_doc = NULL;
   for (int i = 0; i < got; i++) free(g_tokens[i]);
+  if (g_warm_index >= 0) free(g_tokens[g_warm_index]);
+  g_warm_index = -1;
 }
 
 static void scenario_uploads(void) {
@@ -1536,7 +1578,7 @@ static void scenario_uploads(void) {
   note("each connection sends %zu UploadDocumentPiece calls of at most %d bytes, one in flight, "
        "then SubmitVerification with the upload id",
        pieces, UPLOAD_PIECE_BYTES);
-  g_piece_cap = (size_t)uploads * (pieces + 1);
+  g_piece_cap = (size_t)(uploads + 1) * (pieces + 1); /* and the warm-up upload */
   g_piece_lat = malloc(sizeof(double) * g_piece_cap);
   g_piece_n = 0;
   g_pieces_sent = g_pieces_ok = 0;
@@ -1574,6 +1616,50 @@ static void scenario_upload_frames(void) {
   uploads_teardown(got);
 }
 
+/* ---------------------------------------------------------------- H. Health/Check rate */
+
+/* Not an attack: what the server answers per second with 4 connections each keeping 64
+ * Health/Check calls in flight (each answer sends the next call), over 5 s after 1 s of warm-up,
+ * so that a change to how the server reads has a throughput figure beside it. This one-thread
+ * client may be the bottleneck: compare runs of the same client only. */
+#define RATE_CONNECTIONS 4
+#define RATE_IN_FLIGHT 64
+static long g_rate_answers;
+
+static void rate_send(Conn *c) {
+  size_t n;
+  uint8_t *f = frame_health(++c->next_call, &n);
+  conn_send(c, f, n, 1);
+}
+
+static void rate_open(Conn *c) {
+  for (int i = 0; i < RATE_IN_FLIGHT; i++) rate_send(c);
+}
+
+static void rate_env(Conn *c, Envelope *e) {
+  if (e->kind != KIND_RESPONSE) return;
+  g_rate_answers++;
+  rate_send(c);
+}
+
+static void scenario_health_rate(void) {
+  on_open = rate_open;
+  on_env = rate_env;
+  for (int i = 0; i < RATE_CONNECTIONS; i++) conn_new_from(ROLE_ATTACK, ADDR_ATTACK);
+  pump_for(1.0);
+  long before = g_rate_answers;
+  double t0 = now();
+  double cpu0 = server_cpu_s();
+  pump_for(g_quick ? 2.0 : 5.0);
+  double took = now() - t0;
+  double cpu = server_cpu_s() - cpu0;
+  row("Health/Check answers per second (4 connections x 64 in flight)", "-", "-",
+      "%.0f (server CPU %.0f%% of one core)", (double)(g_rate_answers - before) / took,
+      100 * cpu / took);
+  counts_note();
+  reset_all();
+}
+
 /* ---------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
@@ -1592,7 +1678,8 @@ int main(int argc, char **argv) {
   if (!scenario || !g_port || !g_pid)
     die("usage: attack --port PORT --pid SERVER_PID [--data-dir DIR] [--smaps DIR] "
         "[--pieces-in-flight N] [--quick] "
-        "bomb|partial|validation|churn|descriptors|login-flood|upload-pieces|upload-frames");
+        "bomb|partial|validation|churn|descriptors|login-flood|upload-pieces|upload-frames|"
+        "health-rate");
   /* raise the soft descriptor limit to the hard one */
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -1613,6 +1700,7 @@ int main(int argc, char **argv) {
       {"login-flood", "F. login flood", scenario_login_flood},
       {"upload-pieces", "G. uploads in pieces", scenario_uploads},
       {"upload-frames", "G. 5 MiB frames", scenario_upload_frames},
+      {"health-rate", "H. Health/Check rate", scenario_health_rate},
   };
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
     if (!strcmp(all[i].name, scenario)) {

@@ -12,7 +12,8 @@
 #   --only NAME     run only the named scenarios (repeatable): bomb partial validation churn
 #                   descriptors login-flood uploads (both upload scenarios: upload-pieces,
 #                   the document in UploadDocumentPiece pieces, and upload-frames, the document
-#                   whole in one 5 MiB frame; each can be named alone)
+#                   whole in one 5 MiB frame; each can be named alone) health-rate (not an
+#                   attack: Health/Check answers per second, 4 connections x 64 in flight)
 #   --server-arg A  pass option A to every server started (repeatable), e.g. to try a limit
 #   --client-arg A  pass option A to the client (repeatable), e.g. --pieces-in-flight 8: at most 8
 #                   upload pieces in flight over all connections, what a server-wide bound would hold
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#only[@]} -gt 0 ] || only=(bomb partial validation churn descriptors login-flood uploads)
+[ ${#only[@]} -gt 0 ] || only=(bomb partial validation churn descriptors login-flood uploads health-rate)
 # "uploads" is both upload scenarios, each against a fresh server.
 names=()
 for scenario in "${only[@]}"; do

@@ -61,6 +61,12 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   var maxConnectionsPerAddress = 128
 
   @Option(
+    help:
+      "Request frames over 16 KiB that all connections may hold at once; a connection whose next one finds none free is not read until one is. Default: one per core, at least 2."
+  )
+  var maxLargeRequestFrames: Int?
+
+  @Option(
     name: .customLong("admin-id"),
     help:
       "Id of a registered player who may review verifications (Register returns it); repeat for several."
@@ -124,6 +130,9 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     guard maxConnectionsPerAddress >= 1 else {
       throw ValidationError("--max-connections-per-address must be at least 1")
     }
+    if let maxLargeRequestFrames, maxLargeRequestFrames < 1 {
+      throw ValidationError("--max-large-request-frames must be at least 1")
+    }
     guard passwordHashSlots >= 1 else {
       throw ValidationError("--password-hash-slots must be at least 1")
     }
@@ -174,7 +183,9 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       maximumRequestBytesInFlight: maxRequestBytesInFlight,
       maximumConnections: connections,
       maximumConnectionsPerAddress: maxConnectionsPerAddress,
-      frameTimeout: .seconds(frameTimeoutSeconds))
+      frameTimeout: .seconds(frameTimeoutSeconds),
+      maximumLargeRequestFrames: maxLargeRequestFrames
+        ?? ServerConfiguration.defaultMaximumLargeRequestFrames)
     let server = RPCServer(
       configuration: configuration,
       services: players.services,

@@ -50,6 +50,8 @@ public final class RPCServer: Service, Sendable {
     )
   >((nil, []))
   private let requestBudget: RequestMemoryBudget
+  /// The slots that large request frames of every connection share.
+  let largeFrameSlots: LargeFrameSlots
 
   /// A server for `services`, plus the built-in health and reflection services. Methods that
   /// need authentication are checked with `authenticator`; without one they are all refused.
@@ -82,6 +84,7 @@ public final class RPCServer: Service, Sendable {
     self.group = eventLoopGroup
     self.logger = logger
     self.requestBudget = RequestMemoryBudget(limit: configuration.maximumRequestBytesInFlight)
+    self.largeFrameSlots = LargeFrameSlots(count: configuration.maximumLargeRequestFrames)
     let health = HealthStatus()
     self.health = health
 
@@ -260,23 +263,39 @@ public final class RPCServer: Service, Sendable {
     var inboundWire = configuration.wire
     inboundWire.maximumBodySize = maximumRequestBodySize
     let trust = ConnectionTrust()
+    let gate = LargeFrameGate(slots: largeFrameSlots)
     let handler = ServerConnectionHandler(
       registry: registry, authenticator: authenticator, configuration: configuration,
-      requestBudget: requestBudget, logger: logger, trust: trust)
+      requestBudget: requestBudget, logger: logger, trust: trust, gate: gate)
     let handlers: [any ChannelHandler] = [
       // A peer that does not read its answers is not read from either, so its unread
       // answers cannot grow the server's memory.
       BackPressureHandler(),
+      // Nor is a connection whose next large frame waits for a server-wide slot.
+      LargeFrameReadGate(gate: gate),
       ByteToMessageHandler(
         FrameDecoder(
           configuration: inboundWire, budget: requestBudget,
-          frameTimeout: TimeAmount(configuration.frameTimeout), trust: trust)),
+          frameTimeout: TimeAmount(configuration.frameTimeout), trust: trust, gate: gate)),
       IdleEventHandler(readTimeout: TimeAmount(configuration.idleTimeout)),
       FrameEncoder(configuration: configuration.wire),
       handler,
     ]
     return (handlers, handler)
   }
+
+  /// How a connection's incoming bytes are read: into buffers of at most 16 KiB, grown from
+  /// 2 KiB only while reads fill them. NIO keeps a connection's receive buffers (one per read of
+  /// an event-loop cycle) for the connection's life, so with `readsPerCycle` this bounds what an
+  /// open connection keeps to 16 KiB; and it bounds what a connection has read past a frame
+  /// header that must wait for a large-frame slot to one buffer, so that the rest of the frame
+  /// waits in the kernel's socket buffers.
+  static let receiveAllocator = AdaptiveRecvByteBufferAllocator(
+    minimum: 64, initial: 2048, maximum: 16 * 1024)
+  /// Reads per event-loop cycle on one connection: one, so that the pipeline sees every buffer
+  /// (and a waiting large frame stops the reading) before the next is read. The socket is
+  /// watched level-triggered, so what is left is read on the next cycle.
+  static let readsPerCycle: UInt = 1
 
   private func bind() async throws -> any Channel {
     let configuration = self.configuration
@@ -292,7 +311,8 @@ public final class RPCServer: Service, Sendable {
       }
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
       .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-      .childChannelOption(.maxMessagesPerRead, value: 16)
+      .childChannelOption(.maxMessagesPerRead, value: Self.readsPerCycle)
+      .childChannelOption(.recvAllocator, value: Self.receiveAllocator)
       .childChannelInitializer { [weak self] channel in
         channel.eventLoop.makeCompletedFuture {
           guard let self else { return }

@@ -1,3 +1,5 @@
+import NIOCore
+
 /// How a server listens and the limits it holds every connection to.
 public struct ServerConfiguration: Sendable {
   /// Address to bind. Default `127.0.0.1`.
@@ -24,6 +26,18 @@ public struct ServerConfiguration: Sendable {
   /// Connections one client IP address may keep open at once; more get GOAWAY
   /// (`TOO_MANY_CONNECTIONS_FROM_ADDRESS`) and are closed. Default 128.
   public var maximumConnectionsPerAddress: Int
+  /// Request frames with bodies over 16 KiB that all connections together may hold at once,
+  /// each from its header until its call's handler has finished; a connection whose next such
+  /// frame finds none free is not read until one is (its frame waits in the kernel's socket
+  /// buffers). One client address holds at most half of them (at least 1). Default one per
+  /// core, at least 2. At least 1.
+  public var maximumLargeRequestFrames: Int
+
+  /// The default of `maximumLargeRequestFrames`: one per core, at least 2. The store writes one
+  /// piece at a time and handlers run on the cores, so more slots add memory, not speed.
+  public static var defaultMaximumLargeRequestFrames: Int {
+    max(2, System.coreCount)
+  }
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -36,7 +50,8 @@ public struct ServerConfiguration: Sendable {
     maximumRequestBytesInFlight: Int = 256 << 20,
     maximumConnections: Int = 10_000,
     maximumConnectionsPerAddress: Int = 128,
-    frameTimeout: Duration = .seconds(60)
+    frameTimeout: Duration = .seconds(60),
+    maximumLargeRequestFrames: Int = ServerConfiguration.defaultMaximumLargeRequestFrames
   ) {
     self.host = host
     self.port = port
@@ -48,5 +63,6 @@ public struct ServerConfiguration: Sendable {
     self.maximumConnections = maximumConnections
     self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
     self.frameTimeout = frameTimeout
+    self.maximumLargeRequestFrames = maximumLargeRequestFrames
   }
 }

@@ -6,9 +6,36 @@ public struct RegisteredMethod: Sendable {
   public let kind: MethodKind
   /// The largest request payload the method accepts, in bytes.
   public let maximumRequestBytes: Int
-  /// Decodes the request, runs the handler, and returns the encoded response (unary) or nil
-  /// after the stream is written (streaming).
-  public let invoke: @Sendable ([UInt8], ServerContext, RawResponseSink) async throws -> [UInt8]?
+  /// Decodes the request (taking its bytes, so that they are freed once it is decoded), runs
+  /// the handler, and returns the encoded response (unary) or nil after the stream is written
+  /// (streaming).
+  public let invoke:
+    @Sendable (RequestBytes, ServerContext, RawResponseSink) async throws -> [UInt8]?
+}
+
+/// The encoded request of one call, taken once by its method to decode it: the call then holds
+/// only the decoded request, not both.
+public final class RequestBytes: @unchecked Sendable {
+  // Taken once, by the one task that runs the call.
+  private var bytes: [UInt8]
+  private let whenTaken: (@Sendable () -> Void)?
+
+  /// `bytes`; `whenTaken` is called once they have been taken.
+  public init(_ bytes: [UInt8], whenTaken: (@Sendable () -> Void)? = nil) {
+    self.bytes = bytes
+    self.whenTaken = whenTaken
+  }
+
+  /// The bytes not yet taken: all of them until `take`, then none.
+  public var count: Int { bytes.count }
+
+  /// The bytes, leaving none behind; called once.
+  public func take() -> [UInt8] {
+    defer { whenTaken?() }
+    let taken = bytes
+    bytes = []
+    return taken
+  }
 }
 
 /// Maps method paths to typed handlers. Services register their methods here; the server core
@@ -34,7 +61,7 @@ public struct HandlerRegistry: Sendable {
       RegisteredMethod(
         info: method.info, kind: .unary, maximumRequestBytes: method.maximumRequestBytes
       ) { payload, context, _ in
-        let request = try Self.decode(Request.self, payload)
+        let request = try Self.decode(Request.self, payload.take())
         return try await handler(request, context).serializedBytes()
       })
   }
@@ -52,7 +79,7 @@ public struct HandlerRegistry: Sendable {
         info: method.info, kind: .serverStreaming,
         maximumRequestBytes: method.maximumRequestBytes
       ) { payload, context, sink in
-        let request = try Self.decode(Request.self, payload)
+        let request = try Self.decode(Request.self, payload.take())
         try await handler(request, context, ResponseStreamWriter(sink: sink))
         return nil
       })

@@ -9,7 +9,9 @@ public import NIOCore
 /// before the body is buffered; a compressed body is charged for its output and its zstd
 /// context before it is decompressed. Both are given back when the frame is parsed or the
 /// connection goes away. With a frame timeout, a frame whose first byte has arrived must
-/// arrive whole within it.
+/// arrive whole within it. On a server connection, a frame whose body is over
+/// `LargeFrameSlots.bodyThreshold` first waits, unread, for one of the server's large-frame
+/// slots.
 public struct FrameDecoder: ByteToMessageDecoder {
   public typealias InboundOut = Envelope
 
@@ -26,6 +28,9 @@ public struct FrameDecoder: ByteToMessageDecoder {
   private let frameTimeout: TimeAmount?
   private let trust: ConnectionTrust?
   private let progress = Progress()
+  /// With a gate, a frame whose body is over `LargeFrameSlots.bodyThreshold` waits for a
+  /// server-wide slot before its body is read.
+  private var gate: LargeFrameGate?
 
   /// A decoder for one connection; with a `budget`, large frames are charged to it, with a
   /// `frameTimeout`, a frame that takes longer to arrive is a violation, and with a `trust`,
@@ -41,6 +46,17 @@ public struct FrameDecoder: ByteToMessageDecoder {
     self.decompressor = Zstd.Decompressor(maximumOutput: configuration.maximumBodySize)
     self.budget = budget
     self.frameTimeout = frameTimeout
+  }
+
+  /// A decoder as above whose large frames each wait for one of the server's slots, through
+  /// `gate`, before their bodies are read.
+  init(
+    configuration: WireConfiguration, budget: RequestMemoryBudget?, frameTimeout: TimeAmount?,
+    trust: ConnectionTrust?, gate: LargeFrameGate?
+  ) {
+    self.init(
+      configuration: configuration, budget: budget, frameTimeout: frameTimeout, trust: trust)
+    self.gate = gate
   }
 
   /// The bytes charged to the budget for the frame in progress.
@@ -68,6 +84,8 @@ public struct FrameDecoder: ByteToMessageDecoder {
     {
       throw .frameNeedsSession(length, limit: WireConfiguration.unchargedBodyBytes)
     }
+    // Before any of the body is read or charged: a large body waits for a slot, unread.
+    if let gate, !gate.admit(bodyLength: Int(length)) { return nil }
     if let budget, progress.charged == 0, Int(length) > WireConfiguration.unchargedBodyBytes {
       let capacity = Self.bufferCapacity(for: FrameFormat.headerSize + Int(length))
       guard budget.reserve(capacity) else { throw .serverBusy(bytes: capacity) }
@@ -123,6 +141,7 @@ public struct FrameDecoder: ByteToMessageDecoder {
 
   /// Gives back what the frame in progress was charged.
   private func releaseFrame() {
+    gate?.frameDecoded()
     progress.timer?.cancel()
     progress.timer = nil
     if progress.charged > 0 {
@@ -150,7 +169,15 @@ public struct FrameDecoder: ByteToMessageDecoder {
   public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws
     -> DecodingState
   {
+    // A slot the envelope holds and the connection handler did not take is given back.
+    defer { gate?.endDelivery() }
     guard let envelope = try decodeEnvelope(from: &buffer) else {
+      if let gate, gate.isWaiting {
+        // Waiting for a slot is the server's doing: the frame's time starts once it has one.
+        progress.timer?.cancel()
+        progress.timer = nil
+        return .needMoreData
+      }
       if let frameTimeout, progress.timer == nil, buffer.readableBytes > 0 {
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let seconds = max(1, frameTimeout.nanoseconds / 1_000_000_000)
@@ -167,6 +194,7 @@ public struct FrameDecoder: ByteToMessageDecoder {
   public mutating func decodeLast(
     context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool
   ) throws -> DecodingState {
+    defer { gate?.endDelivery() }
     // Frames that arrived whole are still delivered; a frame cut off by the close is dropped.
     guard let envelope = try decodeEnvelope(from: &buffer) else {
       releaseFrame()
@@ -178,6 +206,7 @@ public struct FrameDecoder: ByteToMessageDecoder {
 
   public mutating func decoderRemoved(context: ChannelHandlerContext) {
     releaseFrame()
+    gate?.endDelivery()
   }
 }
 

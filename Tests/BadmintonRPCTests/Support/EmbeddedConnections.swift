@@ -24,13 +24,16 @@ final class EmbeddedServerConnection {
   let connection: ServerConnectionHandler
   private var unread = ByteBuffer()
 
-  init(server: RPCServer, loop: EmbeddedEventLoop = EmbeddedEventLoop()) throws {
+  init(
+    server: RPCServer, loop: EmbeddedEventLoop = EmbeddedEventLoop(),
+    clientAddress: String = "127.0.0.1"
+  ) throws {
     let (handlers, connection) = server.connectionHandlers()
     self.loop = loop
     self.connection = connection
     channel = EmbeddedChannel(loop: loop)
     try channel.pipeline.syncOperations.addHandlers(handlers)
-    try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40_000)).wait()
+    try channel.connect(to: SocketAddress(ipAddress: clientAddress, port: 40_000)).wait()
   }
 
   /// Delivers `envelope` from the client in one frame, and runs what it set off.

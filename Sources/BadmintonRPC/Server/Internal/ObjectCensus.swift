@@ -20,6 +20,11 @@ final class ObjectCensus: Sendable {
     references.withLock { references in references.count { $0.object != nil } }
   }
 
+  /// The recorded objects still alive.
+  var objects: [AnyObject] {
+    references.withLock { references in references.compactMap(\.object) }
+  }
+
   /// How many objects were recorded.
   var recorded: Int { references.withLock { $0.count } }
 }

@@ -47,6 +47,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private let requestBudget: RequestMemoryBudget
   /// Set once a call on the connection passes authentication; the frame decoder reads it.
   private let trust: ConnectionTrust?
+  /// Hands over the large-frame slot of the REQUEST being delivered, which its call keeps.
+  private let gate: LargeFrameGate?
   private var logger: Logger
   /// Released in `handlerRemoved`: the context holds the handler, so keeping it would keep both.
   private(set) var context: ChannelHandlerContext!
@@ -80,9 +82,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   init(
     registry: HandlerRegistry, authenticator: (any Authenticator)?,
     configuration: ServerConfiguration, requestBudget: RequestMemoryBudget, logger: Logger,
-    trust: ConnectionTrust? = nil
+    trust: ConnectionTrust? = nil, gate: LargeFrameGate? = nil
   ) {
     self.trust = trust
+    self.gate = gate
     self.registry = registry
     self.authenticator = authenticator
     self.configuration = configuration
@@ -238,22 +241,31 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     calls[callID] = call
 
     let budget = requestBudget
+    // A large frame's slot stays with its call until the handler has finished; a stream's
+    // handler may never finish, so a stream gives it back once its request is decoded.
+    let slot = gate?.takeDeliveredSlot()
+    var whenDecoded: (@Sendable () -> Void)?
+    if method.kind == .serverStreaming, let slot { whenDecoded = { slot.release() } }
+    let payload = RequestBytes(request.payload, whenTaken: whenDecoded)
     runningHandlers += 1
     heldRequestBytes += heldBytes
     calls[callID]?.task = Self.run(
-      method, payload: request.payload, context: serverContext, serial: serial,
+      method, payload: payload, context: serverContext, serial: serial,
       heldBytes: heldBytes, sink: sink,
       authenticator: authenticator, handler: handler, on: taskExecutor,
-      finally: { budget.release(heldBytes) })
+      finally: {
+        budget.release(heldBytes)
+        slot?.release()
+      })
   }
 
   /// Runs a handler in a task of its own that prefers the connection's event loop, calls
-  /// `release` once the handler no longer holds the request, then hands its outcome back to the
-  /// event loop. The handler's own steps run on the loop, and so do the default actors and child
-  /// tasks it calls; the store's work runs on its database queues and password hashing on NIO's
+  /// `release` once the handler no longer holds the request (the encoded request is let go as
+  /// soon as it is decoded), then hands its outcome back to the event loop. The handler's own
+  /// steps run on the loop, and so do the default actors and child tasks it calls; the store's work runs on its database queues and password hashing on NIO's
   /// thread pool. A handler that waits for a lock holds up the loop meanwhile.
   private static func run(
-    _ method: RegisteredMethod, payload: [UInt8], context: ServerContext, serial: UInt64,
+    _ method: RegisteredMethod, payload: RequestBytes, context: ServerContext, serial: UInt64,
     heldBytes: Int, sink: RawResponseSink,
     authenticator: (any Authenticator)?, handler: NIOLoopBound<ServerConnectionHandler>,
     on executor: EventLoopTaskExecutor?, finally release: @escaping @Sendable () -> Void
