@@ -162,7 +162,7 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
     case .session:
       guard !deleted else { return .session(rowID: rowID, nil) }
       let session = try Row.fetchOne(
-        db, sql: "SELECT * FROM session WHERE rowid = ?", arguments: [rowID]
+        try db.cachedStatement(sql: "SELECT * FROM session WHERE rowid = ?"), arguments: [rowID]
       ).map { row in
         SessionRecord(
           tokenHash: [UInt8](row["token_hash"] as Data), playerID: row["player_id"],
@@ -172,7 +172,7 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
     case .availability:
       guard !deleted else { return .availability(id: rowID, nil) }
       let record = try Row.fetchOne(
-        db, sql: "SELECT * FROM availability WHERE id = ?", arguments: [rowID]
+        try db.cachedStatement(sql: "SELECT * FROM availability WHERE id = ?"), arguments: [rowID]
       ).map(SQLitePlayerStore.availability(from:))
       return .availability(id: rowID, record)
     case .game:
@@ -181,7 +181,8 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
     case .block:
       guard !deleted else { return .block(rowID: rowID, nil) }
       let block = try Row.fetchOne(
-        db, sql: "SELECT blocker_id, blocked_id FROM block WHERE rowid = ?", arguments: [rowID]
+        try db.cachedStatement(sql: "SELECT blocker_id, blocked_id FROM block WHERE rowid = ?"),
+        arguments: [rowID]
       ).map { BlockChange(blockerID: $0["blocker_id"], blockedID: $0["blocked_id"]) }
       return .block(rowID: rowID, block)
     case .event:

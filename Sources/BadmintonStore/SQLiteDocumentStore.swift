@@ -66,19 +66,20 @@ extension SQLitePlayerStore {
           """,
         arguments: [playerID, atUnixMs])
       let open = try Int.fetchOne(
-        db,
-        sql:
-          "SELECT count(*) FROM document_upload WHERE player_id = ? AND expires_at_ms IS NOT NULL",
+        try db.cachedStatement(
+          sql:
+            "SELECT count(*) FROM document_upload WHERE player_id = ? AND expires_at_ms IS NOT NULL"
+        ),
         arguments: [playerID])!
       guard open < DocumentUploadRules.maximumOpenUploads else {
         throw DocumentUploadRules.openLimitReached
       }
       let held = try Int64.fetchOne(
-        db,
-        sql: """
-          SELECT coalesce(sum(total_size), 0) FROM document_upload
-          WHERE expires_at_ms IS NOT NULL AND expires_at_ms > ?
-          """,
+        try db.cachedStatement(
+          sql: """
+            SELECT coalesce(sum(total_size), 0) FROM document_upload
+            WHERE expires_at_ms IS NOT NULL AND expires_at_ms > ?
+            """),
         arguments: [atUnixMs])!
       guard held <= openBytesLimit - totalSize else { throw OpenUploadsFull(limit: openBytesLimit) }
       try db.execute(
@@ -152,17 +153,18 @@ extension SQLitePlayerStore {
     try await writer.read { db in
       guard
         let row = try Row.fetchOne(
-          db, sql: "SELECT document_upload_id, document_size FROM verification WHERE id = ?",
+          try db.cachedStatement(
+            sql: "SELECT document_upload_id, document_size FROM verification WHERE id = ?"),
           arguments: [id]),
         let uploadID = row["document_upload_id"] as Int64?,
         offset >= 0, offset < row["document_size"] as Int64
       else { return nil }
       return try Data.fetchOne(
-        db,
-        sql: """
-          SELECT substr(data, ? - start + 1) FROM document_piece
-          WHERE upload_id = ? AND start <= ? ORDER BY start DESC LIMIT 1
-          """,
+        try db.cachedStatement(
+          sql: """
+            SELECT substr(data, ? - start + 1) FROM document_piece
+            WHERE upload_id = ? AND start <= ? ORDER BY start DESC LIMIT 1
+            """),
         arguments: [offset, uploadID, offset]
       ).map { [UInt8]($0) }
     }
@@ -175,7 +177,8 @@ extension SQLitePlayerStore {
     uploadID: Int64, size: Int64, atUnixMs: Int64
   ) throws -> VerificationRecord {
     let pending = try Int.fetchOne(
-      db, sql: "SELECT count(*) FROM verification WHERE player_id = ? AND state = ?",
+      try db.cachedStatement(
+        sql: "SELECT count(*) FROM verification WHERE player_id = ? AND state = ?"),
       arguments: [playerID, ReviewState.pending.rawValue])!
     guard pending < VerificationRules.maximumPending else {
       throw VerificationRules.pendingLimitReached
@@ -198,11 +201,11 @@ extension SQLitePlayerStore {
     _ db: Database, id: Int64, playerID: Int64, atUnixMs: Int64
   ) throws -> DocumentUploadRecord? {
     try Row.fetchOne(
-      db,
-      sql: """
-        SELECT id, player_id, content_type, total_size, received, expires_at_ms
-        FROM document_upload WHERE id = ? AND player_id = ? AND expires_at_ms > ?
-        """,
+      try db.cachedStatement(
+        sql: """
+          SELECT id, player_id, content_type, total_size, received, expires_at_ms
+          FROM document_upload WHERE id = ? AND player_id = ? AND expires_at_ms > ?
+          """),
       arguments: [id, playerID, atUnixMs]
     ).map { row in
       DocumentUploadRecord(

@@ -8,11 +8,11 @@ extension SQLitePlayerStore: MatchingStore {
   ) async throws -> AvailabilityRecord {
     try await writer.write { db in
       let active = try Int.fetchOne(
-        db,
-        sql: """
-          SELECT count(*) FROM availability
-          WHERE player_id = ? AND source = ? AND state = ? AND end_ms > ?
-          """,
+        try db.cachedStatement(
+          sql: """
+            SELECT count(*) FROM availability
+            WHERE player_id = ? AND source = ? AND state = ? AND end_ms > ?
+            """),
         arguments: [
           new.playerID, AvailabilitySource.posted.rawValue, AvailabilityState.active.rawValue, now,
         ])!
@@ -25,8 +25,10 @@ extension SQLitePlayerStore: MatchingStore {
 
   public func availability(id: Int64) async throws -> AvailabilityRecord? {
     try await writer.read { db in
-      try Row.fetchOne(db, sql: "SELECT * FROM availability WHERE id = ?", arguments: [id])
-        .map(Self.availability(from:))
+      try Row.fetchOne(
+        try db.cachedStatement(sql: "SELECT * FROM availability WHERE id = ?"), arguments: [id]
+      )
+      .map(Self.availability(from:))
     }
   }
 
@@ -35,11 +37,11 @@ extension SQLitePlayerStore: MatchingStore {
   {
     try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql: """
-          SELECT * FROM availability WHERE player_id = ? AND state = ? AND end_ms > ?
-          ORDER BY start_ms, id
-          """,
+        try db.cachedStatement(
+          sql: """
+            SELECT * FROM availability WHERE player_id = ? AND state = ? AND end_ms > ?
+            ORDER BY start_ms, id
+            """),
         arguments: [playerID, AvailabilityState.active.rawValue, now]
       ).map(Self.availability(from:))
     }
@@ -51,7 +53,8 @@ extension SQLitePlayerStore: MatchingStore {
     try await writer.read { db in
       try Array(
         Row.fetchCursor(
-          db, sql: "SELECT * FROM availability WHERE state = ? AND end_ms > ? ORDER BY id",
+          try db.cachedStatement(
+            sql: "SELECT * FROM availability WHERE state = ? AND end_ms > ? ORDER BY id"),
           arguments: [AvailabilityState.active.rawValue, now]
         ).map(Self.availability(from:)))
     }
@@ -66,7 +69,7 @@ extension SQLitePlayerStore: MatchingStore {
         ])
       guard db.changesCount == 1,
         let row = try Row.fetchOne(
-          db, sql: "SELECT * FROM availability WHERE id = ?", arguments: [id])
+          try db.cachedStatement(sql: "SELECT * FROM availability WHERE id = ?"), arguments: [id])
       else { throw MatchingErrors.availabilityNotFound }
       return Self.availability(from: row)
     }
@@ -79,7 +82,8 @@ extension SQLitePlayerStore: MatchingStore {
     try await writer.write { db in
       guard
         try Row.fetchOne(
-          db, sql: "SELECT 1 FROM player WHERE id = ?", arguments: [settings.playerID]) != nil
+          try db.cachedStatement(sql: "SELECT 1 FROM player WHERE id = ?"),
+          arguments: [settings.playerID]) != nil
       else { throw DomainError.playerNotFound }
       try db.execute(
         sql: "DELETE FROM recurring_settings WHERE player_id = ?", arguments: [settings.playerID])
@@ -104,8 +108,8 @@ extension SQLitePlayerStore: MatchingStore {
           ])
       }
       let removed = try Int64.fetchAll(
-        db,
-        sql: "SELECT id FROM availability WHERE player_id = ? AND source = ? AND state = ?",
+        try db.cachedStatement(
+          sql: "SELECT id FROM availability WHERE player_id = ? AND source = ? AND state = ?"),
         arguments: [
           settings.playerID, AvailabilitySource.recurring.rawValue,
           AvailabilityState.active.rawValue,
@@ -130,15 +134,18 @@ extension SQLitePlayerStore: MatchingStore {
   public func recurringSettings(playerID: Int64) async throws -> RecurringSettings? {
     try await writer.read { db in
       try Row.fetchOne(
-        db, sql: "SELECT * FROM recurring_settings WHERE player_id = ?", arguments: [playerID]
+        try db.cachedStatement(sql: "SELECT * FROM recurring_settings WHERE player_id = ?"),
+        arguments: [playerID]
       ).map { try Self.recurringSettings(db, from: $0) }
     }
   }
 
   public func allRecurringSettings() async throws -> [RecurringSettings] {
     try await writer.read { db in
-      try Row.fetchAll(db, sql: "SELECT * FROM recurring_settings ORDER BY player_id")
-        .map { try Self.recurringSettings(db, from: $0) }
+      try Row.fetchAll(
+        try db.cachedStatement(sql: "SELECT * FROM recurring_settings ORDER BY player_id")
+      )
+      .map { try Self.recurringSettings(db, from: $0) }
     }
   }
 
@@ -170,7 +177,8 @@ extension SQLitePlayerStore: MatchingStore {
   ) async throws {
     try await writer.read { db in
       let rows = try Row.fetchCursor(
-        db, sql: "SELECT * FROM availability WHERE state = ? AND end_ms > ? ORDER BY id",
+        try db.cachedStatement(
+          sql: "SELECT * FROM availability WHERE state = ? AND end_ms > ? ORDER BY id"),
         arguments: [AvailabilityState.active.rawValue, nowUnixMs])
       while let row = try rows.next() {
         let record = Self.availability(from: row)
@@ -184,7 +192,8 @@ extension SQLitePlayerStore: MatchingStore {
   ) async throws {
     try await writer.read { db in
       let ids = try Int64.fetchCursor(
-        db, sql: "SELECT id FROM game WHERE state != ? AND end_ms > ? ORDER BY id",
+        try db.cachedStatement(
+          sql: "SELECT id FROM game WHERE state != ? AND end_ms > ? ORDER BY id"),
         arguments: [StoredMatchState.cancelled.rawValue, unixMs])
       while let id = try ids.next() {
         if let match = try Self.fetchMatch(db, id: id) { apply(.match(id: id, match)) }
@@ -196,7 +205,8 @@ extension SQLitePlayerStore: MatchingStore {
     async throws
   {
     try await writer.read { db in
-      let rows = try Row.fetchCursor(db, sql: "SELECT * FROM player ORDER BY id")
+      let rows = try Row.fetchCursor(
+        try db.cachedStatement(sql: "SELECT * FROM player ORDER BY id"))
       while let row = try rows.next() { apply(.player(Self.player(from: row))) }
     }
   }
@@ -261,7 +271,8 @@ extension SQLitePlayerStore: MatchingStore {
   {
     let playerID: Int64 = row["player_id"]
     let slots = try Row.fetchAll(
-      db, sql: "SELECT * FROM recurring_slot WHERE player_id = ? ORDER BY position",
+      try db.cachedStatement(
+        sql: "SELECT * FROM recurring_slot WHERE player_id = ? ORDER BY position"),
       arguments: [playerID]
     ).map { slot in
       RecurringSlot(

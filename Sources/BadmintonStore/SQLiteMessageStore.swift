@@ -133,13 +133,13 @@ extension SQLitePlayerStore: MessageStore {
         throw MessageErrors.threadNotFound
       }
       let marked = try Row.fetchAll(
-        db,
-        sql: """
-          UPDATE direct_message SET read_at_ms = ?, delivered_at_ms = coalesce(delivered_at_ms, ?)
-          WHERE thread_id = ? AND recipient_id = ? AND read_at_ms IS NULL AND hidden = 0
-            AND id > ? AND id <= ?
-          RETURNING id, thread_id, sender_id
-          """,
+        try db.cachedStatement(
+          sql: """
+            UPDATE direct_message SET read_at_ms = ?, delivered_at_ms = coalesce(delivered_at_ms, ?)
+            WHERE thread_id = ? AND recipient_id = ? AND read_at_ms IS NULL AND hidden = 0
+              AND id > ? AND id <= ?
+            RETURNING id, thread_id, sender_id
+            """),
         arguments: [now, now, threadID, playerID, cleared, upToMessageID ?? Int64.max])
       if let receipt = Self.receipts(marked).first {
         try Self.append(db, notify(receipt), atUnixMs: now)
@@ -156,7 +156,7 @@ extension SQLitePlayerStore: MessageStore {
         throw MessageErrors.threadNotFound
       }
       return try Row.fetchAll(
-        db, sql: Self.threadPageSQL,
+        try db.cachedStatement(sql: Self.threadPageSQL),
         arguments: [threadID, beforeMessageID ?? Int64.max, cleared, playerID, limit]
       ).map(Self.message(from:))
     }
@@ -174,7 +174,7 @@ extension SQLitePlayerStore: MessageStore {
   {
     try await writer.read { db in
       try Row.fetchAll(
-        db, sql: Self.syncPageSQL,
+        try db.cachedStatement(sql: Self.syncPageSQL),
         arguments: [
           playerID, playerID, afterMessageID, limit, playerID, playerID, afterMessageID, limit,
           limit,
@@ -211,7 +211,7 @@ extension SQLitePlayerStore: MessageStore {
   {
     try await writer.read { db in
       let rows = try Row.fetchAll(
-        db, sql: Self.threadListSQL,
+        try db.cachedStatement(sql: Self.threadListSQL),
         arguments: [playerID, beforeLastMessageID ?? Int64.max, limit])
       let threads = try rows.compactMap { row -> MessageThreadRecord? in
         guard let last = try Self.fetchMessage(db, id: row["last_id"]) else { return nil }
@@ -314,23 +314,23 @@ extension SQLitePlayerStore: MessageStore {
     -> Int64?
   {
     try Int64.fetchOne(
-      db,
-      sql: """
-        SELECT cleared_through_id FROM message_thread_member WHERE player_id = ? AND thread_id = ?
-        """,
+      try db.cachedStatement(
+        sql: """
+          SELECT cleared_through_id FROM message_thread_member WHERE player_id = ? AND thread_id = ?
+          """),
       arguments: [playerID, threadID])
   }
 
   private static func unreadCount(_ db: Database, playerID: Int64) throws -> Int {
     try Int.fetchOne(
-      db,
-      sql: """
-        SELECT count(*) FROM direct_message
-        JOIN message_thread_member AS member
-          ON member.thread_id = direct_message.thread_id AND member.player_id = ?
-        WHERE direct_message.recipient_id = ? AND direct_message.read_at_ms IS NULL
-          AND direct_message.hidden = 0 AND direct_message.id > member.cleared_through_id
-        """,
+      try db.cachedStatement(
+        sql: """
+          SELECT count(*) FROM direct_message
+          JOIN message_thread_member AS member
+            ON member.thread_id = direct_message.thread_id AND member.player_id = ?
+          WHERE direct_message.recipient_id = ? AND direct_message.read_at_ms IS NULL
+            AND direct_message.hidden = 0 AND direct_message.id > member.cleared_through_id
+          """),
       arguments: [playerID, playerID]) ?? 0
   }
 

@@ -218,7 +218,8 @@ public final class SQLitePlayerStore: PlayerStore {
 
   public func createPlayer(_ new: NewPlayer) async throws -> PlayerRecord {
     try await writer.write { db in
-      if try Row.fetchOne(db, sql: "SELECT 1 FROM player WHERE phone = ?", arguments: [new.phone])
+      if try Row.fetchOne(
+        try db.cachedStatement(sql: "SELECT 1 FROM player WHERE phone = ?"), arguments: [new.phone])
         != nil
       {
         throw DomainError(
@@ -244,8 +245,10 @@ public final class SQLitePlayerStore: PlayerStore {
 
   public func player(phone: String) async throws -> PlayerRecord? {
     try await writer.read { db in
-      try Row.fetchOne(db, sql: "SELECT * FROM player WHERE phone = ?", arguments: [phone])
-        .map(Self.player(from:))
+      try Row.fetchOne(
+        try db.cachedStatement(sql: "SELECT * FROM player WHERE phone = ?"), arguments: [phone]
+      )
+      .map(Self.player(from:))
     }
   }
 
@@ -282,8 +285,9 @@ public final class SQLitePlayerStore: PlayerStore {
   public func passwordParameterCounts() async throws -> [String: Int] {
     try await writer.read { db in
       let rows = try Row.fetchAll(
-        db,
-        sql: "SELECT password_parameters, COUNT(*) AS n FROM player GROUP BY password_parameters")
+        try db.cachedStatement(
+          sql: "SELECT password_parameters, COUNT(*) AS n FROM player GROUP BY password_parameters")
+      )
       return Dictionary(
         rows.map { (($0["password_parameters"] as String), ($0["n"] as Int)) },
         uniquingKeysWith: +)
@@ -319,7 +323,8 @@ public final class SQLitePlayerStore: PlayerStore {
         arguments: [location.latitude, location.longitude, atUnixMs, id])
       if db.changesCount == 0 { throw DomainError.playerNotFound }
       return try Int64.fetchOne(
-        db, sql: "SELECT location_revision FROM player WHERE id = ?", arguments: [id])!
+        try db.cachedStatement(sql: "SELECT location_revision FROM player WHERE id = ?"),
+        arguments: [id])!
     }
   }
 
@@ -331,9 +336,10 @@ public final class SQLitePlayerStore: PlayerStore {
     try await writer.read { db in
       try Array(
         Row.fetchCursor(
-          db,
-          sql:
-            "SELECT id, latitude, longitude, location_revision FROM player WHERE latitude IS NOT NULL"
+          try db.cachedStatement(
+            sql:
+              "SELECT id, latitude, longitude, location_revision FROM player WHERE latitude IS NOT NULL"
+          )
         ).map { row in
           (
             playerID: row["id"] as Int64,
@@ -361,7 +367,8 @@ public final class SQLitePlayerStore: PlayerStore {
   public func session(tokenHash: [UInt8]) async throws -> SessionRecord? {
     try await writer.read { db in
       try Row.fetchOne(
-        db, sql: "SELECT * FROM session WHERE token_hash = ?", arguments: [Data(tokenHash)]
+        try db.cachedStatement(sql: "SELECT * FROM session WHERE token_hash = ?"),
+        arguments: [Data(tokenHash)]
       )
       .map { row in
         SessionRecord(
@@ -413,9 +420,10 @@ public final class SQLitePlayerStore: PlayerStore {
   public func verifications(playerID: Int64) async throws -> [VerificationRecord] {
     try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql:
-          "SELECT \(Self.verificationColumns) FROM verification WHERE player_id = ? ORDER BY id DESC",
+        try db.cachedStatement(
+          sql:
+            "SELECT \(Self.verificationColumns) FROM verification WHERE player_id = ? ORDER BY id DESC"
+        ),
         arguments: [playerID]
       ).map(Self.verification(from:))
     }
@@ -424,7 +432,8 @@ public final class SQLitePlayerStore: PlayerStore {
   public func pendingVerifications() async throws -> [VerificationRecord] {
     try await writer.read { db in
       try Row.fetchAll(
-        db, sql: "SELECT \(Self.verificationColumns) FROM verification WHERE state = ? ORDER BY id",
+        try db.cachedStatement(
+          sql: "SELECT \(Self.verificationColumns) FROM verification WHERE state = ? ORDER BY id"),
         arguments: [ReviewState.pending.rawValue]
       ).map(Self.verification(from:))
     }
@@ -434,10 +443,12 @@ public final class SQLitePlayerStore: PlayerStore {
     try await writer.read { db in
       guard
         let uploadID = try Int64.fetchOne(
-          db, sql: "SELECT document_upload_id FROM verification WHERE id = ?", arguments: [id])
+          try db.cachedStatement(sql: "SELECT document_upload_id FROM verification WHERE id = ?"),
+          arguments: [id])
       else { return nil }
       return try Data.fetchAll(
-        db, sql: "SELECT data FROM document_piece WHERE upload_id = ? ORDER BY start",
+        try db.cachedStatement(
+          sql: "SELECT data FROM document_piece WHERE upload_id = ? ORDER BY start"),
         arguments: [uploadID]
       ).reduce(into: [UInt8]()) { $0 += $1 }
     }
@@ -528,11 +539,11 @@ public final class SQLitePlayerStore: PlayerStore {
   {
     try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql: """
-          SELECT sequence, created_at_ms, payload FROM event
-          WHERE player_id = ? AND sequence > ? ORDER BY sequence LIMIT ?
-          """,
+        try db.cachedStatement(
+          sql: """
+            SELECT sequence, created_at_ms, payload FROM event
+            WHERE player_id = ? AND sequence > ? ORDER BY sequence LIMIT ?
+            """),
         arguments: [playerID, Int64(clamping: sequence), limit]
       ).map { row in
         EventRecord(
@@ -555,13 +566,16 @@ public final class SQLitePlayerStore: PlayerStore {
     "id, player_id, kind, state, content_type, document_size, submitted_at_ms, reviewed_at_ms, reviewer_id, review_note"
 
   static func fetchPlayer(_ db: Database, id: Int64) throws -> PlayerRecord? {
-    try Row.fetchOne(db, sql: "SELECT * FROM player WHERE id = ?", arguments: [id]).map(
+    try Row.fetchOne(
+      try db.cachedStatement(sql: "SELECT * FROM player WHERE id = ?"), arguments: [id]
+    ).map(
       player(from:))
   }
 
   static func fetchVerification(_ db: Database, id: Int64) throws -> VerificationRecord? {
     try Row.fetchOne(
-      db, sql: "SELECT \(verificationColumns) FROM verification WHERE id = ?", arguments: [id]
+      try db.cachedStatement(sql: "SELECT \(verificationColumns) FROM verification WHERE id = ?"),
+      arguments: [id]
     ).map(verification(from:))
   }
 

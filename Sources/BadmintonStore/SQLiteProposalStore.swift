@@ -12,10 +12,10 @@ extension SQLitePlayerStore: ProposalStore {
       for (index, (playerID, availabilityID)) in named.enumerated() {
         guard
           try Row.fetchOne(
-            db,
-            sql: """
-              SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ? AND end_ms > ?
-              """,
+            try db.cachedStatement(
+              sql: """
+                SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ? AND end_ms > ?
+                """),
             arguments: [availabilityID, playerID, AvailabilityState.active.rawValue, now]) != nil
         else {
           throw index == 0
@@ -95,7 +95,8 @@ extension SQLitePlayerStore: ProposalStore {
     let loaded = try seats.map { player, availability in
       ProposalSeat(
         availabilityActive: try Row.fetchOne(
-          db, sql: "SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ?",
+          try db.cachedStatement(
+            sql: "SELECT 1 FROM availability WHERE id = ? AND player_id = ? AND state = ?"),
           arguments: [availability, player, AvailabilityState.active.rawValue]) != nil,
         matches: try Self.bookedMatches(db, playerID: player, endingAfter: slot.startUnixMs))
     }
@@ -140,9 +141,10 @@ extension SQLitePlayerStore: ProposalStore {
     try await writer.write { db in
       // The pending proposals by expiry, as far as now; `ProposalRules.isExpired` decides.
       let ids = try Row.fetchAll(
-        db,
-        sql:
-          "SELECT id, expires_at_ms FROM proposal WHERE state = ? AND expires_at_ms <= ? ORDER BY id",
+        try db.cachedStatement(
+          sql:
+            "SELECT id, expires_at_ms FROM proposal WHERE state = ? AND expires_at_ms <= ? ORDER BY id"
+        ),
         arguments: [StoredProposalState.pending.rawValue, now]
       ).filter { ProposalRules.isExpired(expiresAtUnixMs: $0["expires_at_ms"], nowUnixMs: now) }
         .map { $0["id"] as Int64 }
@@ -238,7 +240,7 @@ extension SQLitePlayerStore: ProposalStore {
           ])
         if db.changesCount == 1,
           let row = try Row.fetchOne(
-            db, sql: "SELECT * FROM availability WHERE id = ?",
+            try db.cachedStatement(sql: "SELECT * FROM availability WHERE id = ?"),
             arguments: [participant.availabilityID])
         {
           restored.append(Self.availability(from: row))
@@ -255,7 +257,8 @@ extension SQLitePlayerStore: ProposalStore {
     // `BookingRules.holdsTime` says so of.
     try await writer.read { db in
       try Int64.fetchAll(
-        db, sql: "SELECT id FROM game WHERE end_ms > ? ORDER BY id", arguments: [now]
+        try db.cachedStatement(sql: "SELECT id FROM game WHERE end_ms > ? ORDER BY id"),
+        arguments: [now]
       ).compactMap { try Self.fetchMatch(db, id: $0) }
         .filter { BookingRules.holdsTime($0.state.status) }
     }
@@ -269,12 +272,12 @@ extension SQLitePlayerStore: ProposalStore {
     -> [BookedMatch]
   {
     try Row.fetchAll(
-      db,
-      sql: """
-        SELECT game.start_ms, game.end_ms, game.state
-        FROM game_participant JOIN game ON game.id = game_participant.game_id
-        WHERE game_participant.player_id = ? AND game.end_ms > ?
-        """,
+      try db.cachedStatement(
+        sql: """
+          SELECT game.start_ms, game.end_ms, game.state
+          FROM game_participant JOIN game ON game.id = game_participant.game_id
+          WHERE game_participant.player_id = ? AND game.end_ms > ?
+          """),
       arguments: [playerID, unixMs]
     ).map { row in
       BookedMatch(
@@ -292,10 +295,12 @@ extension SQLitePlayerStore: ProposalStore {
 
   private static func fetchProposal(_ db: Database, id: Int64) throws -> ProposalRecord? {
     guard
-      let row = try Row.fetchOne(db, sql: "SELECT * FROM proposal WHERE id = ?", arguments: [id])
+      let row = try Row.fetchOne(
+        try db.cachedStatement(sql: "SELECT * FROM proposal WHERE id = ?"), arguments: [id])
     else { return nil }
     let invitees = try Row.fetchAll(
-      db, sql: "SELECT * FROM proposal_invitee WHERE proposal_id = ? ORDER BY position",
+      try db.cachedStatement(
+        sql: "SELECT * FROM proposal_invitee WHERE proposal_id = ? ORDER BY position"),
       arguments: [id]
     ).map { invitee in
       ProposalInviteeRecord(
@@ -314,10 +319,13 @@ extension SQLitePlayerStore: ProposalStore {
   }
 
   static func fetchMatch(_ db: Database, id: Int64) throws -> MatchRecord? {
-    guard let row = try Row.fetchOne(db, sql: "SELECT * FROM game WHERE id = ?", arguments: [id])
+    guard
+      let row = try Row.fetchOne(
+        try db.cachedStatement(sql: "SELECT * FROM game WHERE id = ?"), arguments: [id])
     else { return nil }
     let participants = try Row.fetchAll(
-      db, sql: "SELECT * FROM game_participant WHERE game_id = ? ORDER BY position",
+      try db.cachedStatement(
+        sql: "SELECT * FROM game_participant WHERE game_id = ? ORDER BY position"),
       arguments: [id]
     ).map { participant in
       MatchParticipantRecord(

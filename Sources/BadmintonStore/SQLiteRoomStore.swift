@@ -70,7 +70,8 @@ extension SQLitePlayerStore: RoomStore {
       // The open room with the code, else the latest room that had it.
       guard
         let id = try Int64.fetchOne(
-          db, sql: "SELECT id FROM room WHERE code = ? ORDER BY state = 1 DESC, id DESC",
+          try db.cachedStatement(
+            sql: "SELECT id FROM room WHERE code = ? ORDER BY state = 1 DESC, id DESC"),
           arguments: [code]),
         let before = try Self.fetchRoom(db, id: id)
       else { throw RoomErrors.codeInvalid }
@@ -298,11 +299,11 @@ extension SQLitePlayerStore {
   /// `RoomRules.isExpired` decides.
   private static func expireIdleRooms(_ db: Database, now: Int64) throws -> [RoomChangeRecord] {
     let ids = try Row.fetchAll(
-      db,
-      sql: """
-        SELECT id, last_activity_at_ms FROM room WHERE state = ? AND last_activity_at_ms <= ?
-        ORDER BY id
-        """,
+      try db.cachedStatement(
+        sql: """
+          SELECT id, last_activity_at_ms FROM room WHERE state = ? AND last_activity_at_ms <= ?
+          ORDER BY id
+          """),
       arguments: [StoredRoomState.open.rawValue, now - RoomRules.idleLimitMs]
     ).filter {
       RoomRules.isExpired(lastActivityAtUnixMs: $0["last_activity_at_ms"], nowUnixMs: now)
@@ -342,7 +343,8 @@ extension SQLitePlayerStore {
   /// The id of the open room `playerID` is in.
   private static func openRoomID(_ db: Database, playerID: Int64) throws -> Int64? {
     try Int64.fetchOne(
-      db, sql: "SELECT room_id FROM room_participant WHERE player_id = ? AND open = 1",
+      try db.cachedStatement(
+        sql: "SELECT room_id FROM room_participant WHERE player_id = ? AND open = 1"),
       arguments: [playerID])
   }
 
@@ -365,15 +367,17 @@ extension SQLitePlayerStore {
   }
 
   private static func fetchRoom(_ db: Database, id: Int64) throws -> RoomRecord? {
-    guard let row = try Row.fetchOne(db, sql: "SELECT * FROM room WHERE id = ?", arguments: [id])
+    guard
+      let row = try Row.fetchOne(
+        try db.cachedStatement(sql: "SELECT * FROM room WHERE id = ?"), arguments: [id])
     else { return nil }
     // Join order; the row id breaks ties within one millisecond.
     let participants = try Row.fetchAll(
-      db,
-      sql: """
-        SELECT player_id, joined_at_ms FROM room_participant WHERE room_id = ?
-        ORDER BY joined_at_ms, rowid
-        """,
+      try db.cachedStatement(
+        sql: """
+          SELECT player_id, joined_at_ms FROM room_participant WHERE room_id = ?
+          ORDER BY joined_at_ms, rowid
+          """),
       arguments: [id]
     ).map { RoomParticipantRecord(playerID: $0["player_id"], joinedAtUnixMs: $0["joined_at_ms"]) }
     return RoomRecord(

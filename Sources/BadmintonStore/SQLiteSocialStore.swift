@@ -148,7 +148,8 @@ extension SQLitePlayerStore: SocialStore {
   public func friends(playerID: Int64) async throws -> [FriendRecord] {
     try await writer.read { db in
       try Row.fetchAll(
-        db, sql: "SELECT friend_id, since_ms FROM friendship WHERE player_id = ?",
+        try db.cachedStatement(
+          sql: "SELECT friend_id, since_ms FROM friendship WHERE player_id = ?"),
         arguments: [playerID]
       ).map { FriendRecord(friendID: $0["friend_id"], sinceUnixMs: $0["since_ms"]) }
     }
@@ -159,11 +160,11 @@ extension SQLitePlayerStore: SocialStore {
   {
     try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql: """
-          SELECT friend_id, since_ms FROM friendship WHERE player_id = ? AND friend_id > ?
-          ORDER BY friend_id LIMIT ?
-          """,
+        try db.cachedStatement(
+          sql: """
+            SELECT friend_id, since_ms FROM friendship WHERE player_id = ? AND friend_id > ?
+            ORDER BY friend_id LIMIT ?
+            """),
         arguments: [playerID, afterID ?? Int64.min, max(limit, 0)]
       ).map { FriendRecord(friendID: $0["friend_id"], sinceUnixMs: $0["since_ms"]) }
     }
@@ -216,11 +217,11 @@ extension SQLitePlayerStore: SocialStore {
   public func blocks(blockerID: Int64) async throws -> [BlockRecord] {
     try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql: """
-          SELECT blocked_id, blocked_at_ms FROM block WHERE blocker_id = ?
-          ORDER BY blocked_at_ms DESC, blocked_id
-          """,
+        try db.cachedStatement(
+          sql: """
+            SELECT blocked_id, blocked_at_ms FROM block WHERE blocker_id = ?
+            ORDER BY blocked_at_ms DESC, blocked_id
+            """),
         arguments: [blockerID]
       ).map { BlockRecord(blockedID: $0["blocked_id"], blockedAtUnixMs: $0["blocked_at_ms"]) }
     }
@@ -230,11 +231,11 @@ extension SQLitePlayerStore: SocialStore {
     try await writer.read { db in
       Set(
         try Int64.fetchAll(
-          db,
-          sql: """
-            SELECT blocked_id FROM block WHERE blocker_id = ?
-            UNION SELECT blocker_id FROM block WHERE blocked_id = ?
-            """,
+          try db.cachedStatement(
+            sql: """
+              SELECT blocked_id FROM block WHERE blocker_id = ?
+              UNION SELECT blocker_id FROM block WHERE blocked_id = ?
+              """),
           arguments: [playerID, playerID]))
     }
   }
@@ -245,7 +246,9 @@ extension SQLitePlayerStore: SocialStore {
 
   public func allBlocks() async throws -> [(blockerID: Int64, blockedID: Int64)] {
     try await writer.read { db in
-      try Row.fetchAll(db, sql: "SELECT blocker_id, blocked_id FROM block").map {
+      try Row.fetchAll(
+        try db.cachedStatement(sql: "SELECT blocker_id, blocked_id FROM block")
+      ).map {
         (blockerID: $0["blocker_id"], blockedID: $0["blocked_id"])
       }
     }
@@ -299,8 +302,8 @@ extension SQLitePlayerStore: SocialStore {
     throws -> FriendRequestRecord?
   {
     try Row.fetchOne(
-      db,
-      sql: "SELECT * FROM friend_request WHERE sender_id = ? AND recipient_id = ? AND state = ?",
+      try db.cachedStatement(
+        sql: "SELECT * FROM friend_request WHERE sender_id = ? AND recipient_id = ? AND state = ?"),
       arguments: [senderID, recipientID, StoredFriendRequestState.pending.rawValue]
     ).map(request(from:))
   }
@@ -333,8 +336,10 @@ extension SQLitePlayerStore: SocialStore {
   }
 
   private static func fetchRequest(_ db: Database, id: Int64) throws -> FriendRequestRecord? {
-    try Row.fetchOne(db, sql: "SELECT * FROM friend_request WHERE id = ?", arguments: [id])
-      .map(request(from:))
+    try Row.fetchOne(
+      try db.cachedStatement(sql: "SELECT * FROM friend_request WHERE id = ?"), arguments: [id]
+    )
+    .map(request(from:))
   }
 
   private static func request(from row: Row) -> FriendRequestRecord {

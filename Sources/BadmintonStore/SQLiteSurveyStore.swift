@@ -91,12 +91,12 @@ extension SQLitePlayerStore: SurveyStore {
     let cursor = after ?? (dueAtUnixMs: now, matchID: Int64.max)
     return try await writer.read { db in
       try Row.fetchAll(
-        db,
-        sql: """
-          SELECT * FROM survey WHERE evaluator_id = ? AND state = ? AND due_at_ms > ?
-          AND (due_at_ms, game_id) > (?, ?)
-          ORDER BY due_at_ms, game_id LIMIT ?
-          """,
+        try db.cachedStatement(
+          sql: """
+            SELECT * FROM survey WHERE evaluator_id = ? AND state = ? AND due_at_ms > ?
+            AND (due_at_ms, game_id) > (?, ?)
+            ORDER BY due_at_ms, game_id LIMIT ?
+            """),
         arguments: [
           evaluatorID, StoredSurveyState.pending.rawValue, now, cursor.dueAtUnixMs,
           cursor.matchID, max(limit, 0),
@@ -149,9 +149,10 @@ extension SQLitePlayerStore: SurveyStore {
     try await writer.write { db in
       // The pending surveys by due time, as far as now; `SurveyRules.isExpired` decides.
       let expired = try Row.fetchAll(
-        db,
-        sql:
-          "SELECT game_id, evaluator_id, due_at_ms FROM survey WHERE state = ? AND due_at_ms <= ?",
+        try db.cachedStatement(
+          sql:
+            "SELECT game_id, evaluator_id, due_at_ms FROM survey WHERE state = ? AND due_at_ms <= ?"
+        ),
         arguments: [StoredSurveyState.pending.rawValue, now]
       ).filter { SurveyRules.isExpired(dueAtUnixMs: $0["due_at_ms"], nowUnixMs: now) }
       for row in expired {
@@ -165,8 +166,10 @@ extension SQLitePlayerStore: SurveyStore {
 
   public func reputationTotals(playerID: Int64) async throws -> ReputationTotals? {
     try await writer.read { db in
-      try Row.fetchOne(db, sql: "SELECT * FROM player WHERE id = ?", arguments: [playerID])
-        .map(Self.totals(from:))
+      try Row.fetchOne(
+        try db.cachedStatement(sql: "SELECT * FROM player WHERE id = ?"), arguments: [playerID]
+      )
+      .map(Self.totals(from:))
     }
   }
 
@@ -177,7 +180,8 @@ extension SQLitePlayerStore: SurveyStore {
   private static func addRating(_ db: Database, _ rating: SurveyRating) throws {
     guard
       let row = try Row.fetchOne(
-        db, sql: "SELECT * FROM player WHERE id = ?", arguments: [rating.ratedID])
+        try db.cachedStatement(sql: "SELECT * FROM player WHERE id = ?"),
+        arguments: [rating.ratedID])
     else { return }
     let totals = totals(from: row).adding(rating, selfLevel: row["self_level"])
     let score = totals.score
@@ -207,7 +211,7 @@ extension SQLitePlayerStore: SurveyStore {
     -> SurveyRecord?
   {
     try Row.fetchOne(
-      db, sql: "SELECT * FROM survey WHERE game_id = ? AND evaluator_id = ?",
+      try db.cachedStatement(sql: "SELECT * FROM survey WHERE game_id = ? AND evaluator_id = ?"),
       arguments: [matchID, evaluatorID]
     ).map(survey(from:))
   }
