@@ -32,7 +32,7 @@ public struct PlayerServicesConfiguration: Sendable {
   /// Verification uploads one address may make per hour; 0 for no limit. Default 20.
   public var uploadsPerAddressPerHour: Int
   /// Bytes that the unfinished verification uploads of all players may hold on disk together,
-  /// counted at the sizes their first pieces state. Default 1 GiB.
+  /// counted at the bytes received. Default 1 GiB.
   public var openUploadBytes: Int64
 
   /// A configuration with the defaults for whatever is not given.

@@ -267,9 +267,14 @@ public struct PlayersService: Players.ServiceProtocol {
         throw Self.uploadsBusy
       }
     } else {
-      upload = try await store.appendDocumentPiece(
-        playerID: caller.userID, uploadID: request.uploadID, offset: request.offset,
-        statedTotal: request.totalSize, data: request.data, atUnixMs: clock.nowUnixMs())
+      do {
+        upload = try await store.appendDocumentPiece(
+          playerID: caller.userID, uploadID: request.uploadID, offset: request.offset,
+          statedTotal: request.totalSize, data: request.data, atUnixMs: clock.nowUnixMs(),
+          openBytesLimit: openUploadBytes)
+      } catch is OpenUploadsFull {
+        throw Self.uploadsBusy
+      }
     }
     return DocumentUpload(
       uploadID: upload.id, totalSize: upload.totalSize, receivedBytes: upload.received,

@@ -219,18 +219,19 @@ public protocol PlayerStore: Sendable {
   /// Starts an upload of a document of `totalSize` bytes with its first piece, after removing
   /// the player's expired uploads, all in one transaction: a player with
   /// `DocumentUploadRules.maximumOpenUploads` unfinished uploads gets UPLOAD_LIMIT, and
-  /// `OpenUploadsFull` is thrown when the unfinished uploads of everyone would together state
-  /// more than `openBytesLimit` bytes. It expires `DocumentUploadRules.lifetimeMs` after `atUnixMs`.
+  /// `OpenUploadsFull` is thrown when the unfinished uploads of everyone would together hold
+  /// more than `openBytesLimit` bytes received. It expires `DocumentUploadRules.lifetimeMs` after `atUnixMs`.
   func startDocumentUpload(
     playerID: Int64, contentType: String, totalSize: Int64, firstPiece: [UInt8], atUnixMs: Int64,
     openBytesLimit: Int64
   ) async throws -> DocumentUploadRecord
   /// Adds a piece at `offset` to the player's unfinished upload `uploadID` where
   /// `DocumentUploadRules.place` says so, and extends its life; UPLOAD_NOT_FOUND when the upload
-  /// is not the player's, has expired or was submitted.
+  /// is not the player's, has expired or was submitted; `OpenUploadsFull` when the unfinished
+  /// uploads of everyone would hold more than `openBytesLimit` bytes with it.
   func appendDocumentPiece(
     playerID: Int64, uploadID: Int64, offset: Int64, statedTotal: Int64, data: [UInt8],
-    atUnixMs: Int64
+    atUnixMs: Int64, openBytesLimit: Int64
   ) async throws -> DocumentUploadRecord
   /// Removes the unfinished uploads that expired before `unixMs`, with their pieces; returns how
   /// many.

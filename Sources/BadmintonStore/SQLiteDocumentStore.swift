@@ -74,14 +74,8 @@ extension SQLitePlayerStore {
       guard open < DocumentUploadRules.maximumOpenUploads else {
         throw DocumentUploadRules.openLimitReached
       }
-      let held = try Int64.fetchOne(
-        try db.cachedStatement(
-          sql: """
-            SELECT coalesce(sum(total_size), 0) FROM document_upload
-            WHERE expires_at_ms IS NOT NULL AND expires_at_ms > ?
-            """),
-        arguments: [atUnixMs])!
-      guard held <= openBytesLimit - totalSize else { throw OpenUploadsFull(limit: openBytesLimit) }
+      try Self.checkOpenBytes(
+        db, adding: firstPiece.count, limit: openBytesLimit, atUnixMs: atUnixMs)
       try db.execute(
         sql: """
           INSERT INTO document_upload (player_id, content_type, total_size, received, expires_at_ms)
@@ -101,7 +95,7 @@ extension SQLitePlayerStore {
 
   public func appendDocumentPiece(
     playerID: Int64, uploadID: Int64, offset: Int64, statedTotal: Int64, data: [UInt8],
-    atUnixMs: Int64
+    atUnixMs: Int64, openBytesLimit: Int64
   ) async throws -> DocumentUploadRecord {
     try await writer.write { db in
       guard
@@ -112,6 +106,7 @@ extension SQLitePlayerStore {
         offset: offset, length: data.count, statedTotal: statedTotal, received: upload.received,
         totalSize: upload.totalSize)
       guard placement == .append else { return upload }
+      try Self.checkOpenBytes(db, adding: data.count, limit: openBytesLimit, atUnixMs: atUnixMs)
       try db.execute(
         sql: "INSERT INTO document_piece (upload_id, start, data) VALUES (?, ?, ?)",
         arguments: [uploadID, offset, Data(data)])
@@ -194,6 +189,21 @@ extension SQLitePlayerStore {
         size,
       ])
     return try fetchVerification(db, id: db.lastInsertedRowID)!
+  }
+
+  /// Throws `OpenUploadsFull` when the bytes the unfinished uploads hold, with `bytes` more,
+  /// would pass `limit`.
+  private static func checkOpenBytes(
+    _ db: Database, adding bytes: Int, limit: Int64, atUnixMs: Int64
+  ) throws {
+    let held = try Int64.fetchOne(
+      try db.cachedStatement(
+        sql: """
+          SELECT coalesce(sum(received), 0) FROM document_upload
+          WHERE expires_at_ms IS NOT NULL AND expires_at_ms > ?
+          """),
+      arguments: [atUnixMs])!
+    guard held <= limit - Int64(bytes) else { throw OpenUploadsFull(limit: limit) }
   }
 
   /// The player's upload `id` if it is unfinished and has not expired at `atUnixMs`.

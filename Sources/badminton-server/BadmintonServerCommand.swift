@@ -92,7 +92,7 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   var uploadsPerAddressPerHour = 20
 
   @Option(
-    help: "Bytes that unfinished verification uploads may hold on disk together, as stated.")
+    help: "Bytes that unfinished verification uploads may hold on disk together, as received.")
   var maxOpenUploadBytes: Int64 = 1 << 30
 
   func validate() throws {

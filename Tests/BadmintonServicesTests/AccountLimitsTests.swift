@@ -682,13 +682,13 @@ struct AccountLimitsTests {
     #expect(derivation.started == before + 1)
   }
 
-  @Test("unfinished uploads together hold at most the server's open upload bytes on disk")
+  @Test("unfinished uploads together hold at most the server's open upload bytes received")
   func uploads_openBytesApply() async throws {
     let clock = ManualClock()
     let players = try await PlayerServices.start(
       store: try SQLitePlayerStore.inMemory(),
       configuration: PlayerServicesConfiguration(
-        passwordCost: .testing, uploadsPerAddressPerHour: 0, openUploadBytes: 12 << 20),
+        passwordCost: .testing, uploadsPerAddressPerHour: 0, openUploadBytes: 100_000),
       clock: clock)
     let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
     let service = try #require(players.services.compactMap { $0 as? PlayersService }.first)
@@ -700,27 +700,37 @@ struct AccountLimitsTests {
         context: context(from: "192.0.2.\(index)"))
       principals.append(Principal(userID: registered.userID, isAdministrator: false))
     }
-    func start(_ principal: Principal, size: Int64) async throws -> DocumentUpload {
+    func piece(_ bytes: Int) -> [UInt8] {
+      Array(pngDocument.prefix(8)) + [UInt8](repeating: 7, count: bytes - 8)
+    }
+    func start(_ principal: Principal, bytes: Int) async throws -> DocumentUpload {
       try await service.uploadDocumentPiece(
-        UploadDocumentPieceRequest(totalSize: size, data: Array(pngDocument.prefix(8))),
+        UploadDocumentPieceRequest(totalSize: 5 << 20, data: piece(bytes)),
         context: context(from: "192.0.2.1", principal: principal))
     }
-    let first = try await start(principals[0], size: 5 << 20)
-    _ = try await start(principals[1], size: 5 << 20)
-    let refused = await refusal { _ = try await start(principals[2], size: 5 << 20) }
+    // A stated size reserves nothing: the bytes received count.
+    let first = try await start(principals[0], bytes: 60_000)
+    _ = try await start(principals[1], bytes: 30_000)
+    let refused = await refusal { _ = try await start(principals[2], bytes: 20_000) }
     #expect(refused?.code == .resourceExhausted)
     #expect(refused?.reason == "UPLOADS_BUSY")
     #expect(refused?.retryAfter == .seconds(60))
-    // What is left still takes a smaller document.
-    _ = try await start(principals[2], size: 2 << 20)
-    // An expired upload no longer counts.
+    _ = try await start(principals[2], bytes: 10_000)
+    // A next piece counts too.
+    let full = await refusal {
+      _ = try await service.uploadDocumentPiece(
+        UploadDocumentPieceRequest(uploadID: first.uploadID, offset: 60_000, data: [1]),
+        context: context(from: "192.0.2.1", principal: principals[0]))
+    }
+    #expect(full?.reason == "UPLOADS_BUSY")
+    // Expired uploads no longer count.
     clock.advance(by: DocumentUploadRules.lifetimeMs - 1)
-    #expect(await refusal { _ = try await start(principals[2], size: 5 << 20) } != nil)
+    #expect(await refusal { _ = try await start(principals[2], bytes: 60_000) } != nil)
     clock.advance(by: 1)
-    _ = try await start(principals[2], size: 5 << 20)
+    _ = try await start(principals[2], bytes: 60_000)
     let gone = await refusal {
       _ = try await service.uploadDocumentPiece(
-        UploadDocumentPieceRequest(uploadID: first.uploadID, offset: 8, data: [1]),
+        UploadDocumentPieceRequest(uploadID: first.uploadID, offset: 60_000, data: [1]),
         context: context(from: "192.0.2.1", principal: principals[0]))
     }
     #expect(gone?.reason == "UPLOAD_NOT_FOUND")

@@ -550,11 +550,11 @@ private final class FlakyLocationStore: PlayerStore {
   }
   func appendDocumentPiece(
     playerID: Int64, uploadID: Int64, offset: Int64, statedTotal: Int64, data: [UInt8],
-    atUnixMs: Int64
+    atUnixMs: Int64, openBytesLimit: Int64
   ) async throws -> DocumentUploadRecord {
     try await base.appendDocumentPiece(
       playerID: playerID, uploadID: uploadID, offset: offset, statedTotal: statedTotal, data: data,
-      atUnixMs: atUnixMs)
+      atUnixMs: atUnixMs, openBytesLimit: openBytesLimit)
   }
   func deleteDocumentUploads(expiredBefore unixMs: Int64) async throws -> Int {
     try await base.deleteDocumentUploads(expiredBefore: unixMs)

@@ -52,7 +52,7 @@ struct DocumentUploadStoreTests {
         func append(_ range: Range<Int>, at offset: Int) async throws -> DocumentUploadRecord {
           try await store.appendDocumentPiece(
             playerID: player.id, uploadID: current.id, offset: Int64(offset), statedTotal: 0,
-            data: Array(document[range]), atUnixMs: Int64(step))
+            data: Array(document[range]), atUnixMs: Int64(step), openBytesLimit: Self.limit)
         }
         switch action {
         case 1:
@@ -71,7 +71,7 @@ struct DocumentUploadStoreTests {
             _ = try await store.appendDocumentPiece(
               playerID: player.id, uploadID: current.id, offset: Int64(received),
               statedTotal: 0, data: [UInt8](repeating: 1, count: size - received + 1),
-              atUnixMs: Int64(step))
+              atUnixMs: Int64(step), openBytesLimit: Self.limit)
           }
           #expect(over?.reason == "DOCUMENT_SIZE_MISMATCH")
         default:
