@@ -35,7 +35,7 @@ set terminal pngcairo size 1200,480 font "sans,10"
 set output "$png"
 set multiplot layout 1,2 title "$(cat "$tmp/title")"
 set grid
-set key top left
+set key bottom right
 set title "FindMatches over the wire, 1 in flight, with a session"
 set logscale xy
 set xrange [500:200000]
@@ -60,7 +60,7 @@ set xtics (1, 2, 4, 8)
 plot "$tmp/rate.dat" using 1:4 with linespoints lw 2 pt 5 title "Health/Check (no session)", \
      "" using 1:4:(sprintf("%.2f", \$5)) with labels offset 0,1 notitle, \
      "" using 1:2 with linespoints lw 2 pt 7 title "Players/GetMyProfile (session)", \
-     "" using 1:2:(sprintf("%.2f", \$3)) with labels offset 0,1 notitle, \
+     "" using 1:2:(sprintf("%.2f", \$3)) with labels offset 0,-1 notitle, \
      100000 with lines dt 2 lc rgb "gray" title "budget: GetMyProfile >= 100,000/s at 4 x 64"
 unset multiplot
 EOF
