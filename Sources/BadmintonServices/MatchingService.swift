@@ -19,6 +19,8 @@ public struct MatchingService: Matching.ServiceProtocol {
 
   let store: any ServerStore
   let board: MatchBoard
+  /// The players' public profiles, for the candidates of a page.
+  let players: PlayerBook
   let blocks: any BlockRelations
   let clock: any WallClock
   let events: EventPublisher
@@ -31,7 +33,7 @@ public struct MatchingService: Matching.ServiceProtocol {
 
   /// The service over `store`, searching on `board`. Every page of ListMyMatches fits `budget`.
   public init(
-    store: any ServerStore, board: MatchBoard, blocks: any BlockRelations,
+    store: any ServerStore, board: MatchBoard, players: PlayerBook, blocks: any BlockRelations,
     clock: any WallClock, events: EventPublisher,
     budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize),
     logger: Logger = Logger(label: "badminton.matching")
@@ -39,6 +41,7 @@ public struct MatchingService: Matching.ServiceProtocol {
     self.logger = logger
     self.store = store
     self.board = board
+    self.players = players
     self.blocks = blocks
     self.clock = clock
     self.events = events
@@ -185,7 +188,7 @@ public struct MatchingService: Matching.ServiceProtocol {
     let excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
     let page = board.search(for: query, excluding: excluded, limit: pageSize, after: cursor)
     var response = FindMatchesResponse(
-      candidates: try await candidates(page.candidates),
+      candidates: candidates(page.candidates),
       nextPageToken: page.nextCursor?.token ?? "")
     if page.candidates.isEmpty && cursor == nil {
       response.suggestions = board.relaxations(for: query, excluding: excluded).map(Self.message)
@@ -216,7 +219,7 @@ public struct MatchingService: Matching.ServiceProtocol {
   func standingSearchNotices(of records: [AvailabilityRecord], posterID: Int64) async throws
     -> [(body: Event.Body, playerID: Int64)]
   {
-    guard let poster = try await store.player(id: posterID) else { return [] }
+    guard let poster = players.player(posterID) else { return [] }
     let excluded = try await blocks.playersBlocked(eitherWayWith: posterID)
     let now = clock.nowUnixMs()
     var notices: [(body: Event.Body, playerID: Int64)] = []
@@ -242,11 +245,9 @@ public struct MatchingService: Matching.ServiceProtocol {
     return notices
   }
 
-  /// The candidates' messages, with each player's public profile.
-  private func candidates(_ found: [BadmintonDomain.MatchCandidate]) async throws
-    -> [APIMatchCandidate]
-  {
-    let players = try await store.players(ids: found.map(\.playerID))
+  /// The candidates' messages, with each player's public profile from memory.
+  private func candidates(_ found: [BadmintonDomain.MatchCandidate]) -> [APIMatchCandidate] {
+    let players = players.players(ids: found.map(\.playerID))
     return found.compactMap { candidate in
       players[candidate.playerID].map { Self.message(candidate, player: $0) }
     }
@@ -286,9 +287,7 @@ public struct MatchingService: Matching.ServiceProtocol {
       radiusMiles == 0 ? Self.defaultRadiusMiles : radiusMiles)
     let tolerance = try MatchRules.validateSkillTolerance(
       skillTolerance.map { Int($0.levels) } ?? MatchRules.defaultSkillTolerance)
-    guard let player = try await store.player(id: playerID) else {
-      throw DomainError.playerNotFound
-    }
+    guard let player = players.player(playerID) else { throw DomainError.playerNotFound }
     let point: Coordinate
     if let location {
       point = try Coordinate.validated(latitude: location.latitude, longitude: location.longitude)
@@ -357,7 +356,7 @@ public struct MatchingService: Matching.ServiceProtocol {
       radiusMiles: settings.radiusMiles, skillTolerance: Int32(settings.skillTolerance))
   }
 
-  static func message(_ candidate: BadmintonDomain.MatchCandidate, player: PlayerRecord)
+  static func message(_ candidate: BadmintonDomain.MatchCandidate, player: PlayerEntry)
     -> APIMatchCandidate
   {
     let display = player.displayLevel

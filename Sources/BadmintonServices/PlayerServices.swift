@@ -117,7 +117,8 @@ public struct PlayerServices: Sendable {
     let hub = EventHub(feed: store.feed, maximumBuffered: configuration.maximumBufferedEvents)
     let events = EventPublisher(store: store, clock: clock)
     let matching = MatchingService(
-      store: store, board: board, blocks: blocks, clock: clock, events: events, budget: budget)
+      store: store, board: board, players: projections.players, blocks: blocks, clock: clock,
+      events: events, budget: budget)
     let rooms = RoomsService(
       store: store, clock: clock, events: events, board: board, blocks: blocks)
     let surveys = SurveysService(store: store, clock: clock, events: events, budget: budget)

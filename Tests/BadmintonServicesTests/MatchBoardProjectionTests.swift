@@ -176,7 +176,8 @@ struct MatchBoardProjectionTests {
     // profile change.
     let blocks = InterposedBlocks()
     let matching = MatchingService(
-      store: world.store, board: world.services.board, blocks: blocks, clock: world.clock,
+      store: world.store, board: world.services.board,
+      players: world.services.projections.players, blocks: blocks, clock: world.clock,
       events: world.services.events)
     let players = world.players
     let context = world.context(player)
