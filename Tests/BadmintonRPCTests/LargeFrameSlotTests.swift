@@ -253,7 +253,7 @@ private final class SeenCount: @unchecked Sendable {
 
 @Suite("Receive buffers")
 struct ReceiveBufferTests {
-  @Test("a served connection reads into buffers of at most 16 KiB, one read a cycle")
+  @Test("a served connection reads into buffers of at most 8 KiB, one read a cycle")
   func connection_receiveBuffersAreCapped() async throws {
     let census = ObjectCensus()
     var logger = Logger(label: "test.server")
@@ -269,7 +269,7 @@ struct ReceiveBufferTests {
     let channel = try #require(census.objects.compactMap { $0 as? any Channel }.first)
     let allocator = try await channel.getOption(.recvAllocator).get()
     let adaptive = try #require(allocator as? AdaptiveRecvByteBufferAllocator)
-    #expect(adaptive.maximum == 16 * 1024)
+    #expect(adaptive.maximum == 8 * 1024)
     #expect(try await channel.getOption(.maxMessagesPerRead).get() == 1)
     await raw.close()
     task.cancel()

@@ -12,7 +12,7 @@ import Synchronization
 /// (half, at least 1): a few connections that announce large frames and then send them slowly
 /// cannot take every slot for the frame timeout.
 final class LargeFrameSlots: Sendable {
-  /// Bodies over this many bytes need a slot: 16 KiB, one receive buffer.
+  /// Bodies over this many bytes need a slot: 16 KiB, two full receive buffers.
   static let bodyThreshold = 16 * 1024
 
   private struct Waiter {
