@@ -128,7 +128,8 @@ struct EventsTests {
     while received.withLock({ $0.isEmpty }), ContinuousClock.now < firstBy {
       try await Task.sleep(for: .milliseconds(5))
     }
-    try #require(!received.withLock({ $0.isEmpty }), "the first event never arrived")
+    let arrived = !received.withLock { $0.isEmpty }
+    try #require(arrived, "the first event never arrived")
     // Twenty events arrive while the subscriber is stuck on the first.
     for _ in 0..<20 { try await publisher.publish(body, to: [owner.id]) }
     release.yield(())
