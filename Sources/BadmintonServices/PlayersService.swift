@@ -257,13 +257,16 @@ public struct PlayersService: Players.ServiceProtocol {
     if request.uploadID == 0 {
       let contentType = try DocumentUploadRules.validateStart(
         totalSize: request.totalSize, offset: request.offset, firstPiece: request.data)
-      try uploads?.take(clientAddressKey(context.peerAddress))
+      let address = clientAddressKey(context.peerAddress)
+      try uploads?.take(address)
       do {
         upload = try await store.startDocumentUpload(
           playerID: caller.userID, contentType: contentType.rawValue,
           totalSize: request.totalSize, firstPiece: request.data, atUnixMs: clock.nowUnixMs(),
           openBytesLimit: openUploadBytes)
       } catch is OpenUploadsFull {
+        // The server had no room: nothing started, so the address keeps its allowance.
+        uploads?.giveBack(address)
         throw Self.uploadsBusy
       }
     } else {

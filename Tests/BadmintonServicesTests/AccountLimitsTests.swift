@@ -736,6 +736,46 @@ struct AccountLimitsTests {
     #expect(gone?.reason == "UPLOAD_NOT_FOUND")
   }
 
+  @Test("an upload start refused because the server has no room does not count against the address")
+  func uploads_busyRefusalsAreGivenBack() async throws {
+    let clock = ManualClock()
+    let players = try await PlayerServices.start(
+      store: try SQLitePlayerStore.inMemory(),
+      configuration: PlayerServicesConfiguration(
+        passwordCost: .testing, uploadsPerAddressPerHour: 2, openUploadBytes: 100_000),
+      clock: clock)
+    let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
+    let service = try #require(players.services.compactMap { $0 as? PlayersService }.first)
+    var principals: [Principal] = []
+    for index in 0..<2 {
+      let registered = try await accounts.register(
+        RegisterRequest(
+          phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
+        context: context(from: "192.0.2.\(index)"))
+      principals.append(Principal(userID: registered.userID, isAdministrator: false))
+    }
+    func start(_ principal: Principal, bytes: Int, from address: String) async -> RPCError? {
+      await refusal {
+        _ = try await service.uploadDocumentPiece(
+          UploadDocumentPieceRequest(
+            totalSize: 5 << 20,
+            data: Array(pngDocument.prefix(8)) + [UInt8](repeating: 7, count: bytes - 8)),
+          context: context(from: address, principal: principal))
+      }
+    }
+    #expect(await start(principals[0], bytes: 60_000, from: "198.51.100.1") == nil)
+    // Five starts that find no room: each is refused as busy, none as rate limited.
+    for _ in 0..<5 {
+      #expect(
+        await start(principals[1], bytes: 50_000, from: "198.51.100.2")?.reason == "UPLOADS_BUSY")
+    }
+    // The address still has its whole allowance of two.
+    #expect(await start(principals[1], bytes: 20_000, from: "198.51.100.2") == nil)
+    #expect(await start(principals[1], bytes: 10_000, from: "198.51.100.2") == nil)
+    let limited = await start(principals[1], bytes: 1_000, from: "198.51.100.2")
+    #expect(limited?.reason == "UPLOAD_RATE_LIMITED")
+  }
+
   @Test("verification uploads are limited per address")
   func uploads_perAddress() async throws {
     let clock = ManualClock()
