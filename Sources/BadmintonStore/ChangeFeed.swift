@@ -192,10 +192,11 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
           sql: "SELECT player_id, sequence, created_at_ms, payload FROM event WHERE rowid = ?"),
         arguments: [rowID]
       ).map { row in
+        // By position: one of these per event sent, and a lookup by name costs more.
         .event(
           EventRecord(
-            playerID: row["player_id"], sequence: UInt64(row["sequence"] as Int64),
-            createdAtUnixMs: row["created_at_ms"], payload: [UInt8](row["payload"] as Data)))
+            playerID: row[0], sequence: UInt64(row[1] as Int64), createdAtUnixMs: row[2],
+            payload: [UInt8](row[3] as Data)))
       }
     }
   }

@@ -64,20 +64,22 @@ extension SQLitePlayerStore: MessageStore {
         return MessageSendOutcome(message: earlier, created: false)
       }
       guard new.senderID != new.recipientID else { throw MessageErrors.notYourself }
+      // Every check reads before anything is written: a refused send changes nothing.
       guard
-        try Row.fetchOne(
-          db.cachedStatement(sql: "SELECT 1 FROM player WHERE id = ?"),
-          arguments: [new.recipientID]) != nil
+        let pair = try Row.fetchOne(
+          db.cachedStatement(sql: Self.sendChecksSQL),
+          arguments: [
+            new.senderID, new.recipientID, new.recipientID, new.senderID, new.recipientID,
+          ]
+        )
       else { throw DomainError.playerNotFound }
       let hidden =
         try BlockRules.contact(
-          senderBlockedRecipient: try Self.blocked(db, new.senderID, new.recipientID),
-          recipientBlockedSender: try Self.blocked(db, new.recipientID, new.senderID)) == .hidden
+          senderBlockedRecipient: pair[0], recipientBlockedSender: pair[1]) == .hidden
       let threadID = try Self.thread(db, new.senderID, new.recipientID, now: new.sentAtUnixMs)
-      try Self.join(db, threadID: threadID, playerID: new.senderID, otherID: new.recipientID)
-      if !hidden {
-        try Self.join(db, threadID: threadID, playerID: new.recipientID, otherID: new.senderID)
-      }
+      try Self.join(
+        db, threadID: threadID, playerID: new.senderID, otherID: new.recipientID,
+        andOther: !hidden)
       try db.cachedStatement(
         sql: """
           INSERT INTO direct_message (thread_id, sender_id, recipient_id, client_message_id, text,
@@ -96,7 +98,11 @@ extension SQLitePlayerStore: MessageStore {
         }
         return MessageSendOutcome(message: earlier, created: false)
       }
-      let message = try Self.fetchMessage(db, id: db.lastInsertedRowID)!
+      // The row as stored, made here rather than read back.
+      let message = MessageRecord(
+        id: db.lastInsertedRowID, threadID: threadID, senderID: new.senderID,
+        recipientID: new.recipientID, clientMessageID: new.clientMessageID, text: new.text,
+        sentAtUnixMs: new.sentAtUnixMs, hidden: hidden)
       if !hidden { try Self.append(db, notify(message), atUnixMs: new.sentAtUnixMs) }
       return MessageSendOutcome(message: message, created: true)
     }
@@ -297,16 +303,35 @@ extension SQLitePlayerStore: MessageStore {
     return db.lastInsertedRowID
   }
 
-  /// Lets `playerID` see the thread, if they could not yet.
-  private static func join(_ db: Database, threadID: Int64, playerID: Int64, otherID: Int64)
-    throws
-  {
-    try db.cachedStatement(
-      sql: """
-        INSERT OR IGNORE INTO message_thread_member (player_id, thread_id, other_id)
-        VALUES (?, ?, ?)
-        """
-    ).execute(arguments: [playerID, threadID, otherID])
+  /// What a send checks, in one statement: a row only when the recipient exists, with whether
+  /// the sender blocked the recipient and whether the recipient blocked the sender.
+  static let sendChecksSQL = """
+    SELECT
+      EXISTS (SELECT 1 FROM block WHERE blocker_id = ? AND blocked_id = ?),
+      EXISTS (SELECT 1 FROM block WHERE blocker_id = ? AND blocked_id = ?)
+    FROM player WHERE id = ?
+    """
+
+  /// Lets `playerID` see the thread, and with `andOther` the other player too, where they could
+  /// not yet: one statement either way.
+  private static func join(
+    _ db: Database, threadID: Int64, playerID: Int64, otherID: Int64, andOther: Bool
+  ) throws {
+    if andOther {
+      try db.cachedStatement(
+        sql: """
+          INSERT OR IGNORE INTO message_thread_member (player_id, thread_id, other_id)
+          VALUES (?, ?, ?), (?, ?, ?)
+          """
+      ).execute(arguments: [playerID, threadID, otherID, otherID, threadID, playerID])
+    } else {
+      try db.cachedStatement(
+        sql: """
+          INSERT OR IGNORE INTO message_thread_member (player_id, thread_id, other_id)
+          VALUES (?, ?, ?)
+          """
+      ).execute(arguments: [playerID, threadID, otherID])
+    }
   }
 
   /// The id `playerID` cleared the thread through, or nil when they are not in it.
