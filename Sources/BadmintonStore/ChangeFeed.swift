@@ -137,8 +137,11 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
     seen = [:]
     guard !rows.isEmpty else { return }
     do {
+      // A group of messages appends many events: they are read back in one statement.
+      let events = try Self.events(db, rowIDs: rows.filter { $0.table == .event }.map(\.rowID))
       let changes = try rows.compactMap { row in
-        try Self.change(db, row.table, rowID: row.rowID, deleted: row.deleted)
+        if row.table == .event { return events[row.rowID].map(StoreChange.event) }
+        return try Self.change(db, row.table, rowID: row.rowID, deleted: row.deleted)
       }
       if !changes.isEmpty { feed.publish(changes) }
     } catch {
@@ -186,17 +189,45 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
       ).map { BlockChange(blockerID: $0["blocker_id"], blockedID: $0["blocked_id"]) }
       return .block(rowID: rowID, block)
     case .event:
-      guard !deleted else { return nil }
-      return try Row.fetchOne(
-        db.cachedStatement(
-          sql: "SELECT player_id, sequence, created_at_ms, payload FROM event WHERE rowid = ?"),
-        arguments: [rowID]
-      ).map { row in
-        .event(
-          EventRecord(
-            playerID: row["player_id"], sequence: UInt64(row["sequence"] as Int64),
-            createdAtUnixMs: row["created_at_ms"], payload: [UInt8](row["payload"] as Data)))
-      }
+      return try events(db, rowIDs: [rowID])[rowID].map(StoreChange.event)
+    }
+  }
+
+  /// The events of `rowIDs` (inserted, so never deleted: only a new event is watched), by row
+  /// id. One transaction's new rows have neighbouring rowids, so they are read as one range;
+  /// should they be far apart, one by one.
+  private static func events(_ db: Database, rowIDs: [Int64]) throws -> [Int64: EventRecord] {
+    guard let low = rowIDs.min(), let high = rowIDs.max() else { return [:] }
+    let wanted = Set(rowIDs)
+    var events: [Int64: EventRecord] = [:]
+    events.reserveCapacity(rowIDs.count)
+    let ranges =
+      high - low < Int64(rowIDs.count) * 4 + 64 ? [(low, high)] : rowIDs.map { ($0, $0) }
+    for (from, to) in ranges {
+      try read(db, from: from, to: to, wanted: wanted, into: &events)
+    }
+    return events
+  }
+
+  /// Reads the events with rowids from `from` through `to` that are `wanted` into `events`.
+  private static func read(
+    _ db: Database, from: Int64, to: Int64, wanted: Set<Int64>,
+    into events: inout [Int64: EventRecord]
+  ) throws {
+    let rows = try Row.fetchCursor(
+      db.cachedStatement(
+        sql: """
+          SELECT rowid, player_id, sequence, created_at_ms, payload FROM event
+          WHERE rowid BETWEEN ? AND ?
+          """),
+      arguments: [from, to])
+    while let row = try rows.next() {
+      // By position: one of these per event sent, and a lookup by name costs more.
+      let rowID: Int64 = row[0]
+      guard wanted.contains(rowID) else { continue }
+      events[rowID] = EventRecord(
+        playerID: row[1], sequence: UInt64(row[2] as Int64), createdAtUnixMs: row[3],
+        payload: [UInt8](row[4] as Data))
     }
   }
 }

@@ -5,12 +5,20 @@ import Synchronization
 /// was waiting when the writer became free.
 ///
 /// A write is queued, and the writer takes every write queued so far (at most `maximumBatch`)
-/// and runs them in one transaction, each inside its own savepoint: a write that throws rolls
-/// back only its own changes and gets its own error, the others go on. The transaction then
-/// commits once, and only after that commit is every caller resumed, so a write is never
-/// acknowledged before it is durable. If the commit fails, or a failing statement takes the
-/// whole transaction with it, every write of that transaction fails with that error and none of
-/// their changes remain.
+/// and runs them in one transaction: a write that throws gets its own error and keeps none of
+/// its changes, the others go on. The transaction then commits once, and only after that commit
+/// is every caller resumed, so a write is never acknowledged before it is durable. If the commit
+/// fails, or a failing statement takes the whole transaction with it, every write of that
+/// transaction fails with that error and none of their changes remain.
+///
+/// A savepoint per write would cost each write two statements and GRDB's buffering of its
+/// changes; most writes refuse, when they do, before they change anything (they check first,
+/// then write). So the writes run without savepoints, and the writer counts the rows each one
+/// changed (`totalChangesCount`): a write that throws having changed nothing leaves nothing to
+/// undo. Only when a write throws part-way, after it changed rows, is the transaction rolled
+/// back and its writes run again from the first, this time each in its own savepoint, so that
+/// only the failing one's changes are undone. A grouped write may therefore run more than once
+/// before it commits: it must only read and write the database it is given.
 ///
 /// While one transaction commits, the writes that arrive queue for the next; under load the
 /// transactions grow, and the cost of each commit's `fsync` is shared. Alone, a write commits at
@@ -37,12 +45,14 @@ final class GroupCommit: Sendable {
     self.writer = writer
   }
 
-  /// Runs `updates` in a transaction shared with the other writes waiting at the same time, in
-  /// a savepoint of its own; returns its result once that transaction has committed.
+  /// Runs `updates` in a transaction shared with the other writes waiting at the same time;
+  /// returns its result once that transaction has committed. If `updates` throws, none of its
+  /// changes remain. `updates` may run more than once: it must only use the database.
   func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws
     -> T
   {
-    try await withCheckedThrowingContinuation { continuation in
+    // Resumed exactly once, by `finish`: the unchecked continuation saves a check per write.
+    try await withUnsafeThrowingContinuation { continuation in
       enqueue(Write(updates: updates, continuation: continuation))
     }
   }
@@ -84,7 +94,10 @@ final class GroupCommit: Sendable {
   /// early) and resumes each write's caller after its transaction ended.
   static func commit(_ batch: [any GroupedWrite], _ db: Database) {
     var next = 0
+    // Writes run bare until one throws part-way; from then on, each in a savepoint.
+    var savepoints = false
     while next < batch.count {
+      let first = next
       var ran: [any GroupedWrite] = []
       var failure: (any Error)?
       do {
@@ -93,7 +106,15 @@ final class GroupCommit: Sendable {
             let write = batch[next]
             next += 1
             ran.append(write)
-            write.run(db)
+            if savepoints {
+              write.runInSavepoint(db)
+            } else {
+              let changed = db.totalChangesCount
+              write.run(db)
+              if write.error != nil, db.isInsideTransaction, db.totalChangesCount != changed {
+                throw PartWritten()
+              }
+            }
             // Some errors (a full disk, an I/O error) roll the whole transaction back: what ran
             // in it is gone, and the rest waits for the next one.
             if !db.isInsideTransaction {
@@ -102,6 +123,11 @@ final class GroupCommit: Sendable {
           }
           return .commit
         }
+      } catch is PartWritten {
+        // Rolled back: the same writes again, each in a savepoint.
+        next = first
+        savepoints = true
+        continue
       } catch {
         failure = error
       }
@@ -113,13 +139,20 @@ final class GroupCommit: Sendable {
       for write in ran { write.finish(transactionError: failure) }
     }
   }
+
+  /// Thrown inside a group's transaction to roll it back when a write failed after it changed
+  /// rows, which only a savepoint of its own could have undone.
+  private struct PartWritten: Error {}
 }
 
 /// A write waiting in a group: run on the writer inside the group's transaction, then finished
 /// once that transaction has ended.
 protocol GroupedWrite: AnyObject, Sendable {
-  /// Runs the write in a savepoint of its own, keeping its result or error.
+  /// Runs the write in the group's transaction as it stands, keeping its result or error.
   func run(_ db: Database)
+  /// Runs the write in a savepoint of its own, keeping its result or error: if it throws, its
+  /// changes are undone.
+  func runInSavepoint(_ db: Database)
   /// The error the write threw, if it did.
   var error: (any Error)? { get }
   /// Resumes the caller: with the write's own error if it threw, with `transactionError` if its
@@ -130,19 +163,27 @@ protocol GroupedWrite: AnyObject, Sendable {
 /// A write of `T` and the caller waiting for it.
 private final class Write<T: Sendable>: GroupedWrite, @unchecked Sendable {
   private let updates: @Sendable (Database) throws -> T
-  private let continuation: CheckedContinuation<T, any Error>
+  private let continuation: UnsafeContinuation<T, any Error>
   /// Set by `run`, on the writer only, before `finish` reads it on the writer.
   private var result: Result<T, any Error>?
 
   init(
     updates: @escaping @Sendable (Database) throws -> T,
-    continuation: CheckedContinuation<T, any Error>
+    continuation: UnsafeContinuation<T, any Error>
   ) {
     self.updates = updates
     self.continuation = continuation
   }
 
   func run(_ db: Database) {
+    do {
+      result = .success(try updates(db))
+    } catch {
+      result = .failure(error)
+    }
+  }
+
+  func runInSavepoint(_ db: Database) {
     do {
       var value: T?
       try db.inSavepoint {

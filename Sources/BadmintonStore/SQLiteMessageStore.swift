@@ -60,24 +60,38 @@ extension SQLitePlayerStore: MessageStore {
     _ new: NewMessage, notify: @escaping @Sendable (MessageRecord) -> OutgoingEvents
   ) async throws -> MessageSendOutcome {
     try await grouped.write { db in
-      if let earlier = try Self.earlierMessage(db, new) {
+      // Everything a send checks, read in one statement before anything is written: a refused
+      // send changes nothing.
+      let (low, high) = (min(new.senderID, new.recipientID), max(new.senderID, new.recipientID))
+      let checks = try Row.fetchOne(
+        db.cachedStatement(sql: Self.sendChecksSQL),
+        arguments: [
+          new.senderID, new.clientMessageID, new.recipientID, new.senderID, new.recipientID,
+          new.recipientID, new.senderID, low, high,
+        ])!
+      if (checks[0] as Int64?) != nil, let earlier = try Self.earlierMessage(db, new) {
         return MessageSendOutcome(message: earlier, created: false)
       }
       guard new.senderID != new.recipientID else { throw MessageErrors.notYourself }
-      guard
-        try Row.fetchOne(
-          db.cachedStatement(sql: "SELECT 1 FROM player WHERE id = ?"),
-          arguments: [new.recipientID]) != nil
-      else { throw DomainError.playerNotFound }
+      guard checks[1] as Bool else { throw DomainError.playerNotFound }
       let hidden =
         try BlockRules.contact(
-          senderBlockedRecipient: try Self.blocked(db, new.senderID, new.recipientID),
-          recipientBlockedSender: try Self.blocked(db, new.recipientID, new.senderID)) == .hidden
-      let threadID = try Self.thread(db, new.senderID, new.recipientID, now: new.sentAtUnixMs)
-      try Self.join(db, threadID: threadID, playerID: new.senderID, otherID: new.recipientID)
-      if !hidden {
-        try Self.join(db, threadID: threadID, playerID: new.recipientID, otherID: new.senderID)
+          senderBlockedRecipient: checks[2], recipientBlockedSender: checks[3]) == .hidden
+      let threadID: Int64
+      if let existing = checks[4] as Int64? {
+        threadID = existing
+      } else {
+        try db.cachedStatement(
+          sql: """
+            INSERT INTO message_thread (low_player_id, high_player_id, created_at_ms)
+            VALUES (?, ?, ?)
+            """
+        ).execute(arguments: [low, high, new.sentAtUnixMs])
+        threadID = db.lastInsertedRowID
       }
+      try Self.join(
+        db, threadID: threadID, playerID: new.senderID, otherID: new.recipientID,
+        andOther: !hidden)
       try db.cachedStatement(
         sql: """
           INSERT INTO direct_message (thread_id, sender_id, recipient_id, client_message_id, text,
@@ -96,7 +110,11 @@ extension SQLitePlayerStore: MessageStore {
         }
         return MessageSendOutcome(message: earlier, created: false)
       }
-      let message = try Self.fetchMessage(db, id: db.lastInsertedRowID)!
+      // The row as stored, made here rather than read back.
+      let message = MessageRecord(
+        id: db.lastInsertedRowID, threadID: threadID, senderID: new.senderID,
+        recipientID: new.recipientID, clientMessageID: new.clientMessageID, text: new.text,
+        sentAtUnixMs: new.sentAtUnixMs, hidden: hidden)
       if !hidden { try Self.append(db, notify(message), atUnixMs: new.sentAtUnixMs) }
       return MessageSendOutcome(message: message, created: true)
     }
@@ -278,35 +296,38 @@ extension SQLitePlayerStore: MessageStore {
     return earlier
   }
 
-  /// The pair's thread, made if it does not exist yet.
-  private static func thread(_ db: Database, _ one: Int64, _ other: Int64, now: Int64) throws
-    -> Int64
-  {
-    let (low, high) = (min(one, other), max(one, other))
-    if let id = try Int64.fetchOne(
-      db.cachedStatement(
-        sql: "SELECT id FROM message_thread WHERE low_player_id = ? AND high_player_id = ?"),
-      arguments: [low, high])
-    {
-      return id
-    }
-    try db.execute(
-      sql:
-        "INSERT INTO message_thread (low_player_id, high_player_id, created_at_ms) VALUES (?, ?, ?)",
-      arguments: [low, high, now])
-    return db.lastInsertedRowID
-  }
+  /// What a send checks, in one statement: the id of the sender's message with the same client
+  /// message id (NULL when none), whether the recipient exists, whether the sender blocked the
+  /// recipient, whether the recipient blocked the sender, and the pair's thread (NULL when none).
+  static let sendChecksSQL = """
+    SELECT
+      (SELECT id FROM direct_message WHERE sender_id = ? AND client_message_id = ?),
+      EXISTS (SELECT 1 FROM player WHERE id = ?),
+      EXISTS (SELECT 1 FROM block WHERE blocker_id = ? AND blocked_id = ?),
+      EXISTS (SELECT 1 FROM block WHERE blocker_id = ? AND blocked_id = ?),
+      (SELECT id FROM message_thread WHERE low_player_id = ? AND high_player_id = ?)
+    """
 
-  /// Lets `playerID` see the thread, if they could not yet.
-  private static func join(_ db: Database, threadID: Int64, playerID: Int64, otherID: Int64)
-    throws
-  {
-    try db.cachedStatement(
-      sql: """
-        INSERT OR IGNORE INTO message_thread_member (player_id, thread_id, other_id)
-        VALUES (?, ?, ?)
-        """
-    ).execute(arguments: [playerID, threadID, otherID])
+  /// Lets `playerID` see the thread, and with `andOther` the other player too, where they could
+  /// not yet: one statement either way.
+  private static func join(
+    _ db: Database, threadID: Int64, playerID: Int64, otherID: Int64, andOther: Bool
+  ) throws {
+    if andOther {
+      try db.cachedStatement(
+        sql: """
+          INSERT OR IGNORE INTO message_thread_member (player_id, thread_id, other_id)
+          VALUES (?, ?, ?), (?, ?, ?)
+          """
+      ).execute(arguments: [playerID, threadID, otherID, otherID, threadID, playerID])
+    } else {
+      try db.cachedStatement(
+        sql: """
+          INSERT OR IGNORE INTO message_thread_member (player_id, thread_id, other_id)
+          VALUES (?, ?, ?)
+          """
+      ).execute(arguments: [playerID, threadID, otherID])
+    }
   }
 
   /// The id `playerID` cleared the thread through, or nil when they are not in it.

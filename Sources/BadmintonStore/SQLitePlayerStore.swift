@@ -34,6 +34,10 @@ public final class SQLitePlayerStore: PlayerStore {
     }
     configuration.busyMode = .timeout(5)
     let pool = try DatabasePool(path: directory + "/badminton.sqlite", configuration: configuration)
+    // GRDB turns WAL mode on after `prepareDatabase` has run, and with it sets `synchronous =
+    // NORMAL` on the writer (which syncs the log only at checkpoints): set FULL again, so that
+    // every commit is synced before it is acknowledged.
+    try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
     return try SQLitePlayerStore(writer: pool)
   }
 

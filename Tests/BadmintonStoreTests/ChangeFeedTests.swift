@@ -41,6 +41,37 @@ struct ChangeFeedTests {
     #expect(store.feed.sequence == 3)
   }
 
+  @Test("a transaction's new events are given in order, whatever their rowids, and no others")
+  func newEvents_givenWhateverTheirRowIDs() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let player = try await store.createPlayer(StoreFixtures.newPlayer())
+    let recorder = Recorder()
+    store.feed.subscribe(recorder.record)
+    @Sendable func insert(_ db: Database, rowID: Int64, sequence: Int64) throws {
+      try db.execute(
+        sql: """
+          INSERT INTO event (rowid, player_id, sequence, created_at_ms, payload)
+          VALUES (?, ?, ?, 7, x'0102')
+          """,
+        arguments: [rowID, player.id, sequence])
+    }
+    // An earlier event between the next transaction's two neighbours, and one far away.
+    try await store.writer.write { db in try insert(db, rowID: 5, sequence: 1) }
+    try await store.writer.write { db in
+      try insert(db, rowID: 6, sequence: 3)
+      try insert(db, rowID: 4, sequence: 2)
+      try insert(db, rowID: 9_000_000, sequence: 4)
+    }
+    let sequences = recorder.all.map { committed in
+      committed.changes.map { change -> UInt64 in
+        guard case .event(let record) = change else { return 0 }
+        #expect(record.playerID == player.id && record.payload == [1, 2])
+        return record.sequence
+      }
+    }
+    #expect(sequences == [[1], [3, 2, 4]])
+  }
+
   @Test("a rolled-back transaction publishes nothing")
   func rollback_publishesNothing() async throws {
     let store = try SQLitePlayerStore.inMemory()

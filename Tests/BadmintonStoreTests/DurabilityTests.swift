@@ -1,10 +1,28 @@
 import BadmintonDomain
-import BadmintonStore
 import Foundation
+import GRDB
 import Testing
+
+@testable import BadmintonStore
 
 @Suite("Player store on disk: durability across reopening")
 struct DurabilityTests {
+  @Test("the store on disk logs ahead (WAL) and syncs the log at every commit (synchronous FULL)")
+  func onDisk_syncsEveryCommit() async throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    let store = try SQLitePlayerStore.open(directory: directory.path)
+    let (journal, synchronous) = try await store.writer.writeWithoutTransaction { db in
+      (
+        try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+        try Int.fetchOne(db, sql: "PRAGMA synchronous")
+      )
+    }
+    #expect(journal == "wal")
+    // 2 is FULL; GRDB's WAL set-up alone leaves 1, NORMAL.
+    #expect(synchronous == 2)
+  }
+
   @Test("players, sessions and locations survive closing and reopening the database")
   func reopen_keepsEverything() async throws {
     let directory = try TemporaryDirectory()

@@ -6,9 +6,10 @@ import Testing
 
 @testable import BadmintonStore
 
-/// The transactions a feed published.
+/// The transactions a feed published, and the times grouped writes ran.
 private final class Published: Sendable {
   let list = Mutex<[CommittedChanges]>([])
+  let runs = Mutex(0)
 }
 
 @Suite("Group commit")
@@ -170,5 +171,99 @@ struct GroupCommitTests {
     #expect(events == 0)
     // The store goes on: the next write commits.
     #expect(try await Self.send(store, ann, bo, id: "after").created)
+  }
+
+  /// A write that changes a row, then throws.
+  private struct PartWay: Error {}
+
+  @Test("a write that throws after changing rows keeps none of them, and the others commit")
+  func partWrittenFailure_isUndoneAlone() async throws {
+    let (store, queue, published) = try Self.store()
+    let (ann, bo) = try await Self.players(store)
+    let before = published.list.withLock { $0.count }
+    let gate = Self.holdWriter(queue)
+    let first = (0..<3).map { index in Task { try await Self.send(store, ann, bo, id: "a\(index)") }
+    }
+    await Self.waitUntilQueued(store, 3)
+    let failing = Task {
+      try await store.grouped.write { db in
+        try db.execute(
+          sql: "UPDATE player SET nickname = 'Never' WHERE id = ?", arguments: [ann])
+        try db.execute(
+          sql:
+            "INSERT INTO event (player_id, sequence, created_at_ms, payload) VALUES (?, 77, 0, x'00')",
+          arguments: [ann])
+        throw PartWay()
+      }
+    }
+    await Self.waitUntilQueued(store, 4)
+    let last = (3..<6).map { index in Task { try await Self.send(store, ann, bo, id: "a\(index)") }
+    }
+    await Self.waitUntilQueued(store, 7)
+    gate.signal()
+    await #expect(throws: PartWay.self) { try await failing.value }
+    var ids: [Int64] = []
+    for send in first + last { ids.append(try await send.value.message.id) }
+    #expect(ids == ids.sorted())
+    let transactions = published.list.withLock { Array($0.dropFirst(before)) }
+    #expect(transactions.count == 1)
+    let changes = transactions.flatMap(\.changes)
+    // Only the six messages' events: the failing write's player change and event are gone.
+    #expect(
+      changes.map { change -> Int64? in
+        if case .event(let record) = change { return record.playerID }
+        return nil
+      } == Array(repeating: bo, count: 6))
+    let (nickname, annEvents, messages) = try await queue.read { db in
+      (
+        try String.fetchOne(db, sql: "SELECT nickname FROM player WHERE id = ?", arguments: [ann]),
+        try Int.fetchOne(
+          db, sql: "SELECT count(*) FROM event WHERE player_id = ?", arguments: [ann]),
+        try Int64.fetchAll(db, sql: "SELECT id FROM direct_message ORDER BY id")
+      )
+    }
+    #expect(nickname != "Never")
+    #expect(annEvents == 0)
+    #expect(messages == ids)
+  }
+
+  @Test("a write refused before it changes anything costs the group no second run")
+  func cleanRefusal_runsEachWriteOnce() async throws {
+    let (store, queue, _) = try Self.store()
+    let (ann, bo) = try await Self.players(store)
+    let runs = Published()
+    let gate = Self.holdWriter(queue)
+    let writes = (0..<6).map { index in
+      Task {
+        try await store.grouped.write { db in
+          runs.runs.withLock { $0 += 1 }
+          // The third is refused by a read, before it writes.
+          if index == 2,
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM player WHERE id = ?", arguments: [ann])
+              == 1
+          {
+            throw PartWay()
+          }
+          try db.execute(
+            sql:
+              "INSERT INTO event (player_id, sequence, created_at_ms, payload) VALUES (?, ?, 0, x'00')",
+            arguments: [bo, index])
+        }
+      }
+    }
+    await Self.waitUntilQueued(store, 6)
+    gate.signal()
+    for (index, write) in writes.enumerated() {
+      if index == 2 {
+        await #expect(throws: PartWay.self) { try await write.value }
+      } else {
+        try await write.value
+      }
+    }
+    #expect(runs.runs.withLock { $0 } == 6)
+    #expect(
+      try await queue.read { db in
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM event WHERE player_id = ?", arguments: [bo])
+      } == 5)
   }
 }

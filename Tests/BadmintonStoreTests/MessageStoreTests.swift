@@ -1,5 +1,6 @@
 import BadmintonDomain
 import GRDB
+import PropertyBased
 import Testing
 
 @testable import BadmintonStore
@@ -116,6 +117,30 @@ struct MessageStoreTests {
             """,
           arguments: [min(ann, bo), max(ann, bo)])
       }
+    }
+  }
+
+  @Test("for any text and client message id, the message a send returns is the row as stored")
+  func sentMessage_isTheStoredRow() async throws {
+    let (store, _) = try Self.store()
+    let (ann, bo) = try await Self.players(store)
+    let characters = Gen.character(in: "\u{1}"..."\u{D7FF}")
+    await propertyCheck(
+      count: 60, input: characters.string(of: 1...64), characters.string(of: 1...300),
+      Gen.bool
+    ) { clientMessageID, text, reply in
+      let (from, to) = reply ? (bo, ann) : (ann, bo)
+      let sent = try await store.sendMessage(
+        NewMessage(
+          senderID: from, recipientID: to, clientMessageID: clientMessageID, text: text,
+          sentAtUnixMs: 1_234)
+      ) { [($0.recipientID, [1])] }
+      let stored = try await store.messages(
+        threadID: sent.message.threadID, playerID: from, beforeMessageID: nil, limit: 1)
+      #expect(stored == [sent.message])
+      let earlier = try await store.messages(
+        playerID: from, afterMessageID: sent.message.id - 1, limit: 1)
+      #expect(earlier == [sent.message])
     }
   }
 
