@@ -204,7 +204,7 @@ struct MetricsEndpointTests {
     // One event loop: connections are admitted in the order they were accepted.
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let (_, task, port) = try await Self.start(
-      .init(port: 0, maximumConnections: 1), group: group)
+      .init(port: 0, maximumConnections: 1, connectionTimeout: .seconds(600)), group: group)
     let idle = try await RawConnection.connect(port: port)
     let answer = try await HTTPExchange.request("/metrics", port: port)
     #expect(answer.bytes.isEmpty)
