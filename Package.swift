@@ -31,6 +31,8 @@ let package = Package(
     .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
     .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
   ],
   targets: [
     // C: the system libraries and the code protoc-c generates from Proto/.
@@ -59,6 +61,23 @@ let package = Package(
         "CZstd",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // The metrics endpoint: Prometheus's text output of the metrics the other targets record
+    // through swift-metrics, served over a small HTTP server.
+    .target(
+      name: "BadmintonMetrics",
+      dependencies: [
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
@@ -119,6 +138,7 @@ let package = Package(
       name: "BadmintonServer",
       dependencies: [
         "BadmintonDomain",
+        "BadmintonMetrics",
         "BadmintonRPC",
         "BadmintonServices",
         "BadmintonStore",
@@ -127,6 +147,8 @@ let package = Package(
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ],
       path: "Sources/badminton-server",
       swiftSettings: defaultSwiftSettings
@@ -150,6 +172,7 @@ let package = Package(
     .testTarget(
       name: "BadmintonRPCTests",
       dependencies: [
+        "BadmintonMetrics",
         "BadmintonRPC",
         "CBadmintonProto",
         "CZstd",
@@ -160,6 +183,9 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "PropertyBased", package: "swift-property-based"),
+        .product(name: "CoreMetrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
       ],
       swiftSettings: defaultSwiftSettings
     ),

@@ -21,6 +21,9 @@ public final class NearbyIndex: Sendable {
   /// An empty index.
   public init() {}
 
+  /// The players the index holds (those with a stored location).
+  public var count: Int { state.withLock { $0.index.count } }
+
   /// Applies one committed change: a player's stored location, shown as its cell's centre.
   /// Anything else, and a player change that leaves the shown position as it was, changes
   /// nothing.

@@ -14,6 +14,8 @@ public final class SQLitePlayerStore: PlayerStore {
   let grouped: GroupCommit
 
   private let observer: ChangeObserver
+  /// Times the commits (see `observeCommitDurations`).
+  let commitTimer = CommitTimer()
 
   /// A store on `writer`, migrated to the current schema; from then on every committed write
   /// reaches `feed`.
@@ -22,6 +24,7 @@ public final class SQLitePlayerStore: PlayerStore {
     grouped = GroupCommit(writer: writer)
     try Self.migrator.migrate(writer)
     observer = ChangeObserver(feed: feed)
+    writer.add(transactionObserver: commitTimer, extent: .observerLifetime)
     writer.add(transactionObserver: observer, extent: .observerLifetime)
   }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BadmintonMetrics
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
@@ -95,8 +96,23 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     help: "Bytes that unfinished verification uploads may hold on disk together, as received.")
   var maxOpenUploadBytes: Int64 = 1 << 30
 
+  @Option(
+    help:
+      "Port for Prometheus metrics (HTTP GET /metrics); off unless given. 0 picks a free port and prints it."
+  )
+  var metricsPort: Int?
+
+  @Option(
+    help:
+      "Address the metrics endpoint listens on. Keep it private: loopback, or an internal network only the scraper reaches."
+  )
+  var metricsHost = "127.0.0.1"
+
   func validate() throws {
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
+    if let metricsPort, !(0...65535).contains(metricsPort) {
+      throw ValidationError("--metrics-port must be 0...65535")
+    }
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError(
         "--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -159,10 +175,13 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       return handler
     }
     let logger = Logger(label: "badminton.server")
+    // Before the store, services and server make their metrics.
+    let metrics = metricsPort.map { _ in MetricsBootstrap() }
     let connections = Self.connectionCap(requested: maxConnections, logger: logger)
 
     try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
     let store = try SQLitePlayerStore.open(directory: dataDir)
+    metrics?.observe(store)
     let players = try await PlayerServices.start(
       store: store,
       configuration: PlayerServicesConfiguration(
@@ -192,12 +211,15 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       authenticator: players.authenticator,
       logger: logger)
 
+    let endpoint = metricsPort.flatMap { port in
+      metrics?.endpoint(host: metricsHost, port: port, players: players, logger: logger)
+    }
     let group = ServiceGroup(
       configuration: ServiceGroupConfiguration(
         services: [
           .init(service: server),
           .init(service: players.housekeeping),
-        ],
+        ] + (endpoint.map { [.init(service: $0)] } ?? []),
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger))
 
@@ -215,6 +237,13 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         let line =
           "badminton-server listening on \(address.ipAddress ?? host):\(address.port ?? port)\n"
         FileHandle.standardOutput.write(Data(line.utf8))
+        if let endpoint {
+          // Then, with metrics on, a second line with the metrics endpoint's port.
+          let bound = try await endpoint.localAddress()
+          let metricsAddress = "\(bound.ipAddress ?? metricsHost):\(bound.port ?? 0)"
+          FileHandle.standardOutput.write(
+            Data("badminton-server metrics on \(metricsAddress)\n".utf8))
+        }
       }
       try await tasks.waitForAll()
     }

@@ -1,3 +1,4 @@
+public import CoreMetrics
 public import Logging
 public import NIOCore
 public import NIOPosix
@@ -52,26 +53,31 @@ public final class RPCServer: Service, Sendable {
   private let requestBudget: RequestMemoryBudget
   /// The slots that large request frames of every connection share.
   let largeFrameSlots: LargeFrameSlots
+  /// What the server records: calls, connections, streams, GOAWAYs and refusals.
+  let metrics: ServerMetrics
 
   /// A server for `services`, plus the built-in health and reflection services. Methods that
   /// need authentication are checked with `authenticator`; without one they are all refused.
+  /// Its metrics (`ServerMetrics`) are made by `metricsFactory`, by default swift-metrics'
+  /// bootstrapped factory (a no-op one unless the process bootstrapped another).
   public convenience init(
     configuration: ServerConfiguration = ServerConfiguration(),
     services: [any RPCService],
     authenticator: (any Authenticator)? = nil,
     eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-    logger: Logger = Logger(label: "badminton.rpc.server")
+    logger: Logger = Logger(label: "badminton.rpc.server"),
+    metricsFactory: (any MetricsFactory)? = nil
   ) {
     self.init(
       configuration: configuration, services: services, authenticator: authenticator,
-      eventLoopGroup: eventLoopGroup, logger: logger, census: nil)
+      eventLoopGroup: eventLoopGroup, logger: logger, census: nil, metricsFactory: metricsFactory)
   }
 
   /// A server that records its per-connection objects in `census`.
   init(
     configuration: ServerConfiguration, services: [any RPCService],
     authenticator: (any Authenticator)?, eventLoopGroup: any EventLoopGroup, logger: Logger,
-    census: ObjectCensus?
+    census: ObjectCensus?, metricsFactory: (any MetricsFactory)? = nil
   ) {
     self.census = census
     self.connections = Mutex(
@@ -97,6 +103,8 @@ public final class RPCServer: Service, Sendable {
       health.set(.serving, for: name)
     }
     self.registry = registry
+    self.metrics = ServerMetrics(
+      factory: metricsFactory ?? MetricsSystem.factory, methods: registry.allMethods.map(\.path))
   }
 
   private static func serviceName(of path: String) -> String {
@@ -266,7 +274,7 @@ public final class RPCServer: Service, Sendable {
     let gate = LargeFrameGate(slots: largeFrameSlots)
     let handler = ServerConnectionHandler(
       registry: registry, authenticator: authenticator, configuration: configuration,
-      requestBudget: requestBudget, logger: logger, trust: trust, gate: gate)
+      requestBudget: requestBudget, logger: logger, trust: trust, gate: gate, metrics: metrics)
     let handlers: [any ChannelHandler] = [
       // A peer that does not read its answers is not read from either, so its unread
       // answers cannot grow the server's memory.
@@ -344,7 +352,10 @@ public final class RPCServer: Service, Sendable {
   ) {
     let key = ObjectIdentifier(channel)
     connections.withLock { $0.open[key] = handler }
+    let metrics = self.metrics
+    metrics.connectionOpened()
     channel.closeFuture.whenComplete { [weak self] _ in
+      metrics.connectionClosed()
       let waiters: [CheckedContinuation<Void, Never>] =
         self?.connections.withLock { connections in
           connections.open.removeValue(forKey: key)
@@ -382,6 +393,7 @@ public final class RPCServer: Service, Sendable {
       let (log, suppressed) = connections.refusalWarning.shouldLog(at: .now)
       return (refusal, log, suppressed, connections.refused)
     }
+    if let refusal { metrics.connectionRefused(refusal.error) }
     if let refusal, log {
       logger.warning(
         "connection refused",

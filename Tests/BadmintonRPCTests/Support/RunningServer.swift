@@ -1,4 +1,5 @@
 import BadmintonRPC
+import CoreMetrics
 import Logging
 import NIOCore
 
@@ -10,7 +11,8 @@ struct RunningServer {
   let probe: HandlerProbe
 
   static func start(
-    _ configuration: ServerConfiguration = ServerConfiguration(), port: Int = 0
+    _ configuration: ServerConfiguration = ServerConfiguration(), port: Int = 0,
+    metricsFactory: (any MetricsFactory)? = nil
   ) async throws -> RunningServer {
     var configuration = configuration
     configuration.host = "127.0.0.1"
@@ -19,7 +21,8 @@ struct RunningServer {
     var logger = Logger(label: "test.server")
     logger.logLevel = .critical
     let server = RPCServer(
-      configuration: configuration, services: [TestService(probe: probe)], logger: logger)
+      configuration: configuration, services: [TestService(probe: probe)], logger: logger,
+      metricsFactory: metricsFactory)
     let task = Task { try await server.run() }
     let bound = try await server.localAddress().port!
     return RunningServer(server: server, task: task, port: bound, probe: probe)

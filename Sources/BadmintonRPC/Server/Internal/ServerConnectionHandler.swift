@@ -29,6 +29,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     let serial: UInt64
     let kind: MethodKind
     let locale: RPCLocale
+    let meter: CallMeter
     var task: Task<Void, Never>?
     var deadline: Scheduled<Void>?
     /// Set when the drain ended the call: it ends with SERVER_SHUTTING_DOWN whatever the
@@ -45,6 +46,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private let authenticator: (any Authenticator)?
   private let configuration: ServerConfiguration
   private let requestBudget: RequestMemoryBudget
+  private let metrics: ServerMetrics
   /// Set once a call on the connection passes authentication; the frame decoder reads it.
   private let trust: ConnectionTrust?
   /// Hands over the large-frame slot of the REQUEST being delivered, which its call keeps.
@@ -82,8 +84,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   init(
     registry: HandlerRegistry, authenticator: (any Authenticator)?,
     configuration: ServerConfiguration, requestBudget: RequestMemoryBudget, logger: Logger,
-    trust: ConnectionTrust? = nil, gate: LargeFrameGate? = nil
+    trust: ConnectionTrust? = nil, gate: LargeFrameGate? = nil,
+    metrics: ServerMetrics = .disabled
   ) {
+    self.metrics = metrics
     self.trust = trust
     self.gate = gate
     self.registry = registry
@@ -183,21 +187,23 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
     let locale = RPCLocale(metadataValue: request.metadataValue("locale"))
     connectionLocale = locale
+    let meter = metrics.callStarted(request.method)
 
     guard state == .active else {
-      return answer(callID, kind: .unary, locale: locale, .failure(.serverShuttingDown))
+      return answer(callID, kind: .unary, locale: locale, meter, .failure(.serverShuttingDown))
     }
     guard let method = registry.method(at: request.method) else {
-      return answer(callID, kind: .unary, locale: locale, .failure(.methodNotFound(request.method)))
+      let error = RPCError.methodNotFound(request.method)
+      return answer(callID, kind: .unary, locale: locale, meter, .failure(error))
     }
     guard request.payload.count <= method.maximumRequestBytes else {
       let error = RPCError.requestOverMethodLimit(limit: method.maximumRequestBytes)
-      return answer(callID, kind: method.kind, locale: locale, .failure(error))
+      return answer(callID, kind: method.kind, locale: locale, meter, .failure(error))
     }
     guard runningHandlers < configuration.maximumConcurrentCallsPerConnection else {
       let error = RPCError.tooManyConcurrentCalls(
         limit: configuration.maximumConcurrentCallsPerConnection)
-      return answer(callID, kind: method.kind, locale: locale, .failure(error))
+      return answer(callID, kind: method.kind, locale: locale, meter, .failure(error))
     }
     // What the call holds until its handler returns: the payload and the context's strings.
     let heldBytes = request.payload.count + methodBytes + metadataBytes
@@ -206,7 +212,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     if let trust, !trust.sessionAuthenticated,
       heldRequestBytes + heldBytes > WireConfiguration.unchargedFrameBytes
     {
-      return answer(callID, kind: method.kind, locale: locale, .failure(.serverBusy))
+      return answer(callID, kind: method.kind, locale: locale, meter, .failure(.serverBusy))
     }
     guard requestBudget.reserve(heldBytes) else {
       let (log, suppressed) = requestBudget.shouldWarnExhausted(at: .now)
@@ -215,14 +221,14 @@ final class ServerConnectionHandler: ChannelInboundHandler {
           "request budget exhausted",
           metadata: ["bytes": "\(heldBytes)", "suppressed": "\(suppressed)"])
       }
-      return answer(callID, kind: method.kind, locale: locale, .failure(.serverBusy))
+      return answer(callID, kind: method.kind, locale: locale, meter, .failure(.serverBusy))
     }
 
     let loop = context.eventLoop
     let handler = NIOLoopBound(self, eventLoop: loop)
     nextSerial += 1
     let serial = nextSerial
-    var call = OpenCall(serial: serial, kind: method.kind, locale: locale)
+    var call = OpenCall(serial: serial, kind: method.kind, locale: locale, meter: meter)
     var deadline: ContinuousClock.Instant?
     if request.timeoutMilliseconds > 0 {
       let timeout = Int64(request.timeoutMilliseconds)
@@ -241,6 +247,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     calls[callID] = call
 
     let budget = requestBudget
+    let metrics = self.metrics
+    let streaming = method.kind == .serverStreaming
+    if streaming { metrics.streamOpened() }
     // A large frame's slot stays with its call until the handler has finished; a stream's
     // handler may never finish, so a stream gives it back once its request is decoded.
     let slot = gate?.takeDeliveredSlot()
@@ -256,6 +265,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       finally: {
         budget.release(heldBytes)
         slot?.release()
+        if streaming { metrics.streamClosed() }
       })
   }
 
@@ -336,7 +346,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
     call.deadline?.cancel()
     let outcome = call.endedByDrain ? .failure(.serverShuttingDown) : outcome
-    answer(callID, kind: call.kind, locale: call.locale, outcome)
+    answer(callID, kind: call.kind, locale: call.locale, call.meter, outcome)
     callEnded()
   }
 
@@ -345,7 +355,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     guard let call = calls.removeValue(forKey: callID) else { return }
     call.deadline?.cancel()
     call.task?.cancel()
-    answer(callID, kind: call.kind, locale: call.locale, .failure(error))
+    answer(callID, kind: call.kind, locale: call.locale, call.meter, .failure(error))
     callEnded()
   }
 
@@ -364,8 +374,10 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     return send(Envelope(callID: callID, kind: .streamMessage, payload: payload))
   }
 
-  /// Writes the one terminal envelope of a call.
-  private func answer(_ callID: UInt64, kind: MethodKind, locale: RPCLocale, _ outcome: Outcome) {
+  /// Writes the one terminal envelope of a call, and counts it.
+  private func answer(
+    _ callID: UInt64, kind: MethodKind, locale: RPCLocale, _ meter: CallMeter, _ outcome: Outcome
+  ) {
     guard state != .closed else { return }
     var envelope = Envelope(callID: callID, kind: kind == .unary ? .response : .streamEnd)
     let limit = configuration.wire.maximumBodySize
@@ -378,6 +390,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     case .failure(let error):
       envelope.status = error.status(in: locale)
     }
+    if let status = envelope.status { metrics.callEnded(meter, kind: kind, status: status) }
     _ = send(envelope)
   }
 
@@ -400,6 +413,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     state = .draining
     let goAway = Envelope(
       callID: 0, kind: .goAway, status: RPCError.serverShuttingDown.status(in: connectionLocale))
+    metrics.goAwaySent(.serverShuttingDown)
     _ = send(goAway)
     let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
     let grace = TimeAmount(configuration.shutdownGracePeriod)
@@ -440,6 +454,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   /// Sends GOAWAY with `error`, stops every open call, and closes once the GOAWAY is written.
   private func goAwayAndClose(_ error: RPCError) {
     guard state != .closed else { return }
+    metrics.goAwaySent(error)
     _ = send(Envelope(callID: 0, kind: .goAway, status: error.status(in: connectionLocale)))
     closeNow()
   }
