@@ -43,13 +43,15 @@ final class RawConnection: Sendable {
   )? {
     let end = ContinuousClock.now + timeout
     while true {
+      let seen = received.changes.version
       let (frame, eof) = try received.state.withLock { state in
         (try RawFrames.parse(&state.buffer), state.eof)
       }
       if let frame { return frame }
       if eof { return nil }
       guard ContinuousClock.now < end else { throw RawConnectionTimeout() }
-      try await Task.sleep(for: .milliseconds(2))
+      // Woken by the next bytes or the close.
+      await received.changes.changed(after: seen, before: end)
     }
   }
 
@@ -80,6 +82,8 @@ final class ReceivedBytes: Sendable {
     var eof = false
   }
   let state = Mutex(State())
+  /// Signalled when bytes arrive and when the peer closes.
+  let changes = ChangeSignal()
 }
 
 private final class Collector: ChannelInboundHandler {
@@ -91,10 +95,12 @@ private final class Collector: ChannelInboundHandler {
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     var chunk = unwrapInboundIn(data)
     received.state.withLock { _ = $0.buffer.writeBuffer(&chunk) }
+    received.changes.signal()
   }
 
   func channelInactive(context: ChannelHandlerContext) {
     received.state.withLock { $0.eof = true }
+    received.changes.signal()
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {

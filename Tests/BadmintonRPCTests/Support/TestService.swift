@@ -18,24 +18,31 @@ final class HandlerProbe: Sendable {
   var cancelled: Int { counts.withLock { $0.cancelled } }
   var finished: Int { counts.withLock { $0.finished } }
 
-  func didStart() { counts.withLock { $0.started += 1 } }
-  func didCancel() { counts.withLock { $0.cancelled += 1 } }
-  func didFinish() { counts.withLock { $0.finished += 1 } }
+  /// Signalled on every count's change.
+  private let changes = ChangeSignal()
+
+  func didStart() {
+    counts.withLock { $0.started += 1 }
+    changes.signal()
+  }
+  func didCancel() {
+    counts.withLock { $0.cancelled += 1 }
+    changes.signal()
+  }
+  func didFinish() {
+    counts.withLock { $0.finished += 1 }
+    changes.signal()
+  }
 
   /// Opens gate `name`: the handlers waiting at it go on, and later ones pass at once.
   func open(_ name: String) { gates.open(name) }
 
-  /// Waits until `condition` holds, polling. `limit` only bounds a failure: the condition
-  /// decides the pass.
+  /// Waits until `condition` holds, checking it whenever a count changes. `limit` only bounds a
+  /// failure: the condition decides the pass.
   func wait(for limit: Duration = .seconds(30), until condition: (HandlerProbe) -> Bool) async
     -> Bool
   {
-    let end = ContinuousClock.now + limit
-    while ContinuousClock.now < end {
-      if condition(self) { return true }
-      try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition(self)
+    await changes.wait(for: limit) { condition(self) }
   }
 }
 

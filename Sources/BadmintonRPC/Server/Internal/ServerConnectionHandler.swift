@@ -1,46 +1,19 @@
 import Logging
 import NIOCore
 
-/// Serves one connection: keeps its table of open calls, runs each call's handler in a task,
-/// enforces deadlines, CANCEL, the concurrency limit, idle timeout, and GOAWAY on protocol
-/// violations and on graceful shutdown.
+/// Serves one connection: the I/O shell around `ServerConnectionStateMachine`. It turns channel
+/// events (envelopes, errors, the idle event, the channel going away), its timers and its
+/// handler tasks into the machine's events, and performs the actions the machine returns:
+/// writes, flushes, timers, handler tasks and the close.
 ///
-/// All state lives on the connection's event loop, so envelopes of one call leave in order and
+/// Everything runs on the connection's event loop, so envelopes of one call leave in order and
 /// nothing that ends a call (response, deadline, CANCEL, shutdown) can answer it twice: the
-/// first to remove the call from `calls` answers, later ones find nothing.
+/// machine answers the first and finds the call gone for the rest.
 final class ServerConnectionHandler: ChannelInboundHandler {
   typealias InboundIn = Envelope
   typealias OutboundOut = Envelope
-
-  /// The connection's life.
-  private enum State {
-    /// Serving calls. Goes to `draining` on graceful shutdown, to `closed` on a violation, idle
-    /// timeout or the channel going inactive.
-    case active
-    /// GOAWAY sent: new REQUESTs get UNAVAILABLE, open calls may finish within the grace period.
-    /// Goes to `closed` when the last call ends, the grace period ends, or the channel goes away.
-    case draining
-    /// Closing or closed: nothing more is read or answered. Final.
-    case closed
-  }
-
-  private struct OpenCall {
-    /// Tells this call from a later one that reuses its id once it has been answered.
-    let serial: UInt64
-    let kind: MethodKind
-    let locale: RPCLocale
-    let meter: CallMeter
-    var task: Task<Void, Never>?
-    var deadline: Scheduled<Void>?
-    /// Set when the drain ended the call: it ends with SERVER_SHUTTING_DOWN whatever the
-    /// handler returns.
-    var endedByDrain = false
-  }
-
-  private enum Outcome: Sendable {
-    case success([UInt8]?)
-    case failure(RPCError)
-  }
+  private typealias Machine = ServerConnectionStateMachine
+  private typealias Outcome = ServerConnectionStateMachine.Outcome
 
   private let registry: HandlerRegistry
   private let authenticator: (any Authenticator)?
@@ -52,34 +25,24 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   /// Hands over the large-frame slot of the REQUEST being delivered, which its call keeps.
   private let gate: LargeFrameGate?
   private var logger: Logger
+  /// The connection's states and rules.
+  private(set) var machine: ServerConnectionStateMachine
   /// Released in `handlerRemoved`: the context holds the handler, so keeping it would keep both.
   private(set) var context: ChannelHandlerContext!
   /// The connection's event loop; unlike the context, it can outlive the handler.
   private var eventLoop: (any EventLoop)!
   /// Runs the connection's handler tasks on its event loop.
   private var taskExecutor: EventLoopTaskExecutor?
-  private var state = State.active
-  private var calls: [UInt64: OpenCall] = [:]
-  /// Handler tasks started on this connection that have not ended yet, answered or not: a call
-  /// ended early by CANCEL or its deadline holds its place in the concurrency limit until its
-  /// handler has really stopped.
-  private(set) var runningHandlers = 0
-  /// The request bytes the running handlers of this connection hold (payload, method and
-  /// metadata of each); until a call has passed authentication, at most
-  /// `WireConfiguration.unchargedFrameBytes`.
-  private(set) var heldRequestBytes = 0
-  private var nextSerial: UInt64 = 0
-  private var graceTimer: Scheduled<Void>?
-  /// While draining: true once the linger after GOAWAY has passed, so that an idle connection
-  /// may close.
-  private var lingerPassed = false
-  /// The locale of the latest REQUEST, for the texts of connection-level statuses.
-  private var connectionLocale = RPCLocale.en
   private var peer = "unknown"
+  // What the machine's actions refer to: the I/O handles it does not hold.
+  /// The scheduled timers, by the machine's name for them.
+  private var timers: [Machine.Timer: Scheduled<Void>] = [:]
+  /// The running handler tasks, by call serial.
+  private var handlerTasks: [UInt64: Task<Void, Never>] = [:]
   /// The latest write; the connection closes only after it completes.
   private var lastWrite: EventLoopFuture<Void>?
-  /// Whether a flush is queued on the event loop.
-  private var flushQueued = false
+  /// The metrics of each admitted call, by call id, until its answer is counted.
+  private var meters: [UInt64: CallMeter] = [:]
 
   init(
     registry: HandlerRegistry, authenticator: (any Authenticator)?,
@@ -95,7 +58,15 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     self.configuration = configuration
     self.requestBudget = requestBudget
     self.logger = logger
+    self.machine = ServerConnectionStateMachine(
+      limits: .init(
+        maximumConcurrentCalls: configuration.maximumConcurrentCallsPerConnection,
+        maximumBodySize: configuration.wire.maximumBodySize,
+        shutdownGracePeriod: configuration.shutdownGracePeriod))
   }
+
+  /// How long a draining connection stays open after GOAWAY even with no call open.
+  static let drainLinger = TimeAmount(ServerConnectionStateMachine.drainLinger)
 
   func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
@@ -106,137 +77,225 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   }
 
   func handlerRemoved(context: ChannelHandlerContext) {
-    stopCalls()
+    perform(machine.channelClosed())
     self.context = nil
     taskExecutor = nil
   }
 
-  // MARK: Inbound
+  // MARK: Events
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    guard state != .closed else { return }
     let envelope = unwrapInboundIn(data)
     switch envelope.kind {
     case .request:
-      startCall(envelope)
+      receivedRequest(envelope)
     case .cancel:
-      guard envelope.callID != 0 else { return violation(.callIDZero(.cancel)) }
-      endCall(envelope.callID, with: .cancelled)
+      perform(machine.receivedCancel(callID: envelope.callID))
     case .ping:
-      guard envelope.payload.count <= FrameFormat.maximumPingPayload else {
-        return violation(.pingPayloadTooLarge(envelope.payload.count))
-      }
-      _ = send(Envelope(callID: envelope.callID, kind: .pong, payload: envelope.payload))
-    case .pong, .goAway:
-      // A PONG answers nothing the server asked for; a client's GOAWAY only says it is leaving.
-      break
+      perform(machine.receivedPing(callID: envelope.callID, payload: envelope.payload))
     default:
-      violation(.unexpectedKind(envelope.kind))
+      perform(machine.receivedOther(kind: envelope.kind))
     }
   }
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     if let violation = error as? ProtocolViolation {
-      self.violation(violation)
+      perform(machine.protocolViolation(violation))
     } else {
       logger.debug("connection error", metadata: ["error": "\(error)"])
-      closeNow()
+      perform(machine.connectionError())
     }
   }
 
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
     if case IdleStateHandler.IdleStateEvent.read = event {
-      logger.debug("idle timeout")
-      goAwayAndClose(.idleTimeout)
+      perform(machine.idleTimeout())
     } else {
       context.fireUserInboundEventTriggered(event)
     }
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    stopCalls()
+    perform(machine.channelClosed())
     context.fireChannelInactive()
   }
 
-  /// Closed: stops every open call without answering it.
-  private func stopCalls() {
-    state = .closed
-    graceTimer?.cancel()
-    for call in calls.values {
-      call.deadline?.cancel()
-      call.task?.cancel()
+  /// Starts the graceful drain: GOAWAY(UNAVAILABLE), no new calls, open calls get the grace
+  /// period, then the connection closes.
+  func beginDrain() {
+    perform(machine.beginDrain())
+  }
+
+  /// Ends every open server-streaming call, once the drain has begun, with SERVER_SHUTTING_DOWN:
+  /// a stream has no end of its own to wait for. Each handler is cancelled and may still send
+  /// what it was sending (a last health update, say); its end follows. Unary calls keep the
+  /// grace period.
+  func endStreams() {
+    perform(machine.endStreams())
+  }
+
+  private func timerFired(_ timer: Machine.Timer) {
+    timers[timer] = nil
+    perform(machine.timerFired(timer))
+  }
+
+  /// A REQUEST: the machine admits or refuses it; an admitted call's handler starts here.
+  private func receivedRequest(_ envelope: Envelope) {
+    let method = registry.method(at: envelope.method)
+    let request = Machine.Request(
+      callID: envelope.callID, method: envelope.method,
+      methodBytes: envelope.method.utf8.count, metadataEntries: envelope.metadata.count,
+      metadataBytes: envelope.metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count },
+      payloadBytes: envelope.payload.count,
+      locale: RPCLocale(metadataValue: envelope.metadataValue("locale")),
+      timeout: envelope.timeoutMilliseconds > 0
+        ? .milliseconds(Int64(envelope.timeoutMilliseconds)) : nil,
+      target: method.map { .init(kind: $0.kind, maximumRequestBytes: $0.maximumRequestBytes) },
+      sessionAuthenticated: trust?.sessionAuthenticated)
+    let budget = requestBudget
+    let logger = logger
+    let meter = metrics.callStarted(envelope.method)
+    let actions = machine.receivedRequest(request) { bytes in
+      guard budget.reserve(bytes) else {
+        let (log, suppressed) = budget.shouldWarnExhausted(at: .now)
+        if log {
+          logger.warning(
+            "request budget exhausted",
+            metadata: ["bytes": "\(bytes)", "suppressed": "\(suppressed)"])
+        }
+        return false
+      }
+      return true
     }
-    calls.removeAll()
+    for action in actions {
+      if case .startHandler(let callID, let serial, let heldBytes) = action, let method {
+        meters[callID] = meter
+        startHandler(
+          envelope, method: method, callID: callID, serial: serial, heldBytes: heldBytes)
+      } else if case .answer(let callID, _, _, _) = action, callID == envelope.callID,
+        meters[callID] == nil
+      {
+        // Refused before its handler started: counted against this request's meter.
+        meters[callID] = meter
+        perform(action)
+      } else {
+        perform(action)
+      }
+    }
+  }
+
+  // MARK: Actions
+
+  private func perform(_ actions: [Machine.Action]) {
+    for action in actions { perform(action) }
+  }
+
+  /// Performs one action; returns the write's future for the actions that write.
+  @discardableResult
+  private func perform(_ action: Machine.Action) -> EventLoopFuture<Void>? {
+    switch action {
+    case .answer(let callID, let kind, let locale, let outcome):
+      let envelope = Self.answer(
+        callID: callID, kind: kind, locale: locale, outcome,
+        limit: configuration.wire.maximumBodySize)
+      if let meter = meters.removeValue(forKey: callID), let status = envelope.status {
+        metrics.callEnded(meter, kind: kind, status: status)
+      }
+      return write(envelope)
+    case .streamMessage(let callID, let payload):
+      return write(Envelope(callID: callID, kind: .streamMessage, payload: payload))
+    case .pong(let callID, let payload):
+      return write(Envelope(callID: callID, kind: .pong, payload: payload))
+    case .goAway(let reason, let locale):
+      switch reason {
+      case .violation(let violation):
+        logger.notice("protocol violation", metadata: ["reason": "\(violation.rpcError.reason)"])
+      case .idleTimeout:
+        logger.debug("idle timeout")
+      case .shuttingDown:
+        break
+      }
+      metrics.goAwaySent(reason.error)
+      return write(Envelope(callID: 0, kind: .goAway, status: reason.error.status(in: locale)))
+    case .scheduleFlush:
+      let handler = NIOLoopBound(self, eventLoop: eventLoop)
+      eventLoop.execute { handler.value.perform(handler.value.machine.flushDue()) }
+    case .flush:
+      context?.flush()
+    case .startHandler:
+      // Only a REQUEST starts a handler; `receivedRequest` performs it.
+      assertionFailure("a handler starts only from receivedRequest")
+    case .cancelHandler(let serial):
+      handlerTasks.removeValue(forKey: serial)?.cancel()
+    case .scheduleTimer(let timer, let delay):
+      let handler = NIOLoopBound(self, eventLoop: eventLoop)
+      timers[timer]?.cancel()
+      timers[timer] = eventLoop.scheduleTask(in: TimeAmount(delay)) {
+        handler.value.timerFired(timer)
+      }
+    case .cancelTimer(let timer):
+      timers.removeValue(forKey: timer)?.cancel()
+    case .close:
+      closeChannel()
+    }
+    return nil
+  }
+
+  /// The terminal envelope of a call: RESPONSE for unary, STREAM_END for a stream. An answer
+  /// too large for a frame becomes RESPONSE_TOO_LARGE.
+  static func answer(
+    callID: UInt64, kind: MethodKind, locale: RPCLocale,
+    _ outcome: ServerConnectionStateMachine.Outcome, limit: Int
+  ) -> Envelope {
+    var envelope = Envelope(callID: callID, kind: kind == .unary ? .response : .streamEnd)
+    switch outcome {
+    case .success(let payload?) where !FrameFormat.fits(payload: payload.count, limit: limit):
+      envelope.status = RPCError.responseTooLarge(limit: limit).status(in: locale)
+    case .success(let payload):
+      envelope.payload = payload ?? []
+      envelope.status = .ok
+    case .failure(let error):
+      envelope.status = error.status(in: locale)
+    }
+    return envelope
+  }
+
+  /// Writes `envelope`, remembering the write so that closing waits for it. The machine has
+  /// scheduled the flush.
+  private func write(_ envelope: Envelope) -> EventLoopFuture<Void> {
+    let promise = eventLoop.makePromise(of: Void.self)
+    guard let context else {
+      promise.fail(ChannelError.ioOnClosedChannel)
+      return promise.futureResult
+    }
+    context.write(wrapOutboundOut(envelope), promise: promise)
+    lastWrite = promise.futureResult
+    return promise.futureResult
+  }
+
+  /// Closes the channel once what was written so far has left; a peer that does not read loses
+  /// the connection after a short wait all the same.
+  private func closeChannel() {
+    guard let channel = context?.channel else { return }
+    guard let lastWrite else {
+      channel.close(promise: nil)
+      return
+    }
+    lastWrite.whenComplete { _ in channel.close(promise: nil) }
+    channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
   }
 
   // MARK: Calls
 
-  private func startCall(_ request: Envelope) {
-    let callID = request.callID
-    guard callID != 0 else { return violation(.callIDZero(.request)) }
-    guard calls[callID] == nil else { return violation(.callIDReused(callID)) }
-    let methodBytes = request.method.utf8.count
-    guard methodBytes <= FrameFormat.maximumMethodBytes else {
-      return violation(.methodTooLong(methodBytes))
-    }
-    let metadataBytes = request.metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
-    guard request.metadata.count <= FrameFormat.maximumMetadataEntries,
-      metadataBytes <= FrameFormat.maximumMetadataBytes
-    else {
-      return violation(.metadataTooLarge(entries: request.metadata.count, bytes: metadataBytes))
-    }
-    let locale = RPCLocale(metadataValue: request.metadataValue("locale"))
-    connectionLocale = locale
-    let meter = metrics.callStarted(request.method)
-
-    guard state == .active else {
-      return answer(callID, kind: .unary, locale: locale, meter, .failure(.serverShuttingDown))
-    }
-    guard let method = registry.method(at: request.method) else {
-      let error = RPCError.methodNotFound(request.method)
-      return answer(callID, kind: .unary, locale: locale, meter, .failure(error))
-    }
-    guard request.payload.count <= method.maximumRequestBytes else {
-      let error = RPCError.requestOverMethodLimit(limit: method.maximumRequestBytes)
-      return answer(callID, kind: method.kind, locale: locale, meter, .failure(error))
-    }
-    guard runningHandlers < configuration.maximumConcurrentCallsPerConnection else {
-      let error = RPCError.tooManyConcurrentCalls(
-        limit: configuration.maximumConcurrentCallsPerConnection)
-      return answer(callID, kind: method.kind, locale: locale, meter, .failure(error))
-    }
-    // What the call holds until its handler returns: the payload and the context's strings.
-    let heldBytes = request.payload.count + methodBytes + metadataBytes
-    // Without a session, a connection's calls hold no more than one uncharged frame: calls
-    // that never end (Health/Watch) cannot take the server-wide budget from everyone else.
-    if let trust, !trust.sessionAuthenticated,
-      heldRequestBytes + heldBytes > WireConfiguration.unchargedFrameBytes
-    {
-      return answer(callID, kind: method.kind, locale: locale, meter, .failure(.serverBusy))
-    }
-    guard requestBudget.reserve(heldBytes) else {
-      let (log, suppressed) = requestBudget.shouldWarnExhausted(at: .now)
-      if log {
-        logger.warning(
-          "request budget exhausted",
-          metadata: ["bytes": "\(heldBytes)", "suppressed": "\(suppressed)"])
-      }
-      return answer(callID, kind: method.kind, locale: locale, meter, .failure(.serverBusy))
-    }
-
-    let loop = context.eventLoop
+  /// Starts the handler task of an admitted call.
+  private func startHandler(
+    _ request: Envelope, method: RegisteredMethod, callID: UInt64, serial: UInt64, heldBytes: Int
+  ) {
+    let loop = eventLoop!
     let handler = NIOLoopBound(self, eventLoop: loop)
-    nextSerial += 1
-    let serial = nextSerial
-    var call = OpenCall(serial: serial, kind: method.kind, locale: locale, meter: meter)
-    var deadline: ContinuousClock.Instant?
-    if request.timeoutMilliseconds > 0 {
-      let timeout = Int64(request.timeoutMilliseconds)
-      deadline = .now + .milliseconds(timeout)
-      call.deadline = loop.scheduleTask(in: .milliseconds(timeout)) {
-        handler.value.endCall(callID, with: .deadlineExceeded)
-      }
-    }
+    let deadline: ContinuousClock.Instant? =
+      request.timeoutMilliseconds > 0
+      ? .now + .milliseconds(Int64(request.timeoutMilliseconds)) : nil
     let serverContext = ServerContext(
       callID: callID, method: request.method, metadata: request.metadata, deadline: deadline,
       peer: peer, logger: logger)
@@ -244,8 +303,6 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       try await loop.flatSubmit { handler.value.sendStreamMessage(callID, serial: serial, bytes) }
         .get()
     }
-    calls[callID] = call
-
     let budget = requestBudget
     let metrics = self.metrics
     let streaming = method.kind == .serverStreaming
@@ -256,9 +313,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     var whenDecoded: (@Sendable () -> Void)?
     if method.kind == .serverStreaming, let slot { whenDecoded = { slot.release() } }
     let payload = RequestBytes(request.payload, whenTaken: whenDecoded)
-    runningHandlers += 1
-    heldRequestBytes += heldBytes
-    calls[callID]?.task = Self.run(
+    handlerTasks[serial] = Self.run(
       method, payload: payload, context: serverContext, serial: serial,
       heldBytes: heldBytes, sink: sink,
       authenticator: authenticator, handler: handler, on: taskExecutor,
@@ -336,27 +391,11 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     }
   }
 
-  /// The handler of call `serial` has ended: its place in the concurrency limit and the request
-  /// bytes it held are free, and the call is answered unless something else answered it first.
+  /// The handler of call `serial` has ended.
   private func finishCall(_ callID: UInt64, serial: UInt64, heldBytes: Int, _ outcome: Outcome) {
-    runningHandlers -= 1
-    heldRequestBytes -= heldBytes
-    guard calls[callID]?.serial == serial, let call = calls.removeValue(forKey: callID) else {
-      return
-    }
-    call.deadline?.cancel()
-    let outcome = call.endedByDrain ? .failure(.serverShuttingDown) : outcome
-    answer(callID, kind: call.kind, locale: call.locale, call.meter, outcome)
-    callEnded()
-  }
-
-  /// Ends an open call early (deadline, CANCEL): stops its work and answers with `error`.
-  private func endCall(_ callID: UInt64, with error: RPCError) {
-    guard let call = calls.removeValue(forKey: callID) else { return }
-    call.deadline?.cancel()
-    call.task?.cancel()
-    answer(callID, kind: call.kind, locale: call.locale, call.meter, .failure(error))
-    callEnded()
+    handlerTasks[serial] = nil
+    perform(
+      machine.handlerFinished(callID: callID, serial: serial, heldBytes: heldBytes, outcome))
   }
 
   /// Sends a stream message of call `serial`; a handler whose call has ended (and whose id a
@@ -364,136 +403,18 @@ final class ServerConnectionHandler: ChannelInboundHandler {
   private func sendStreamMessage(_ callID: UInt64, serial: UInt64, _ payload: [UInt8])
     -> EventLoopFuture<Void>
   {
-    guard state != .closed, calls[callID]?.serial == serial else {
+    switch machine.streamMessage(callID: callID, serial: serial, payload: payload) {
+    case .callEnded:
       return eventLoop.makeFailedFuture(CancellationError())
-    }
-    let limit = configuration.wire.maximumBodySize
-    guard FrameFormat.fits(payload: payload.count, limit: limit) else {
-      return eventLoop.makeFailedFuture(RPCError.responseTooLarge(limit: limit))
-    }
-    return send(Envelope(callID: callID, kind: .streamMessage, payload: payload))
-  }
-
-  /// Writes the one terminal envelope of a call, and counts it.
-  private func answer(
-    _ callID: UInt64, kind: MethodKind, locale: RPCLocale, _ meter: CallMeter, _ outcome: Outcome
-  ) {
-    guard state != .closed else { return }
-    var envelope = Envelope(callID: callID, kind: kind == .unary ? .response : .streamEnd)
-    let limit = configuration.wire.maximumBodySize
-    switch outcome {
-    case .success(let payload?) where !FrameFormat.fits(payload: payload.count, limit: limit):
-      envelope.status = RPCError.responseTooLarge(limit: limit).status(in: locale)
-    case .success(let payload):
-      envelope.payload = payload ?? []
-      envelope.status = .ok
-    case .failure(let error):
-      envelope.status = error.status(in: locale)
-    }
-    if let status = envelope.status { metrics.callEnded(meter, kind: kind, status: status) }
-    _ = send(envelope)
-  }
-
-  private func callEnded() {
-    if state == .draining && calls.isEmpty && lingerPassed {
-      closeNow()
-    }
-  }
-
-  /// How long a draining connection stays open after GOAWAY even with no call open, so that
-  /// REQUESTs already on their way get an UNAVAILABLE answer instead of a closed socket.
-  static let drainLinger = TimeAmount.milliseconds(500)
-
-  // MARK: Connection
-
-  /// Starts the graceful drain: GOAWAY(UNAVAILABLE), no new calls, open calls get the grace
-  /// period, then the connection closes.
-  func beginDrain() {
-    guard state == .active else { return }
-    state = .draining
-    let goAway = Envelope(
-      callID: 0, kind: .goAway, status: RPCError.serverShuttingDown.status(in: connectionLocale))
-    metrics.goAwaySent(.serverShuttingDown)
-    _ = send(goAway)
-    let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-    let grace = TimeAmount(configuration.shutdownGracePeriod)
-    context.eventLoop.scheduleTask(in: min(Self.drainLinger, grace)) {
-      handler.value.lingerPassed = true
-      handler.value.callEnded()
-    }
-    graceTimer = context.eventLoop.scheduleTask(in: grace) {
-      handler.value.endGracePeriod()
-    }
-  }
-
-  /// Ends every open server-streaming call, once the drain has begun, with SERVER_SHUTTING_DOWN:
-  /// a stream has no end of its own to wait for. Each handler is cancelled and may still send
-  /// what it was sending (a last health update, say); its end follows. Unary calls keep the
-  /// grace period.
-  func endStreams() {
-    guard state == .draining else { return }
-    for (callID, call) in calls where call.kind == .serverStreaming && !call.endedByDrain {
-      calls[callID]?.endedByDrain = true
-      call.task?.cancel()
-    }
-  }
-
-  private func endGracePeriod() {
-    guard state == .draining else { return }
-    for callID in Array(calls.keys) {
-      endCall(callID, with: .shutdownGraceExpired)
-    }
-    closeNow()
-  }
-
-  private func violation(_ violation: ProtocolViolation) {
-    logger.notice("protocol violation", metadata: ["reason": "\(violation.rpcError.reason)"])
-    goAwayAndClose(violation.rpcError)
-  }
-
-  /// Sends GOAWAY with `error`, stops every open call, and closes once the GOAWAY is written.
-  private func goAwayAndClose(_ error: RPCError) {
-    guard state != .closed else { return }
-    metrics.goAwaySent(error)
-    _ = send(Envelope(callID: 0, kind: .goAway, status: error.status(in: connectionLocale)))
-    closeNow()
-  }
-
-  /// Stops every open call and closes the channel once what was written so far has left; a peer
-  /// that does not read loses the connection after a short wait all the same.
-  private func closeNow() {
-    guard state != .closed else { return }
-    state = .closed
-    graceTimer?.cancel()
-    for call in calls.values {
-      call.deadline?.cancel()
-      call.task?.cancel()
-    }
-    calls.removeAll()
-    let channel = context.channel
-    guard let lastWrite else {
-      channel.close(promise: nil)
-      return
-    }
-    lastWrite.whenComplete { _ in channel.close(promise: nil) }
-    channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
-  }
-
-  /// Writes `envelope`, remembering the write so that closing waits for it, and flushes once
-  /// the event loop has run the tasks already queued: answers that handlers on this loop finish
-  /// together leave together, in one system call.
-  private func send(_ envelope: Envelope) -> EventLoopFuture<Void> {
-    let promise = context.eventLoop.makePromise(of: Void.self)
-    context.write(wrapOutboundOut(envelope), promise: promise)
-    lastWrite = promise.futureResult
-    if !flushQueued {
-      flushQueued = true
-      let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-      context.eventLoop.execute {
-        handler.value.flushQueued = false
-        handler.value.context?.flush()
+    case .tooLarge(let error):
+      return eventLoop.makeFailedFuture(error)
+    case .send(let actions):
+      var written: EventLoopFuture<Void>?
+      for action in actions {
+        let future = perform(action)
+        if case .streamMessage = action { written = future }
       }
+      return written ?? eventLoop.makeFailedFuture(CancellationError())
     }
-    return promise.futureResult
   }
 }
