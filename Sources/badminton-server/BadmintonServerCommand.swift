@@ -95,7 +95,28 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     help: "Bytes that unfinished verification uploads may hold on disk together, as received.")
   var maxOpenUploadBytes: Int64 = 1 << 30
 
+  @Option(
+    help: ArgumentHelp(
+      "PEM file of the TLS certificate chain, the server's certificate first; with --tls-private-key, serves TLS instead of plain TCP.",
+      valueName: "file"))
+  var tlsCertificateChain: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "PEM file of the private key of the TLS certificate (readable by the server's user only).",
+      valueName: "file"))
+  var tlsPrivateKey: String?
+
+  @Option(help: "Seconds a new TLS connection may take to complete its handshake.")
+  var tlsHandshakeTimeoutSeconds = 10
+
   func validate() throws {
+    guard (tlsCertificateChain == nil) == (tlsPrivateKey == nil) else {
+      throw ValidationError("--tls-certificate-chain and --tls-private-key go together")
+    }
+    guard tlsHandshakeTimeoutSeconds >= 1 else {
+      throw ValidationError("--tls-handshake-timeout-seconds must be at least 1")
+    }
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
     guard Logger.Level(rawValue: logLevel) != nil else {
       throw ValidationError(
@@ -159,6 +180,19 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       return handler
     }
     let logger = Logger(label: "badminton.server")
+    // A certificate or key that cannot be used stops the server before anything else starts.
+    let tls = try tlsConfiguration()
+    if let tls {
+      logger.info(
+        "serving TLS",
+        metadata: [
+          "certificate-chain": "\(tls.certificateChainFile)",
+          "private-key": "\(tls.privateKeyFile)",
+          "handshake-timeout": "\(tls.handshakeTimeout)",
+        ])
+    } else {
+      logger.info("serving plain TCP without TLS (for loopback and development)")
+    }
     let connections = Self.connectionCap(requested: maxConnections, logger: logger)
 
     try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
@@ -185,7 +219,8 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       maximumConnectionsPerAddress: maxConnectionsPerAddress,
       frameTimeout: .seconds(frameTimeoutSeconds),
       maximumLargeRequestFrames: maxLargeRequestFrames
-        ?? ServerConfiguration.defaultMaximumLargeRequestFrames)
+        ?? ServerConfiguration.defaultMaximumLargeRequestFrames,
+      tls: tls)
     let server = RPCServer(
       configuration: configuration,
       services: players.services,
@@ -217,6 +252,20 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data(line.utf8))
       }
       try await tasks.waitForAll()
+    }
+  }
+
+  /// The TLS configuration from `--tls-certificate-chain` and `--tls-private-key`, nil without
+  /// them; a file that cannot be used is a start-up error naming it.
+  private func tlsConfiguration() throws -> ServerTLSConfiguration? {
+    guard let tlsCertificateChain, let tlsPrivateKey else { return nil }
+    do {
+      return try ServerTLSConfiguration(
+        certificateChainFile: tlsCertificateChain, privateKeyFile: tlsPrivateKey,
+        handshakeTimeout: .seconds(tlsHandshakeTimeoutSeconds))
+    } catch {
+      FileHandle.standardError.write(Data("badminton-server: cannot serve TLS: \(error)\n".utf8))
+      throw ExitCode.failure
     }
   }
 
