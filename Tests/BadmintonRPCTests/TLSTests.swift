@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOEmbedded
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -220,13 +221,31 @@ struct TLSTests {
       try await withTestClient(
         port: port, configuration: try tlsClientConfiguration(trusting: authority)
       ) { client in
-        #expect(try await client.health.check().status == .serving)
+        let status = try await client.health.check().status
+        #expect(status == .serving)
       }
       // The bound only fails a broken build; the close ends the wait.
       let seen = try await stalled.readUntilClosed(timeout: .seconds(30))
       #expect(seen.isEmpty)
       #expect(stalled.isClosedByPeer)
     }
+  }
+
+  @Test("a server that accepts but never answers the handshake fails the client's connect")
+  func silentServer_failsTheClientsConnect() async throws {
+    let authority = try TestCertificateAuthority()
+    defer { authority.remove() }
+    let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .bind(host: "127.0.0.1", port: 0).get()
+    let port = try #require(listener.localAddress?.port)
+    var configuration = try tlsClientConfiguration(trusting: authority)
+    configuration.connectTimeout = .milliseconds(200)
+    configuration.retry = .none
+    let error = try await withTestClient(port: port, configuration: configuration) { client in
+      await rpcError { _ = try await client.health.check() }
+    }
+    try await listener.close()
+    #expect(error?.reason == "CONNECT_FAILED")
   }
 
   // MARK: Start-up errors
