@@ -108,7 +108,28 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   )
   var metricsHost = "127.0.0.1"
 
+  @Option(
+    help: ArgumentHelp(
+      "PEM file of the TLS certificate chain, the server's certificate first; with --tls-private-key, serves TLS instead of plain TCP.",
+      valueName: "file"))
+  var tlsCertificateChain: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "PEM file of the private key of the TLS certificate (readable by the server's user only).",
+      valueName: "file"))
+  var tlsPrivateKey: String?
+
+  @Option(help: "Seconds a new TLS connection may take to complete its handshake.")
+  var tlsHandshakeTimeoutSeconds = 10
+
   func validate() throws {
+    guard (tlsCertificateChain == nil) == (tlsPrivateKey == nil) else {
+      throw ValidationError("--tls-certificate-chain and --tls-private-key go together")
+    }
+    guard tlsHandshakeTimeoutSeconds >= 1 else {
+      throw ValidationError("--tls-handshake-timeout-seconds must be at least 1")
+    }
     guard (0...65535).contains(port) else { throw ValidationError("--port must be 0...65535") }
     if let metricsPort, !(0...65535).contains(metricsPort) {
       throw ValidationError("--metrics-port must be 0...65535")
@@ -177,6 +198,20 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     let logger = Logger(label: "badminton.server")
     // Before the store, services and server make their metrics.
     let metrics = metricsPort.map { _ in MetricsBootstrap() }
+
+    // A certificate or key that cannot be used stops the server before anything else starts.
+    let tls = try tlsConfiguration()
+    if let tls {
+      logger.info(
+        "serving TLS",
+        metadata: [
+          "certificate-chain": "\(tls.certificateChainFile)",
+          "private-key": "\(tls.privateKeyFile)",
+          "handshake-timeout": "\(tls.handshakeTimeout)",
+        ])
+    } else {
+      logger.info("serving plain TCP without TLS (for loopback and development)")
+    }
     let connections = Self.connectionCap(requested: maxConnections, logger: logger)
 
     try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
@@ -204,7 +239,8 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       maximumConnectionsPerAddress: maxConnectionsPerAddress,
       frameTimeout: .seconds(frameTimeoutSeconds),
       maximumLargeRequestFrames: maxLargeRequestFrames
-        ?? ServerConfiguration.defaultMaximumLargeRequestFrames)
+        ?? ServerConfiguration.defaultMaximumLargeRequestFrames,
+      tls: tls)
     let server = RPCServer(
       configuration: configuration,
       services: players.services,
@@ -246,6 +282,20 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         }
       }
       try await tasks.waitForAll()
+    }
+  }
+
+  /// The TLS configuration from `--tls-certificate-chain` and `--tls-private-key`, nil without
+  /// them; a file that cannot be used is a start-up error naming it.
+  private func tlsConfiguration() throws -> ServerTLSConfiguration? {
+    guard let tlsCertificateChain, let tlsPrivateKey else { return nil }
+    do {
+      return try ServerTLSConfiguration(
+        certificateChainFile: tlsCertificateChain, privateKeyFile: tlsPrivateKey,
+        handshakeTimeout: .seconds(tlsHandshakeTimeoutSeconds))
+    } catch {
+      FileHandle.standardError.write(Data("badminton-server: cannot serve TLS: \(error)\n".utf8))
+      throw ExitCode.failure
     }
   }
 

@@ -21,7 +21,7 @@ enum ExitStatus {
   static let badJSON: Int32 = 65
   /// A request file (`@file`) could not be read.
   static let noInput: Int32 = 66
-  /// The server could not be reached.
+  /// The server could not be reached, or not over the TLS asked for (a `TLS_` reason).
   static let cannotConnect: Int32 = 69
   /// The session file could not be written or removed.
   static let ioError: Int32 = 74
@@ -29,6 +29,8 @@ enum ExitStatus {
   /// The exit status for a call that ended with `error`.
   static func status(for error: RPCError) -> Int32 {
     if error.reason == RPCError.connectFailed("").reason { return cannotConnect }
+    // TLS_REQUIRED, TLS_CERTIFICATE_UNTRUSTED, ...: no call reached the server, nor will as is.
+    if error.reason.hasPrefix("TLS_") { return cannotConnect }
     // Too large is refused the same way every time: not worth retrying as it is.
     if error.reason == "REQUEST_TOO_LARGE" || error.reason == "RESPONSE_TOO_LARGE" {
       return refused
@@ -58,7 +60,8 @@ enum ExitStatus {
       64  usage error (bad option, unknown or ambiguous method)
       65  the request JSON is not a valid request message
       66  the request file cannot be read
-      69  cannot connect to the server
+      69  cannot connect to the server (or TLS_REQUIRED, TLS_CERTIFICATE_UNTRUSTED,
+          TLS_HOSTNAME_MISMATCH, TLS_HANDSHAKE_FAILED)
       74  the session file cannot be written or removed
     """
 }

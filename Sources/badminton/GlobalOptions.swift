@@ -26,6 +26,18 @@ struct GlobalOptions: ParsableArguments {
   @Flag(help: "Print JSON compactly, one message a line, instead of indented.")
   var jsonLines = false
 
+  @Flag(
+    help:
+      "Connect with TLS, verifying the server's certificate against the system's trust store and its name against the host of --server."
+  )
+  var tls = false
+
+  @Option(
+    help: ArgumentHelp(
+      "With TLS (implies --tls), trust only the CA certificates in this PEM file instead of the system's.",
+      valueName: "file"))
+  var caFile: String?
+
   func validate() throws {
     guard RPCLocale(rawValue: locale) != nil else {
       throw ValidationError("--locale must be en or zh-CN")
@@ -64,11 +76,19 @@ struct GlobalOptions: ParsableArguments {
   /// The locale of status messages.
   var rpcLocale: RPCLocale { RPCLocale(rawValue: locale) ?? .en }
 
-  /// A client of the server, which asks for messages in the chosen locale.
+  /// A client of the server, which asks for messages in the chosen locale, over TLS with
+  /// `--tls` or `--ca-file`; a CA file that cannot be used is a usage error naming it.
   func makeClient() throws -> RPCClient {
     let (host, port) = try endpoint()
-    return RPCClient(
-      host: host, port: port, configuration: ClientConfiguration(defaultLocale: rpcLocale))
+    var configuration = ClientConfiguration(defaultLocale: rpcLocale)
+    if tls || caFile != nil {
+      do {
+        configuration.tls = try ClientTLSConfiguration(caFile: caFile)
+      } catch {
+        throw CLIFailure(message: "cannot use TLS: \(error)", status: ExitStatus.usage)
+      }
+    }
+    return RPCClient(host: host, port: port, configuration: configuration)
   }
 
   /// Runs `body` with a client of the server, closed afterwards.

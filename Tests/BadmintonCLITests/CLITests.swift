@@ -137,6 +137,18 @@ struct CLITests {
     #expect(try ProtoJSON.decode(String(first), as: MethodInfo.self).path.hasPrefix("/"))
   }
 
+  @Test("--tls against a plain server exits 69 with TLS_HANDSHAKE_FAILED; a bad --ca-file exits 64")
+  func tls_refusalsExitClearly() throws {
+    let world = try World()
+    let handshake = try world.run(["list", "--tls"])
+    #expect(handshake.status == 69, "\(handshake.stderr)")
+    #expect(handshake.stderr.contains("TLS_HANDSHAKE_FAILED"), "\(handshake.stderr)")
+    let missing = world.root.appendingPathComponent("no-such-ca.pem").path
+    let badFile = try world.run(["list", "--ca-file", missing])
+    #expect(badFile.status == 64)
+    #expect(badFile.stderr.contains(missing), "\(badFile.stderr)")
+  }
+
   @Test("describe prints the request message's fields; an unknown method exits 64")
   func describe_listsFields() throws {
     let world = try World()

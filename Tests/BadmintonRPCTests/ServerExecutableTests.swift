@@ -82,6 +82,68 @@ struct ServerExecutableTests {
     #expect(text.contains("--port"))
   }
 
+  @Test("serves TLS with --tls-certificate-chain and --tls-private-key, and logs that it does")
+  func tlsOptions_serveTLS() async throws {
+    let authority = try TestCertificateAuthority()
+    defer { authority.remove() }
+    let (chain, key) = try authority.issueServerCertificate()
+    let dataDir = authority.folder.appendingPathComponent("data")
+    let process = Process()
+    process.executableURL = Self.executable
+    process.arguments = [
+      "--port", "0", "--data-dir", dataDir.path, "--log-level", "info",
+      "--tls-certificate-chain", chain, "--tls-private-key", key,
+    ]
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    defer { if process.isRunning { process.terminate() } }
+
+    let line = try #require(Self.firstLine(of: output.fileHandleForReading))
+    let port = try #require(Int(line.split(separator: ":").last ?? ""))
+    let client = RPCClient(
+      host: "127.0.0.1", port: port,
+      configuration: ClientConfiguration(
+        tls: try ClientTLSConfiguration(caFile: authority.certificateFile)))
+    #expect(try await client.health.check().status == .serving)
+    await client.close()
+    let plain = RPCClient(host: "127.0.0.1", port: port)
+    let refusal = await rpcError { _ = try await plain.health.check() }
+    await plain.close()
+    #expect(refusal?.reason == "TLS_REQUIRED")
+
+    kill(process.processIdentifier, SIGTERM)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(log.contains("serving TLS"))
+    #expect(log.contains("transport=TLS"))
+  }
+
+  @Test("a TLS key that does not match the certificate stops the server with a message naming it")
+  func mismatchedKey_stopsTheServer() throws {
+    let authority = try TestCertificateAuthority()
+    defer { authority.remove() }
+    let (chain, _) = try authority.issueServerCertificate()
+    let (_, otherKey) = try authority.issueServerCertificate(named: "other")
+    let process = Process()
+    process.executableURL = Self.executable
+    process.arguments = [
+      "--port", "0", "--data-dir", authority.folder.appendingPathComponent("data").path,
+      "--tls-certificate-chain", chain, "--tls-private-key", otherKey,
+    ]
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = Pipe()
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(text.contains("cannot serve TLS: \(otherKey) does not match"))
+  }
+
   private static func firstLine(of handle: FileHandle) -> String? {
     var bytes: [UInt8] = []
     while true {

@@ -4,7 +4,7 @@ public struct ClientConfiguration: Sendable {
   /// the limit badminton-server runs with; requests over it, or over their method's own
   /// limit, are refused before they are sent.
   public var wire: WireConfiguration
-  /// How long a connection attempt may take. Default 5 seconds.
+  /// How long a connection attempt may take, the TLS handshake included. Default 5 seconds.
   public var connectTimeout: Duration
   /// While calls are open and nothing was sent for this long, the client sends PING so that the
   /// server's idle timeout does not close the connection. Default 60 seconds.
@@ -16,6 +16,9 @@ public struct ClientConfiguration: Sendable {
   public var retrySleep: @Sendable (Duration) async throws -> Void
   /// The `locale` sent when a call names none; nil sends none (the server then uses `en`).
   public var defaultLocale: RPCLocale?
+  /// TLS under the frames, verifying the server's certificate and name; nil connects over plain
+  /// TCP. Default nil.
+  public var tls: ClientTLSConfiguration?
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -26,7 +29,8 @@ public struct ClientConfiguration: Sendable {
     retrySleep: @escaping @Sendable (Duration) async throws -> Void = {
       try await Task.sleep(for: $0)
     },
-    defaultLocale: RPCLocale? = nil
+    defaultLocale: RPCLocale? = nil,
+    tls: ClientTLSConfiguration? = nil
   ) {
     self.wire = wire
     self.connectTimeout = connectTimeout
@@ -34,6 +38,7 @@ public struct ClientConfiguration: Sendable {
     self.retry = retry
     self.retrySleep = retrySleep
     self.defaultLocale = defaultLocale
+    self.tls = tls
   }
 }
 

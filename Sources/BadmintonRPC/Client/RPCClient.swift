@@ -165,9 +165,12 @@ public final class RPCClient: Sendable {
 
   /// Whether a call that failed with `error` may be tried again: any call the server never
   /// received (the connection could not be made, or a draining server refused it), and an
-  /// idempotent call on any UNAVAILABLE, a lost connection included.
+  /// idempotent call on any UNAVAILABLE, a lost connection included; never on a TLS error
+  /// (`TLS_REQUIRED`, `TLS_CERTIFICATE_UNTRUSTED`, ...), which trying again cannot cure.
   public static func mayRetry(_ error: RPCError, idempotent: Bool) -> Bool {
-    guard error.code == .unavailable else { return false }
+    guard error.code == .unavailable, !RPCError.tlsReasons.contains(error.reason) else {
+      return false
+    }
     if idempotent { return true }
     return error.reason == RPCError.connectFailed("").reason
       || error.reason == RPCError.serverShuttingDown.reason
@@ -219,12 +222,12 @@ public final class RPCClient: Sendable {
           throw RPCError.clientClosed
         }
         return connection
-      } catch let error as RPCError {
-        throw error
       } catch {
         state.withLock { state in
           if case .connecting(id, _) = state.0 { state.0 = .idle }
         }
+        // The TLS errors (an untrusted certificate, ...) say more than CONNECT_FAILED.
+        if let error = error as? RPCError { throw error }
         throw RPCError.connectFailed("\(host):\(port)")
       }
     }

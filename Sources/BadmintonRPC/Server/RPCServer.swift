@@ -173,6 +173,7 @@ public final class RPCServer: Service, Sendable {
       "listening",
       metadata: [
         "address": "\(bound)",
+        "transport": "\(configuration.tls == nil ? "plain TCP" : "TLS")",
         "max-connections": "\(configuration.maximumConnections)",
         "max-connections-per-address": "\(configuration.maximumConnectionsPerAddress)",
       ])
@@ -326,6 +327,10 @@ public final class RPCServer: Service, Sendable {
         channel.eventLoop.makeCompletedFuture {
           guard let self else { return }
           let address = Self.clientAddress(of: channel)
+          // TLS, when configured, sits under everything else, refused connections included.
+          if let tls = configuration.tls {
+            try channel.pipeline.syncOperations.addHandlers(tls.makeHandlers(logger: self.logger))
+          }
           if let refusal = self.admit(channel, from: address) {
             try channel.pipeline.syncOperations.addHandlers([
               FrameEncoder(configuration: configuration.wire),

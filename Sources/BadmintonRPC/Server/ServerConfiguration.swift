@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable {
   /// buffers). One client address holds at most half of them (at least 1). Default one per
   /// core, at least 2. At least 1.
   public var maximumLargeRequestFrames: Int
+  /// TLS under the frames, with its certificate chain, key and handshake timeout; nil serves
+  /// plain TCP (for loopback and development). Default nil.
+  public var tls: ServerTLSConfiguration?
 
   /// The default of `maximumLargeRequestFrames`: one per core, at least 2. The store writes one
   /// piece at a time and handlers run on the cores, so more slots add memory, not speed.
@@ -51,7 +54,8 @@ public struct ServerConfiguration: Sendable {
     maximumConnections: Int = 10_000,
     maximumConnectionsPerAddress: Int = 128,
     frameTimeout: Duration = .seconds(60),
-    maximumLargeRequestFrames: Int = ServerConfiguration.defaultMaximumLargeRequestFrames
+    maximumLargeRequestFrames: Int = ServerConfiguration.defaultMaximumLargeRequestFrames,
+    tls: ServerTLSConfiguration? = nil
   ) {
     self.host = host
     self.port = port
@@ -64,5 +68,6 @@ public struct ServerConfiguration: Sendable {
     self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
     self.frameTimeout = frameTimeout
     self.maximumLargeRequestFrames = maximumLargeRequestFrames
+    self.tls = tls
   }
 }

@@ -170,3 +170,48 @@ extension RPCError {
       zhCN: "来自你的地址的连接过多，请关闭一个后再试。"),
     retryAfter: busyRetryAfter)
 }
+
+// MARK: TLS
+
+extension RPCError {
+  /// The reasons of the TLS errors, which no retry can cure: the client does not retry them.
+  static let tlsReasons: Set<String> = [
+    "TLS_REQUIRED", "TLS_CERTIFICATE_UNTRUSTED", "TLS_HOSTNAME_MISMATCH", "TLS_HANDSHAKE_FAILED",
+  ]
+
+  /// The server serves TLS only and the client spoke plain TCP (sent in GOAWAY, unencrypted).
+  public static let tlsRequired = RPCError(
+    code: .unavailable, reason: "TLS_REQUIRED",
+    message: LocalizedText(
+      en: "The server accepts TLS connections only; connect with TLS.",
+      zhCN: "服务器只接受 TLS 连接，请使用 TLS 连接。"))
+
+  /// The server's certificate does not chain to a trusted root (client side).
+  public static func tlsCertificateUntrusted(_ target: String) -> RPCError {
+    RPCError(
+      code: .unavailable, reason: "TLS_CERTIFICATE_UNTRUSTED",
+      message: LocalizedText(
+        en: "The certificate of \(target) is not trusted: it is not signed by a trusted authority.",
+        zhCN: "\(target) 的证书不受信任：它不是由受信任的机构签发的。"))
+  }
+
+  /// The server's certificate is valid but not for the name the client connected to (client
+  /// side).
+  public static func tlsHostnameMismatch(_ host: String) -> RPCError {
+    RPCError(
+      code: .unavailable, reason: "TLS_HOSTNAME_MISMATCH",
+      message: LocalizedText(
+        en: "The server's certificate is not valid for \(host).",
+        zhCN: "服务器的证书不适用于 \(host)。"))
+  }
+
+  /// The TLS handshake failed for another reason, such as a server that serves plain TCP
+  /// (client side).
+  public static func tlsHandshakeFailed(_ target: String) -> RPCError {
+    RPCError(
+      code: .unavailable, reason: "TLS_HANDSHAKE_FAILED",
+      message: LocalizedText(
+        en: "The TLS handshake with \(target) failed; the server may not be serving TLS.",
+        zhCN: "与 \(target) 的 TLS 握手失败；服务器可能未启用 TLS。"))
+  }
+}

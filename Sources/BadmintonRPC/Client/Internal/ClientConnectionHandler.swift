@@ -143,6 +143,10 @@ final class ClientConnectionHandler: ChannelInboundHandler {
       // Calls in flight go on; new calls go to a new connection. With none in flight this one
       // has nothing left to do.
       flags.goAwayReceived.store(true, ordering: .releasing)
+      if envelope.status?.reason == RPCError.tlsRequired.reason {
+        // A TLS-only server read none of the calls: they fail with its reason.
+        failAll(with: .tlsRequired)
+      }
       if calls.isEmpty { context.close(promise: nil) }
     default:
       break
@@ -169,16 +173,21 @@ final class ClientConnectionHandler: ChannelInboundHandler {
   func channelInactive(context: ChannelHandlerContext) {
     closed = true
     flags.goAwayReceived.store(true, ordering: .releasing)
+    failAll(with: RPCError.connectionLost)
+    context.fireChannelInactive()
+  }
+
+  /// Fails every open call and PING with `error`.
+  private func failAll(with error: RPCError) {
     let open = calls
     calls.removeAll()
     for call in open.values {
       call.deadline?.cancel()
-      call.pending.fail(RPCError.connectionLost)
+      call.pending.fail(error)
     }
     let waiting = pings
     pings.removeAll()
-    for ping in waiting.values { ping.resume(throwing: RPCError.connectionLost) }
-    context.fireChannelInactive()
+    for ping in waiting.values { ping.resume(throwing: error) }
   }
 }
 

@@ -28,22 +28,45 @@ final class RPCConnection: Sendable {
     channel.isActive && !flags.goAwayReceived.load(ordering: .acquiring)
   }
 
-  /// Connects to `host:port`.
+  /// Connects to `host:port`; with TLS, returns once the handshake has verified the server, and
+  /// throws the clear TLS error (`TLS_CERTIFICATE_UNTRUSTED`, ...) when it has not.
   static func connect(
     host: String, port: Int, configuration: ClientConfiguration, group: any EventLoopGroup
   ) async throws -> RPCConnection {
     let flags = ConnectionFlags()
-    let channel = try await ClientBootstrap(group: group)
-      .channelOption(.socketOption(.tcp_nodelay), value: 1)
-      .connectTimeout(TimeAmount(configuration.connectTimeout))
-      .channelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.addHandlers(
-            RPCConnection.handlers(configuration: configuration, flags: flags))
+    let handshake = group.next().makePromise(of: Void.self)
+    let channel: any Channel
+    do {
+      channel = try await ClientBootstrap(group: group)
+        .channelOption(.socketOption(.tcp_nodelay), value: 1)
+        .connectTimeout(TimeAmount(configuration.connectTimeout))
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            if let tls = configuration.tls {
+              try channel.pipeline.syncOperations.addHandlers(
+                tls.makeHandlers(
+                  host: host, port: port, timeout: configuration.connectTimeout,
+                  completed: handshake))
+            } else {
+              handshake.succeed()
+            }
+            try channel.pipeline.syncOperations.addHandlers(
+              RPCConnection.handlers(configuration: configuration, flags: flags))
+          }
         }
-      }
-      .connect(host: host, port: port)
-      .get()
+        .connect(host: host, port: port)
+        .get()
+    } catch {
+      // The handshake never started: its promise must still be completed.
+      handshake.fail(error)
+      throw error
+    }
+    do {
+      try await handshake.futureResult.get()
+    } catch {
+      try? await channel.close()
+      throw error
+    }
     let handler = try await channel.eventLoop.submit {
       NIOLoopBound(
         try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
