@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 
 /// The matching figures: searches on the server's own match board (the index FindMatches runs
-/// on, behind the same lock), its memory, and searches while availability is posted and
+/// on, behind the same locks), its memory, and searches while availability is posted and
 /// cancelled.
 public enum MatchingWorkloads {
   /// The UTC midnight the synthetic availability starts from: 2026-11-23.
@@ -70,7 +70,10 @@ public enum MatchingWorkloads {
 
   /// Posting and cancelling on `board` from one thread while `searchers` others search without
   /// pause, for `duration`: each update cancels a random availability and posts a new one in its
-  /// place, as players do. The latencies are every searcher's together.
+  /// place, as players do. Each is applied as the store's change feed applies a committed
+  /// cancellation and a committed post (`MatchBoard.apply`, one transaction each), by players
+  /// the board knows; the store's own write is not part of the figure. The latencies are every
+  /// searcher's together.
   public static func churn(
     on board: MatchBoard, world: SyntheticWorld, duration: Duration, searchers: Int = 1
   )
@@ -78,20 +81,23 @@ public enum MatchingWorkloads {
   {
     let stop = Atomic<Bool>(false)
     let updates = Atomic<Int>(0)
+    // The posts: the availability of another world, by the same players.
     let fresh = SyntheticWorld.generate(
       requests: 100_000, startUnixMs: startUnixMs, seed: 4242)
     let writer = Thread {
       var random = SplitMix64(seed: 5)
       var nextID = Int64(world.requests.count) + 1
-      var live = world.requests.map(\.id)
+      var live = world.requests
       while !stop.load(ordering: .relaxed) {
         let slot = Int.random(in: 0..<live.count, using: &random)
-        board.remove([live[slot]])
+        var cancelled = record(live[slot])
+        cancelled.state = .cancelled
+        board.apply([.availability(id: cancelled.id, cancelled)])
         var request = fresh.requests[Int(nextID) % fresh.requests.count]
         request.id = nextID
-        request.playerID += 10_000_000
-        board.insert(record(request), displayLevel: request.displayLevel)
-        live[slot] = nextID
+        request.playerID = (request.playerID - 1) % Int64(world.players.count) + 1
+        board.apply([.availability(id: nextID, record(request))])
+        live[slot] = request
         nextID += 1
         updates.add(1, ordering: .relaxed)
       }

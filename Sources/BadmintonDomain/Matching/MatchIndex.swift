@@ -92,6 +92,9 @@ public struct MatchIndex: Sendable {
   /// Whether the request with id `requestID` is in the index.
   public func contains(_ requestID: Int64) -> Bool { places[requestID] != nil }
 
+  /// Whether the index holds any request of `playerID`.
+  public func hasRequests(of playerID: Int64) -> Bool { players[playerID] != nil }
+
   /// Every request in the index, with its player's current level, in no particular order.
   public var requests: [MatchRequest] { places.values.map { request(at: $0) } }
 
@@ -291,12 +294,7 @@ public struct MatchIndex: Sendable {
     for query: MatchRequest, excluding excluded: Set<Int64>, _ body: (MatchCandidate) -> Void
   ) {
     guard query.radiusMiles >= 0, query.slot.startUnixMs < query.slot.endUnixMs else { return }
-    // A request fits by the distance between cell centres, each at most
-    // `LocationPrivacy.maximumSnapMiles` from its true location, so the true locations of
-    // fitting requests are at most this far apart.
-    let radius =
-      LocationPrivacy.banded(min(query.radiusMiles, Geo.maximumRadiusMiles))
-      + 2 * LocationPrivacy.maximumSnapMiles
+    let radius = Self.reachMiles(of: query)
     let days = Self.days(of: query.slot)
     let cells = grid.cells(around: query.location, radiusMiles: radius)
     // A slot longer than the index's span of days need not visit the days in between.
@@ -334,6 +332,14 @@ public struct MatchIndex: Sendable {
         }
       }
     }
+  }
+
+  /// How far from the query's location the true locations of fitting requests can lie: a
+  /// request fits by the distance between cell centres, each at most
+  /// `LocationPrivacy.maximumSnapMiles` from its true location.
+  static func reachMiles(of query: MatchRequest) -> Double {
+    LocationPrivacy.banded(min(query.radiusMiles, Geo.maximumRadiusMiles))
+      + 2 * LocationPrivacy.maximumSnapMiles
   }
 
   private func request(at place: Int32) -> MatchRequest {
