@@ -51,11 +51,28 @@ public final class MatchBoard: Sendable {
   /// A value under a lock of its own, reached by hand: read while the lock is held for reading
   /// or by the board's one writer, changed only by that writer while it holds the lock for
   /// writing.
+  ///
+  /// The value lives at a fixed address of its own and is reached in place (no copy, no retain
+  /// of its storage), so that searches do not touch the reference counts the writer's in-place
+  /// changes check.
   private final class Locked<Value>: @unchecked Sendable {
     let lock = ReadWriteLock()
-    var value: Value
+    private let storage: UnsafeMutablePointer<Value>
 
-    init(_ value: Value) { self.value = value }
+    var value: Value {
+      unsafeAddress { UnsafePointer(storage) }
+      unsafeMutableAddress { storage }
+    }
+
+    init(_ value: Value) {
+      storage = .allocate(capacity: 1)
+      storage.initialize(to: value)
+    }
+
+    deinit {
+      storage.deinitialize(count: 1)
+      storage.deallocate()
+    }
   }
 
   /// One part of the index: the availability of one mode in one region.
@@ -136,7 +153,7 @@ public final class MatchBoard: Sendable {
     board.writer.withLock { writer in
       let held = writer.held ?? []
       writer.held = nil
-      for change in held { board.commit(board.changes([change]), &writer) }
+      board.commit(board.changes(held), &writer)
     }
     return board
   }
@@ -168,42 +185,28 @@ public final class MatchBoard: Sendable {
   /// writer wait for the searches under way.
   public func apply(_ changes: [StoreChange]) {
     writer.withLock { writer in
-      let needed = self.changes(changes).filter { needs($0, writer) }
-      guard !needed.isEmpty else { return }
       if writer.held != nil {
         writer.held!.append(contentsOf: changes)
       } else {
-        commit(needed, &writer)
+        commit(self.changes(changes), &writer)
       }
     }
   }
 
   /// The board's changes among a transaction's.
   private func changes(_ changes: [StoreChange]) -> [Change] {
-    changes.compactMap { change in
+    var result: [Change] = []
+    result.reserveCapacity(changes.count)
+    for change in changes {
       switch change {
-      case .player(let player): .level(playerID: player.id, player.displayLevel.level)
-      case .availability(let id, let record): .availability(id: id, record)
-      case .match(let id, let match): .match(id: id, match)
-      case .session, .block, .event: nil
+      case .player(let player):
+        result.append(.level(playerID: player.id, player.displayLevel.level))
+      case .availability(let id, let record): result.append(.availability(id: id, record))
+      case .match(let id, let match): result.append(.match(id: id, match))
+      case .session, .block, .event: break
       }
     }
-  }
-
-  /// Whether `change` would change the board: a level as it was does not, nor an availability
-  /// or match that is off the board and stays off.
-  private func needs(_ change: Change, _ writer: Writer) -> Bool {
-    guard writer.held == nil else { return true }
-    switch change {
-    case .level(let playerID, let level):
-      return writer.levels[playerID] != Int8(level)
-    case .availability(let id, let record):
-      return record?.state == .active || part(holding: id, record) != nil
-        || !writer.unleveled.isEmpty
-    case .match(let id, let match):
-      return match.map { BookingRules.holdsTime($0.state.status) } == true
-        || bookings.value.matches[id] != nil
-    }
+    return result
   }
 
   /// The key of the part of `mode` in `region`.
@@ -211,63 +214,68 @@ public final class MatchBoard: Sendable {
     region &* 4 &+ mode.rawValue
   }
 
-  /// The part availability `details` belongs in, made when there is none yet. Writer only.
-  private func part(for details: NewAvailability) -> (key: Int, part: Part) {
-    let key = Self.key(regions.region(of: details.location), details.mode)
-    if let part = parts.value[key] { return (key, part) }
+  /// The key of the part availability `details` belongs in.
+  private func key(of details: NewAvailability) -> Int {
+    Self.key(regions.region(of: details.location), details.mode)
+  }
+
+  /// The part with key `key`, made when there is none yet. Writer only.
+  private func part(_ key: Int) -> Part {
+    if let part = parts.value[key] { return part }
     let part = Part(MatchIndex())
     parts.lock.lockForWriting()
     parts.value[key] = part
     parts.lock.unlock()
-    return (key, part)
+    return part
   }
 
-  /// The part holding availability `id`, if any. Writer only.
+  /// The key of the part holding availability `id`, if any. Writer only.
   ///
   /// The store changes only an availability's state once it is posted, never its mode or
   /// location, so `record` names the only part that can hold it; without one (a deleted row)
   /// every part is looked in.
-  private func part(holding id: Int64, _ record: AvailabilityRecord?) -> (key: Int, part: Part)? {
+  private func key(holding id: Int64, _ record: AvailabilityRecord?) -> Int? {
     if let record {
-      let key = Self.key(regions.region(of: record.details.location), record.details.mode)
-      guard let part = parts.value[key], part.value.contains(id) else { return nil }
-      return (key, part)
+      let key = key(of: record.details)
+      return parts.value[key]?.value.contains(id) == true ? key : nil
     }
-    return parts.value.first { $0.value.value.contains(id) }.map { ($0.key, $0.value) }
+    return parts.value.first { $0.value.value.contains(id) }?.key
   }
 
   /// Applies the changes of one transaction, holding the locks of every part they change and,
-  /// when matches change, of the bookings. Writer only.
+  /// when matches change, of the bookings; takes no lock when they change nothing the searches
+  /// read. Writer only.
   private func commit(_ changes: [Change], _ writer: inout Writer) {
-    guard !changes.isEmpty else { return }
-    // The parts the changes touch: a new level reaches every part holding the player's
+    // The parts the changes touch, by key: a new level reaches every part holding the player's
     // availability, and puts the availability waiting for it in theirs.
-    var touched: [Int: Part] = [:]
+    var touched: [Int] = []
+    func touch(_ key: Int) {
+      if !touched.contains(key) { touched.append(key) }
+    }
     var booking = false
     for change in changes {
       switch change {
       case .level(let playerID, let level):
         // A player whose level was unknown has nothing on the index yet.
         if let known = writer.levels[playerID], known != Int8(level) {
-          for (key, part) in parts.value where part.value.hasRequests(of: playerID) {
-            touched[key] = part
-          }
+          for (key, part) in parts.value where part.value.hasRequests(of: playerID) { touch(key) }
         }
-        for record in writer.unleveled[playerID]?.values.map({ $0 }) ?? [] {
-          let found = self.part(for: record.details)
-          touched[found.key] = found.part
+        if let waiting = writer.unleveled[playerID] {
+          for record in waiting.values { touch(key(of: record.details)) }
         }
       case .availability(let id, let record):
-        if let found = self.part(holding: id, record) { touched[found.key] = found.part }
-        if let record, record.state == .active {
-          let found = self.part(for: record.details)
-          touched[found.key] = found.part
+        if let key = key(holding: id, record) { touch(key) }
+        if let record, record.state == .active { touch(key(of: record.details)) }
+      case .match(let id, let match):
+        if match.map({ BookingRules.holdsTime($0.state.status) }) == true
+          || bookings.value.matches[id] != nil
+        {
+          booking = true
         }
-      case .match:
-        booking = true
       }
     }
-    let locked = touched.sorted { $0.key < $1.key }.map(\.value)
+    touched.sort()
+    let locked = touched.map { part($0) }
     for part in locked { part.lock.lockForWriting() }
     if booking { bookings.lock.lockForWriting() }
     defer {
@@ -281,6 +289,7 @@ public final class MatchBoard: Sendable {
       case .availability(let id, let record):
         place(id, record, &writer)
       case .match(let id, let match):
+        guard booking else { continue }
         bookings.value.unbook(id)
         if let match, BookingRules.holdsTime(match.state.status) {
           bookings.value.book(id, Booking(playerIDs: match.playerIDs, slot: match.slot))
@@ -303,20 +312,22 @@ public final class MatchBoard: Sendable {
     }
     if let waiting = writer.unleveled.removeValue(forKey: playerID) {
       for record in waiting.values {
-        part(for: record.details).part.value.insert(Self.request(record, displayLevel: level))
+        part(key(of: record.details)).value.insert(Self.request(record, displayLevel: level))
       }
     }
   }
 
   /// Puts availability `id` on the index when `record` is active, and takes it off otherwise.
   private func place(_ id: Int64, _ record: AvailabilityRecord?, _ writer: inout Writer) {
-    if let found = part(holding: id, record) { found.part.value.remove(id) }
-    for (player, var waiting) in writer.unleveled where waiting.removeValue(forKey: id) != nil {
-      writer.unleveled[player] = waiting.isEmpty ? nil : waiting
+    if let key = key(holding: id, record) { part(key).value.remove(id) }
+    if !writer.unleveled.isEmpty {
+      for (player, var waiting) in writer.unleveled where waiting.removeValue(forKey: id) != nil {
+        writer.unleveled[player] = waiting.isEmpty ? nil : waiting
+      }
     }
     guard let record, record.state == .active else { return }
     if let level = writer.levels[record.playerID] {
-      part(for: record.details).part.value.insert(Self.request(record, displayLevel: Int(level)))
+      part(key(of: record.details)).value.insert(Self.request(record, displayLevel: Int(level)))
     } else {
       writer.unleveled[record.playerID, default: [:]][id] = record
     }

@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import Foundation
 import Synchronization
 import Testing
 
@@ -264,25 +265,36 @@ struct MatchBoardTests {
     let progress = Progress()
     let planned = transactions
     let asked = query
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask {
-        for (number, changes) in planned.enumerated() {
-          progress.started.store(number + 1, ordering: .sequentiallyConsistent)
-          board.apply(changes)
-          progress.completed.store(number + 1, ordering: .sequentiallyConsistent)
-        }
+    // Three threads of their own, so that all three run at once whatever the task pool's
+    // width; the writer begins once both searchers search.
+    let searchers = 2
+    let done = DispatchGroup()
+    let writer = Thread {
+      while progress.searching.load(ordering: .sequentiallyConsistent) < searchers {}
+      for (number, changes) in planned.enumerated() {
+        progress.started.store(number + 1, ordering: .sequentiallyConsistent)
+        board.apply(changes)
+        progress.completed.store(number + 1, ordering: .sequentiallyConsistent)
       }
-      for _ in 0..<2 {
-        group.addTask {
-          while progress.completed.load(ordering: .sequentiallyConsistent) < rounds {
-            let from = progress.completed.load(ordering: .sequentiallyConsistent)
-            let page = board.search(for: asked, excluding: [], limit: 50, after: nil)
-            let to = progress.started.load(ordering: .sequentiallyConsistent)
-            progress.seen.withLock { $0.append((from, to, page)) }
-            await Task.yield()
-          }
+      done.leave()
+    }
+    for _ in 0..<searchers {
+      done.enter()
+      Thread {
+        progress.searching.add(1, ordering: .sequentiallyConsistent)
+        while progress.completed.load(ordering: .sequentiallyConsistent) < rounds {
+          let from = progress.completed.load(ordering: .sequentiallyConsistent)
+          let page = board.search(for: asked, excluding: [], limit: 50, after: nil)
+          let to = progress.started.load(ordering: .sequentiallyConsistent)
+          progress.seen.withLock { $0.append((from, to, page)) }
         }
-      }
+        done.leave()
+      }.start()
+    }
+    done.enter()
+    writer.start()
+    await withCheckedContinuation { continuation in
+      done.notify(queue: .global()) { continuation.resume() }
     }
 
     // The oracle: one index holding, after each number of transactions, the active
@@ -315,9 +327,10 @@ struct MatchBoardTests {
     }
   }
 
-  /// How far a writer has gone, and what searches saw meanwhile: the transactions begun and
-  /// finished when each search started and ended.
+  /// How far a writer has gone, and what searches saw meanwhile: the searchers under way, and
+  /// the transactions begun and finished when each search started and ended.
   final class Progress: Sendable {
+    let searching = Atomic<Int>(0)
     let started = Atomic<Int>(0)
     let completed = Atomic<Int>(0)
     let seen = Mutex<[(from: Int, to: Int, page: MatchPage)]>([])
