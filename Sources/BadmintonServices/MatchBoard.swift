@@ -12,9 +12,8 @@ import Synchronization
 /// indexed with the level its player had when it was committed, whoever posted it. At start it
 /// is built by applying the stored rows as the same changes (`rebuilt(from:nowUnixMs:)`).
 ///
-/// The index is kept in parts, one per mode, coarse region of the globe (`MatchRegions`) and UTC
-/// day the availability starts on, each under its own read-write lock, and the bookings under
-/// another; a map from availability id to part, under a mutex, serves look-ups by id. A search takes the read
+/// The index is kept in parts, one per mode and coarse region of the globe (`MatchRegions`),
+/// each under its own read-write lock, and the bookings under another. A search takes the read
 /// locks of the few parts it can find anything in, and the bookings', together; the writer of
 /// the feed takes the write locks of the parts and bookings one committed transaction changes,
 /// together, so a search sees a transaction's changes all or not at all, and waits only for
@@ -132,12 +131,8 @@ public final class MatchBoard: Sendable {
   }
 
   private let regions = MatchRegions()
-  /// The parts, by key (see `key(_:_:_:)`); a part stays until its day has ended and it is
-  /// empty, and is made again if availability starting that day comes after all.
-  private let parts = Locked<[Int64: Part]>([:])
-  /// The key of the part holding each availability on the board, for look-ups by id alone;
-  /// changed by the writer along with the parts.
-  private let located = Mutex<[Int64: Int64]>([:])
+  /// The parts made so far, by key (see `key(_:_:)`); a part once made stays.
+  private let parts = Locked<[Int: Part]>([:])
   private let bookings = Locked(Bookings())
   private let writer = Mutex(Writer())
 
@@ -214,43 +209,18 @@ public final class MatchBoard: Sendable {
     return result
   }
 
-  /// The key of the part of `mode` in `region` for availability starting on UTC day `day`: the
-  /// day in the high half, so keys sort by day.
-  private static func key(_ region: Int, _ mode: MatchMode, _ day: Int64) -> Int64 {
-    day << 32 | Int64(region) << 2 | Int64(mode.rawValue)
+  /// The key of the part of `mode` in `region`.
+  private static func key(_ region: Int, _ mode: MatchMode) -> Int {
+    region &* 4 &+ mode.rawValue
   }
-
-  /// The UTC day of the part with key `key`.
-  private static func day(of key: Int64) -> Int64 { key >> 32 }
 
   /// The key of the part availability `details` belongs in.
-  private func key(of details: NewAvailability) -> Int64 {
-    Self.key(
-      regions.region(of: details.location), details.mode,
-      MatchRegions.startDay(of: details.slot))
-  }
-
-  /// The keys of the parts holding every availability that can fit `query` (or, with
-  /// `relaxed`, any of its relaxations).
-  private func keys(searchedBy query: MatchRequest, relaxed: Bool = false) -> [Int64] {
-    let regions =
-      relaxed
-      ? self.regions.regions(searchedByRelaxationsOf: query)
-      : self.regions.regions(searchedBy: query)
-    let days =
-      relaxed
-      ? MatchRegions.startDays(searchedByRelaxationsOf: query)
-      : MatchRegions.startDays(searchedBy: query)
-    var keys: [Int64] = []
-    keys.reserveCapacity(regions.count * days.count)
-    for day in days {
-      for region in regions { keys.append(Self.key(region, query.mode, day)) }
-    }
-    return keys
+  private func key(of details: NewAvailability) -> Int {
+    Self.key(regions.region(of: details.location), details.mode)
   }
 
   /// The part with key `key`, made when there is none yet. Writer only.
-  private func part(_ key: Int64) -> Part {
+  private func part(_ key: Int) -> Part {
     if let part = parts.value[key] { return part }
     let part = Part(MatchIndex())
     parts.lock.lockForWriting()
@@ -264,12 +234,12 @@ public final class MatchBoard: Sendable {
   /// The store changes only an availability's state once it is posted, never its mode or
   /// location, so `record` names the only part that can hold it; without one (a deleted row)
   /// every part is looked in.
-  private func key(holding id: Int64, _ record: AvailabilityRecord?) -> Int64? {
+  private func key(holding id: Int64, _ record: AvailabilityRecord?) -> Int? {
     if let record {
       let key = key(of: record.details)
       return parts.value[key]?.value.contains(id) == true ? key : nil
     }
-    return located.withLock { $0[id] }
+    return parts.value.first { $0.value.value.contains(id) }?.key
   }
 
   /// Applies the changes of one transaction, holding the locks of every part they change and,
@@ -278,8 +248,8 @@ public final class MatchBoard: Sendable {
   private func commit(_ changes: [Change], _ writer: inout Writer) {
     // The parts the changes touch, by key: a new level reaches every part holding the player's
     // availability, and puts the availability waiting for it in theirs.
-    var touched: [Int64] = []
-    func touch(_ key: Int64) {
+    var touched: [Int] = []
+    func touch(_ key: Int) {
       if !touched.contains(key) { touched.append(key) }
     }
     var booking = false
@@ -342,19 +312,14 @@ public final class MatchBoard: Sendable {
     }
     if let waiting = writer.unleveled.removeValue(forKey: playerID) {
       for record in waiting.values {
-        let key = key(of: record.details)
-        part(key).value.insert(Self.request(record, displayLevel: level))
-        located.withLock { $0[record.id] = key }
+        part(key(of: record.details)).value.insert(Self.request(record, displayLevel: level))
       }
     }
   }
 
   /// Puts availability `id` on the index when `record` is active, and takes it off otherwise.
   private func place(_ id: Int64, _ record: AvailabilityRecord?, _ writer: inout Writer) {
-    if let key = key(holding: id, record) {
-      part(key).value.remove(id)
-      located.withLock { $0[id] = nil }
-    }
+    if let key = key(holding: id, record) { part(key).value.remove(id) }
     if !writer.unleveled.isEmpty {
       for (player, var waiting) in writer.unleveled where waiting.removeValue(forKey: id) != nil {
         writer.unleveled[player] = waiting.isEmpty ? nil : waiting
@@ -362,9 +327,7 @@ public final class MatchBoard: Sendable {
     }
     guard let record, record.state == .active else { return }
     if let level = writer.levels[record.playerID] {
-      let key = key(of: record.details)
-      part(key).value.insert(Self.request(record, displayLevel: Int(level)))
-      located.withLock { $0[id] = key }
+      part(key(of: record.details)).value.insert(Self.request(record, displayLevel: Int(level)))
     } else {
       writer.unleveled[record.playerID, default: [:]][id] = record
     }
@@ -405,30 +368,10 @@ public final class MatchBoard: Sendable {
         writer.unleveled[player] = left.isEmpty ? nil : left
       }
       var removed = 0
-      var emptied: [Int64] = []
-      for (key, part) in parts.value {
+      for part in parts.value.values {
         part.lock.lockForWriting()
-        let ids = part.value.removeExpired(nowUnixMs: nowUnixMs)
-        let empty = part.value.count == 0
+        removed += part.value.removeExpired(nowUnixMs: nowUnixMs).count
         part.lock.unlock()
-        located.withLock { located in
-          for id in ids { located[id] = nil }
-        }
-        removed += ids.count
-        // A part of a day that has ended is dropped once empty (made again should availability
-        // starting that day come after all); a search that found it before holds an empty index.
-        if empty,
-          Self.day(of: key)
-            < MatchRegions.startDay(
-              of: TimeSlot(startUnixMs: nowUnixMs, endUnixMs: nowUnixMs + 1))
-        {
-          emptied.append(key)
-        }
-      }
-      if !emptied.isEmpty {
-        parts.lock.lockForWriting()
-        for key in emptied { parts.value[key] = nil }
-        parts.lock.unlock()
       }
       return removed
     }
@@ -436,7 +379,7 @@ public final class MatchBoard: Sendable {
 
   /// Runs `body` holding the read locks of the parts with keys `keys` that exist, and of the
   /// bookings.
-  private func reading<T>(_ keys: [Int64], _ body: ([Part], Bookings) -> T) -> T {
+  private func reading<T>(_ keys: [Int], _ body: ([Part], Bookings) -> T) -> T {
     // The parts' own locks are taken before the list of parts is let go: a part made in
     // between could take a transaction a search then missed, while it saw a later one.
     parts.lock.lockForReading()
@@ -452,7 +395,7 @@ public final class MatchBoard: Sendable {
   }
 
   /// Every part's key.
-  private var allKeys: [Int64] {
+  private var allKeys: [Int] {
     parts.lock.lockForReading()
     defer { parts.lock.unlock() }
     return Array(parts.value.keys)
@@ -483,16 +426,17 @@ public final class MatchBoard: Sendable {
     return bookings.value.isBooked(playerID, during: slot)
   }
 
-  /// The indexed form of availability `id`, from the part the board noted it in.
+  /// The indexed form of availability `id`: looks in each part in turn, under its lock.
   @_spi(Benchmarks) public func request(_ id: Int64) -> MatchRequest? {
-    guard let key = located.withLock({ $0[id] }) else { return nil }
     parts.lock.lockForReading()
-    let part = parts.value[key]
+    let all = Array(parts.value.values)
     parts.lock.unlock()
-    guard let part else { return nil }
-    part.lock.lockForReading()
-    defer { part.lock.unlock() }
-    return part.value.request(id)
+    for part in all {
+      part.lock.lockForReading()
+      defer { part.lock.unlock() }
+      if let request = part.value.request(id) { return request }
+    }
+    return nil
   }
 
   /// Availability in the index.
@@ -507,7 +451,7 @@ public final class MatchBoard: Sendable {
   @_spi(Benchmarks) public func search(
     for query: MatchRequest, excluding excluded: Set<Int64>, limit: Int, after cursor: MatchCursor?
   ) -> MatchPage {
-    let keys = keys(searchedBy: query)
+    let keys = regions.regions(searchedBy: query).map { Self.key($0, query.mode) }
     return reading(keys) { found, bookings in
       MatchPage.merging(
         found.map { part in
@@ -520,7 +464,7 @@ public final class MatchBoard: Sendable {
 
   /// What each relaxation of `query` would find.
   func relaxations(for query: MatchRequest, excluding excluded: Set<Int64>) -> [MatchRelaxation] {
-    let keys = keys(searchedBy: query, relaxed: true)
+    let keys = regions.regions(searchedByRelaxationsOf: query).map { Self.key($0, query.mode) }
     return reading(keys) { found, bookings in
       let parts = found.isEmpty ? [MatchIndex()] : found.map(\.value)
       return MatchRelaxation.summing(

@@ -299,7 +299,7 @@ struct MatchingIndexTests {
   }
 
   @Test(
-    "requests kept in one index per region and start day, searched in the regions and days a query reaches and merged, give one index's pages and relaxations"
+    "requests kept in one index per region, searched in the regions a query reaches and merged, give one index's pages and relaxations"
   )
   func regions_mergeToOneIndex() async throws {
     await propertyCheck(count: 80, input: Self.scenes) { scene in
@@ -316,21 +316,17 @@ struct MatchingIndexTests {
       // Regions narrower than a search, about as wide, and far wider.
       for degrees in [0.5, 5, 60] {
         let regions = MatchRegions(cellDegrees: degrees)
-        // A part's key: its start day in the high half, its region in the low.
-        func keys(_ regions: [Int], _ days: ClosedRange<Int64>) -> [Int64] {
-          days.flatMap { day in regions.map { day << 32 | Int64($0) } }
-        }
-        var parts: [Int64: MatchIndex] = [:]
+        var parts: [Int: MatchIndex] = [:]
         for request in live {
-          let day = MatchRegions.startDay(of: request.slot)
-          let key = keys([regions.region(of: request.location)], day...day)[0]
-          parts[key, default: MatchIndex(cellDegrees: scene.cellDegrees)].insert(request)
+          parts[
+            regions.region(of: request.location),
+            default: MatchIndex(
+              cellDegrees: scene.cellDegrees)
+          ].insert(request)
         }
         #expect(parts.values.reduce(0) { $0 + $1.count } == whole.count)
         for (number, query) in queries.enumerated() {
-          let reached = keys(
-            regions.regions(searchedBy: query), MatchRegions.startDays(searchedBy: query)
-          ).compactMap { parts[$0] }
+          let reached = regions.regions(searchedBy: query).compactMap { parts[$0] }
           let pageSize = scene.pageSizes[number % scene.pageSizes.count]
           var cursor: MatchCursor?
           for _ in 0...live.count {
@@ -347,10 +343,9 @@ struct MatchingIndexTests {
             cursor = expected.nextCursor
             if cursor == nil { break }
           }
-          let relaxedParts = keys(
-            regions.regions(searchedByRelaxationsOf: query),
-            MatchRegions.startDays(searchedByRelaxationsOf: query)
-          ).compactMap { parts[$0] }
+          let relaxedParts = regions.regions(searchedByRelaxationsOf: query).compactMap {
+            parts[$0]
+          }
           let relaxations = MatchRelaxation.summing(
             (relaxedParts.isEmpty ? [MatchIndex()] : relaxedParts).map {
               $0.relaxations(for: query, excluding: scene.excluded, isBusy: isBusy)

@@ -25,35 +25,6 @@ public struct MatchRegions: Sendable {
     return grid.cells(around: query.location, radiusMiles: MatchIndex.reachMiles(of: query))
   }
 
-  /// The UTC day, counted from 1970-01-01, on which `slot` starts.
-  public static func startDay(of slot: TimeSlot) -> Int64 {
-    let dayMs: Int64 = 86_400_000
-    let start = slot.startUnixMs
-    return start >= 0 ? start / dayMs : (start + 1) / dayMs - 1
-  }
-
-  /// The UTC days on which every request that can fit `query` starts: a request overlaps the
-  /// query's slot, so it starts before the query ends and at most the longest slot before the
-  /// query starts.
-  public static func startDays(searchedBy query: MatchRequest) -> ClosedRange<Int64> {
-    let longest = TimeSlotRules.maximumDurationSeconds * 1000
-    let first = startDay(
-      of: TimeSlot(startUnixMs: query.slot.startUnixMs - longest, endUnixMs: query.slot.endUnixMs))
-    let last = startDay(
-      of: TimeSlot(startUnixMs: query.slot.endUnixMs - 1, endUnixMs: query.slot.endUnixMs))
-    return first...max(first, last)
-  }
-
-  /// The UTC days on which every request that can fit `query` or any of its relaxations starts.
-  public static func startDays(searchedByRelaxationsOf query: MatchRequest) -> ClosedRange<Int64> {
-    var days = startDays(searchedBy: query)
-    for (_, relaxed) in MatchRelaxation.options(for: query) {
-      let more = startDays(searchedBy: relaxed)
-      days = min(days.lowerBound, more.lowerBound)...max(days.upperBound, more.upperBound)
-    }
-    return days
-  }
-
   /// The regions holding every request that can fit `query` or any of its relaxations (see
   /// `MatchRelaxation`), each once.
   public func regions(searchedByRelaxationsOf query: MatchRequest) -> [Int] {
