@@ -103,10 +103,14 @@ public struct PlayerServices: Sendable {
         throw PlayerServicesError.unknownAdministrator(id)
       }
     }
-    let projections = try await PlayerProjections.started(from: store, nowUnixMs: clock.nowUnixMs())
+    // The projections and the board are built from the store at the same time, on two readers.
+    async let startedProjections = PlayerProjections.started(
+      from: store, nowUnixMs: clock.nowUnixMs())
+    async let rebuiltBoard = MatchBoard.rebuilt(from: store, nowUnixMs: clock.nowUnixMs())
+    let projections = try await startedProjections
+    let board = try await rebuiltBoard
     let index = projections.index
     let blocks = projections.blocks
-    let board = try await MatchBoard.rebuilt(from: store, nowUnixMs: clock.nowUnixMs())
     let hasher = PasswordHasher(
       cost: configuration.passwordCost,
       queue: PasswordHashingQueue(

@@ -17,12 +17,21 @@ extension SQLitePlayerStore {
       var chunkArguments: StatementArguments = [after]
       chunkArguments += arguments
       chunkArguments += [replayChunkRows]
-      let rows = try Row.fetchAll(
-        db, sql: "\(sql) WHERE \(key) > ? AND (\(condition)) ORDER BY \(key) LIMIT ?",
+      // Rows read from the statement find their columns through its index of names; copied
+      // rows (`fetchAll`) compare every name in lower case, which was most of a start's time.
+      let rows = try Row.fetchCursor(
+        db.cachedStatement(
+          sql: "\(sql) WHERE \(key) > ? AND (\(condition)) ORDER BY \(key) LIMIT ?"),
         arguments: chunkArguments)
-      for row in rows { try body(row) }
-      guard rows.count == replayChunkRows, let last = rows.last else { return }
-      after = last["row_id"]
+      var count = 0
+      var last = after
+      while let row = try rows.next() {
+        try body(row)
+        count += 1
+        last = row["row_id"]
+      }
+      guard count == replayChunkRows else { return }
+      after = last
     }
   }
 

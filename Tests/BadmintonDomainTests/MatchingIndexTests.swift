@@ -298,6 +298,65 @@ struct MatchingIndexTests {
     }
   }
 
+  @Test(
+    "requests kept in one index per region, searched in the regions a query reaches and merged, give one index's pages and relaxations"
+  )
+  func regions_mergeToOneIndex() async throws {
+    await propertyCheck(count: 80, input: Self.scenes) { scene in
+      var model = Model()
+      for operation in scene.operations { model.apply(operation) }
+      let live = model.requests.keys.sorted().compactMap(model.current)
+      var whole = MatchIndex(cellDegrees: scene.cellDegrees)
+      for request in live { whole.insert(request) }
+      var queries = scene.queries
+      if !live.isEmpty { queries += scene.livePicks.map { live[$0 % live.count] } }
+      let isBusy: (Int64, TimeSlot) -> Bool = { playerID, overlap in
+        scene.busyPlayers.contains(playerID) && overlap.overlap(with: scene.busyWindow) != nil
+      }
+      // Regions narrower than a search, about as wide, and far wider.
+      for degrees in [0.5, 5, 60] {
+        let regions = MatchRegions(cellDegrees: degrees)
+        var parts: [Int: MatchIndex] = [:]
+        for request in live {
+          parts[
+            regions.region(of: request.location),
+            default: MatchIndex(
+              cellDegrees: scene.cellDegrees)
+          ].insert(request)
+        }
+        #expect(parts.values.reduce(0) { $0 + $1.count } == whole.count)
+        for (number, query) in queries.enumerated() {
+          let reached = regions.regions(searchedBy: query).compactMap { parts[$0] }
+          let pageSize = scene.pageSizes[number % scene.pageSizes.count]
+          var cursor: MatchCursor?
+          for _ in 0...live.count {
+            let expected = whole.search(
+              for: query, excluding: scene.excluded, isBusy: isBusy, limit: pageSize,
+              after: cursor)
+            let merged = MatchPage.merging(
+              reached.map {
+                $0.search(
+                  for: query, excluding: scene.excluded, isBusy: isBusy, limit: pageSize,
+                  after: cursor)
+              }, limit: pageSize)
+            #expect(merged == expected)
+            cursor = expected.nextCursor
+            if cursor == nil { break }
+          }
+          let relaxedParts = regions.regions(searchedByRelaxationsOf: query).compactMap {
+            parts[$0]
+          }
+          let relaxations = MatchRelaxation.summing(
+            (relaxedParts.isEmpty ? [MatchIndex()] : relaxedParts).map {
+              $0.relaxations(for: query, excluding: scene.excluded, isBusy: isBusy)
+            })
+          #expect(
+            relaxations == whole.relaxations(for: query, excluding: scene.excluded, isBusy: isBusy))
+        }
+      }
+    }
+  }
+
   @Test("relaxations widen as far as 8 hours allow and skip what changes nothing")
   func relaxations_limits() {
     var index = MatchIndex()

@@ -1,5 +1,7 @@
 import BadmintonDomain
 import BadmintonStore
+import Foundation
+import Synchronization
 import Testing
 
 @_spi(Benchmarks) @testable import BadmintonServices
@@ -204,5 +206,146 @@ struct MatchBoardTests {
       }
     }
     #expect(board.count == 1)
+  }
+
+  /// Singles availability `id` of `playerID` at `location`, two hours from `base`.
+  static func availability(
+    _ id: Int64, of playerID: Int64, at location: Coordinate, _ state: AvailabilityState = .active
+  ) -> AvailabilityRecord {
+    var record = availability(id, of: playerID, state)
+    record.details.location = location
+    return record
+  }
+
+  @Test(
+    "searches beside a writer of posts, cancels and level changes across regions each give what one index held at an instant between their start and end"
+  )
+  func concurrentSearches_areLinearisable() async throws {
+    let players = try await Self.players([3, 4, 5, 6, 7, 4, 5, 6, 2])
+    let searcher = players[0].id
+    let posters = Array(players.dropFirst())
+    // Four 5-degree regions meet at 30° N 120° E: the searches reach all four.
+    let corner = Coordinate(latitude: 30, longitude: 120)
+    let rounds = 400
+    var random = SplitMix(seed: 17)
+    var active: [Int64: AvailabilityRecord] = [:]
+    var transactions: [[StoreChange]] = []
+    var nextID: Int64 = 1
+    for _ in 0..<rounds {
+      var changes: [StoreChange] = []
+      for _ in 0..<Int.random(in: 1...3, using: &random) {
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0..<5:
+          let location = Coordinate(
+            latitude: corner.latitude + Double.random(in: -0.1...0.1, using: &random),
+            longitude: corner.longitude + Double.random(in: -0.1...0.1, using: &random))
+          let poster = posters[Int.random(in: 0..<posters.count, using: &random)]
+          let record = Self.availability(nextID, of: poster.id, at: location)
+          active[nextID] = record
+          changes.append(.availability(id: nextID, record))
+          nextID += 1
+        case 5..<8:
+          guard let id = active.keys.sorted().randomElement(using: &random) else { continue }
+          var record = active.removeValue(forKey: id)!
+          record.state = .cancelled
+          changes.append(.availability(id: id, record))
+        default:
+          var player = posters[Int.random(in: 0..<posters.count, using: &random)]
+          player.selfLevel = Int.random(in: 1...9, using: &random)
+          changes.append(.player(player))
+        }
+      }
+      transactions.append(changes)
+    }
+
+    let board = MatchBoard()
+    board.apply(players.map { .player($0) })
+    var query = MatchBoard.request(Self.availability(0, of: searcher, at: corner), displayLevel: 5)
+    query.radiusMiles = 25
+    let progress = Progress()
+    let planned = transactions
+    let asked = query
+    // Three threads of their own, so that all three run at once whatever the task pool's
+    // width; the writer begins once both searchers search.
+    let searchers = 2
+    let done = DispatchGroup()
+    let writer = Thread {
+      while progress.searching.load(ordering: .sequentiallyConsistent) < searchers {}
+      for (number, changes) in planned.enumerated() {
+        progress.started.store(number + 1, ordering: .sequentiallyConsistent)
+        board.apply(changes)
+        progress.completed.store(number + 1, ordering: .sequentiallyConsistent)
+      }
+      done.leave()
+    }
+    for _ in 0..<searchers {
+      done.enter()
+      Thread {
+        progress.searching.add(1, ordering: .sequentiallyConsistent)
+        while progress.completed.load(ordering: .sequentiallyConsistent) < rounds {
+          let from = progress.completed.load(ordering: .sequentiallyConsistent)
+          let page = board.search(for: asked, excluding: [], limit: 50, after: nil)
+          let to = progress.started.load(ordering: .sequentiallyConsistent)
+          progress.seen.withLock { $0.append((from, to, page)) }
+        }
+        done.leave()
+      }.start()
+    }
+    done.enter()
+    writer.start()
+    await withCheckedContinuation { continuation in
+      done.notify(queue: .global()) { continuation.resume() }
+    }
+
+    // The oracle: one index holding, after each number of transactions, the active
+    // availability at its player's level then.
+    var levels = Dictionary(uniqueKeysWithValues: players.map { ($0.id, $0.displayLevel.level) })
+    var records: [Int64: AvailabilityRecord] = [:]
+    func oracle() -> MatchPage {
+      var index = MatchIndex()
+      for record in records.values {
+        index.insert(MatchBoard.request(record, displayLevel: levels[record.playerID]!))
+      }
+      return index.search(for: query, limit: 50)
+    }
+    var pages = [oracle()]
+    for changes in transactions {
+      for change in changes {
+        switch change {
+        case .player(let player): levels[player.id] = player.displayLevel.level
+        case .availability(let id, let record):
+          records[id] = record?.state == .active ? record : nil
+        default: break
+        }
+      }
+      pages.append(oracle())
+    }
+    #expect(board.search(for: query, excluding: [], limit: 50, after: nil) == pages[rounds])
+    let observed = progress.seen.withLock { $0 }
+    for (from, to, page) in observed {
+      #expect((from...to).contains { pages[$0] == page }, "seen between \(from) and \(to)")
+    }
+  }
+
+  /// How far a writer has gone, and what searches saw meanwhile: the searchers under way, and
+  /// the transactions begun and finished when each search started and ended.
+  final class Progress: Sendable {
+    let searching = Atomic<Int>(0)
+    let started = Atomic<Int>(0)
+    let completed = Atomic<Int>(0)
+    let seen = Mutex<[(from: Int, to: Int, page: MatchPage)]>([])
+  }
+
+  /// A seeded generator, so that every run makes the same transactions.
+  struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
   }
 }

@@ -5,7 +5,7 @@ import Foundation
 import Synchronization
 
 /// The matching figures: searches on the server's own match board (the index FindMatches runs
-/// on, behind the same lock), its memory, and searches while availability is posted and
+/// on, behind the same locks), its memory, and searches while availability is posted and
 /// cancelled.
 public enum MatchingWorkloads {
   /// The UTC midnight the synthetic availability starts from: 2026-11-23.
@@ -70,28 +70,45 @@ public enum MatchingWorkloads {
 
   /// Posting and cancelling on `board` from one thread while `searchers` others search without
   /// pause, for `duration`: each update cancels a random availability and posts a new one in its
-  /// place, as players do. The latencies are every searcher's together.
+  /// place, as players do. Each is applied as the store's change feed applies a committed
+  /// cancellation and a committed post (`MatchBoard.apply`, one transaction each), by players
+  /// the board knows; the store's own write is not part of the figure. The latencies are every
+  /// searcher's together.
+  ///
+  /// Besides the clock's figures, the CPU time each side used: the writer's in all (so updates
+  /// per second of the writer's CPU), and each search's own (its latency less the time it
+  /// waited for a core or a lock), which tell what the board costs on a machine whose cores
+  /// other work shares.
   public static func churn(
     on board: MatchBoard, world: SyntheticWorld, duration: Duration, searchers: Int = 1
   )
-    -> (updatesPerSecond: Double, searchLatencies: [Duration])
+    -> (
+      updatesPerSecond: Double, searchLatencies: [Duration], updatesPerWriterCPUSecond: Double,
+      searchCPUTimes: [Duration]
+    )
   {
     let stop = Atomic<Bool>(false)
     let updates = Atomic<Int>(0)
+    let writerCPU = Mutex<Duration>(.zero)
+    // The posts: the availability of another world, by the same players.
     let fresh = SyntheticWorld.generate(
       requests: 100_000, startUnixMs: startUnixMs, seed: 4242)
     let writer = Thread {
       var random = SplitMix64(seed: 5)
       var nextID = Int64(world.requests.count) + 1
-      var live = world.requests.map(\.id)
+      var live = world.requests
+      let cpuAtStart = threadCPUTime()
+      defer { writerCPU.withLock { $0 = threadCPUTime() - cpuAtStart } }
       while !stop.load(ordering: .relaxed) {
         let slot = Int.random(in: 0..<live.count, using: &random)
-        board.remove([live[slot]])
+        var cancelled = record(live[slot])
+        cancelled.state = .cancelled
+        board.apply([.availability(id: cancelled.id, cancelled)])
         var request = fresh.requests[Int(nextID) % fresh.requests.count]
         request.id = nextID
-        request.playerID += 10_000_000
-        board.insert(record(request), displayLevel: request.displayLevel)
-        live[slot] = nextID
+        request.playerID = (request.playerID - 1) % Int64(world.players.count) + 1
+        board.apply([.availability(id: nextID, record(request))])
+        live[slot] = request
         nextID += 1
         updates.add(1, ordering: .relaxed)
       }
@@ -100,35 +117,57 @@ public enum MatchingWorkloads {
     let start = clock.now
     writer.start()
     // Searcher k runs queries k, k + searchers, ...; the first searcher is this thread.
-    let search: @Sendable (Int) -> [Duration] = { first in
+    let search: @Sendable (Int) -> (latencies: [Duration], cpu: [Duration]) = { first in
       var latencies: [Duration] = []
+      var cpu: [Duration] = []
       var n = first
       while clock.now - start < duration {
         let query = query(n, in: world, seed: 7)
         let began = clock.now
+        let cpuBegan = threadCPUTime()
         _ = board.search(for: query, excluding: [], limit: pageSize, after: nil)
+        cpu.append(threadCPUTime() - cpuBegan)
         latencies.append(clock.now - began)
         n += max(searchers, 1)
       }
-      return latencies
+      return (latencies, cpu)
     }
-    let others = Mutex<[Duration]>([])
+    let others = Mutex<(latencies: [Duration], cpu: [Duration])>(([], []))
     let finished = Atomic<Int>(0)
     for k in 1..<max(searchers, 1) {
       Thread {
         let mine = search(k)
-        others.withLock { $0.append(contentsOf: mine) }
+        others.withLock {
+          $0.latencies.append(contentsOf: mine.latencies)
+          $0.cpu.append(contentsOf: mine.cpu)
+        }
         finished.add(1, ordering: .releasing)
       }.start()
     }
-    var latencies = search(0)
+    var (latencies, cpu) = search(0)
     while finished.load(ordering: .acquiring) < max(searchers, 1) - 1 {
       Thread.sleep(forTimeInterval: 0.001)
     }
-    latencies += others.withLock { $0 }
+    others.withLock {
+      latencies += $0.latencies
+      cpu += $0.cpu
+    }
     stop.store(true, ordering: .relaxed)
     let elapsed = clock.now - start
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return (Double(updates.load(ordering: .relaxed)) / seconds, latencies)
+    let count = Double(updates.load(ordering: .relaxed))
+    // The writer notes its CPU time as it stops.
+    var writerSeconds = 0.0
+    while writerSeconds == 0 {
+      Thread.sleep(forTimeInterval: 0.001)
+      writerSeconds = writerCPU.withLock { $0 }.seconds
+    }
+    return (count / elapsed.seconds, latencies, count / writerSeconds, cpu)
+  }
+}
+
+extension Duration {
+  /// The duration in seconds.
+  var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
   }
 }

@@ -100,6 +100,13 @@ public func timeEach(_ runs: Int, _ body: (Int) -> Void) -> [Duration] {
   return samples
 }
 
+/// The CPU time the calling thread has used so far.
+public func threadCPUTime() -> Duration {
+  var time = timespec()
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+  return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+}
+
 /// A megabyte figure.
 public func megabytes(_ bytes: Int) -> String {
   String(format: "%.1f MB", Double(bytes) / 1_048_576)

@@ -78,7 +78,7 @@ struct BadmintonBench: AsyncParsableCommand {
     }
     if let (board, world) = largest {
       report.section("Posting and cancelling while searching, \(world.requests.count) active")
-      let (rate, latencies) = MatchingWorkloads.churn(
+      let (rate, latencies, _, _) = MatchingWorkloads.churn(
         on: board, world: world, duration: .seconds(quick ? 2 : 5))
       report.add("updates per second (cancel + post) while searching", String(format: "%.0f", rate))
       report.add("FindMatches latency during the updates", LatencySummary(latencies).description)
@@ -94,9 +94,12 @@ struct BadmintonBench: AsyncParsableCommand {
     report.section("Cancel + post while 2 threads search, \(size) active availability")
     let world = SyntheticWorld.generate(requests: size, startUnixMs: MatchingWorkloads.startUnixMs)
     let board = MatchingWorkloads.board(for: world).board
-    let (rate, latencies) = MatchingWorkloads.churn(
+    let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?
+      .split(separator: " ").first.map(String.init) ?? "?"
+    let (rate, latencies, ratePerCPU, searchCPU) = MatchingWorkloads.churn(
       on: board, world: world, duration: .seconds(quick ? 2 : 5), searchers: 2)
     let summary = LatencySummary(latencies)
+    let cpuSummary = LatencySummary(searchCPU)
     report.add(
       "updates per second (cancel + post) while 2 threads search, \(size) active",
       String(format: "%.0f", rate), budget: ">= 100,000", met: rate >= 100_000,
@@ -105,9 +108,18 @@ struct BadmintonBench: AsyncParsableCommand {
       "FindMatches p99 during the updates, 2 searching threads, \(size) active",
       summary.description, budget: "<= 1 ms", met: summary.p99 <= .milliseconds(1),
       atBudgetSize: size == 1_000_000)
+    report.add(
+      "updates per second of the writer's CPU time, \(size) active (load \(load) before)",
+      String(format: "%.0f", ratePerCPU))
+    report.add(
+      "FindMatches CPU time per search during the updates (its latency less waits for a core)",
+      cpuSummary.description)
     if let churnJSON {
       let figures: [String: Double] = [
         "churn.active": Double(size), "churn.updates_per_s": rate,
+        "churn.updates_per_writer_cpu_s": ratePerCPU,
+        "churn.search.cpu_p50_us": cpuSummary.p50.microseconds,
+        "churn.search.cpu_p99_us": cpuSummary.p99.microseconds,
         "churn.search.p50_us": summary.p50.microseconds,
         "churn.search.p90_us": summary.p90.microseconds,
         "churn.search.p99_us": summary.p99.microseconds,

@@ -37,6 +37,10 @@ public struct MatchIndex: Sendable {
     var level: Int8
     var previousOfPlayer: Int32 = -1
     var nextOfPlayer: Int32 = -1
+    /// Where the entry's filings stand in their cells' arrays: under the first UTC day its slot
+    /// touches and under the second (if any), so that a removal takes them out without a search.
+    var firstFilingSlot: Int32 = -1
+    var secondFilingSlot: Int32 = -1
   }
 
   /// A request as a cell lists it: its place in `entries`, and its slot (to the whole minute,
@@ -92,6 +96,9 @@ public struct MatchIndex: Sendable {
   /// Whether the request with id `requestID` is in the index.
   public func contains(_ requestID: Int64) -> Bool { places[requestID] != nil }
 
+  /// Whether the index holds any request of `playerID`.
+  public func hasRequests(of playerID: Int64) -> Bool { players[playerID] != nil }
+
   /// Every request in the index, with its player's current level, in no particular order.
   public var requests: [MatchRequest] { places.values.map { request(at: $0) } }
 
@@ -129,9 +136,16 @@ public struct MatchIndex: Sendable {
     setLevel(Int8(request.displayLevel), from: place)
     let cell = grid.cell(of: request.location)
     let filing = Filing(place: place, entry)
-    for day in Self.days(of: request.slot) {
-      buckets[BucketKey(day: day, mode: request.mode), default: [:]][cell, default: []].append(
-        filing)
+    let days = Self.days(of: request.slot)
+    for day in days {
+      let key = BucketKey(day: day, mode: request.mode)
+      let slot = Int32(buckets[key]?[cell]?.count ?? 0)
+      buckets[key, default: [:]][cell, default: []].append(filing)
+      if day == days.lowerBound {
+        entries[Int(place)].firstFilingSlot = slot
+      } else {
+        entries[Int(place)].secondFilingSlot = slot
+      }
     }
   }
 
@@ -142,9 +156,18 @@ public struct MatchIndex: Sendable {
     let removed = request(at: place)
     let entry = entries[Int(place)]
     let cell = grid.cell(of: removed.location)
-    for day in Self.days(of: removed.slot) {
+    let days = Self.days(of: removed.slot)
+    for day in days {
       let key = BucketKey(day: day, mode: entry.mode)
-      buckets[key]![cell]!.swapRemoveFirst(place)
+      let slot = day == days.lowerBound ? entry.firstFilingSlot : entry.secondFilingSlot
+      // The cell's last filing takes the removed one's place; its entry learns where it went.
+      if let moved = buckets[key]![cell]!.swapRemove(at: Int(slot)) {
+        if day == Self.day(of: entries[Int(moved)].startUnixMs) {
+          entries[Int(moved)].firstFilingSlot = slot
+        } else {
+          entries[Int(moved)].secondFilingSlot = slot
+        }
+      }
       if buckets[key]![cell]!.isEmpty {
         buckets[key]![cell] = nil
         if buckets[key]!.isEmpty { buckets[key] = nil }
@@ -291,12 +314,7 @@ public struct MatchIndex: Sendable {
     for query: MatchRequest, excluding excluded: Set<Int64>, _ body: (MatchCandidate) -> Void
   ) {
     guard query.radiusMiles >= 0, query.slot.startUnixMs < query.slot.endUnixMs else { return }
-    // A request fits by the distance between cell centres, each at most
-    // `LocationPrivacy.maximumSnapMiles` from its true location, so the true locations of
-    // fitting requests are at most this far apart.
-    let radius =
-      LocationPrivacy.banded(min(query.radiusMiles, Geo.maximumRadiusMiles))
-      + 2 * LocationPrivacy.maximumSnapMiles
+    let radius = Self.reachMiles(of: query)
     let days = Self.days(of: query.slot)
     let cells = grid.cells(around: query.location, radiusMiles: radius)
     // A slot longer than the index's span of days need not visit the days in between.
@@ -336,6 +354,14 @@ public struct MatchIndex: Sendable {
     }
   }
 
+  /// How far from the query's location the true locations of fitting requests can lie: a
+  /// request fits by the distance between cell centres, each at most
+  /// `LocationPrivacy.maximumSnapMiles` from its true location.
+  static func reachMiles(of query: MatchRequest) -> Double {
+    LocationPrivacy.banded(min(query.radiusMiles, Geo.maximumRadiusMiles))
+      + 2 * LocationPrivacy.maximumSnapMiles
+  }
+
   private func request(at place: Int32) -> MatchRequest {
     let entry = entries[Int(place)]
     return MatchRequest(
@@ -361,10 +387,12 @@ public struct MatchIndex: Sendable {
 }
 
 extension Array where Element == MatchIndex.Filing {
-  /// Removes the filing of `place`, moving the last filing into its place.
-  fileprivate mutating func swapRemoveFirst(_ place: Int32) {
-    let index = firstIndex { $0.place == place }!
-    swapAt(index, count - 1)
-    removeLast()
+  /// Removes the filing at `index`, moving the last filing into its place; returns the place of
+  /// the entry whose filing moved, nil when none did.
+  fileprivate mutating func swapRemove(at index: Int) -> Int32? {
+    let last = removeLast()
+    guard index < count else { return nil }
+    self[index] = last
+    return last.place
   }
 }
