@@ -1,8 +1,8 @@
 import Logging
 import NIOCore
 
-/// Serves one connection: keeps its table of open calls, runs each call's handler in a task,
-/// enforces deadlines, CANCEL, the concurrency limit, idle timeout, and GOAWAY on protocol
+/// Serves one connection: keeps its table of open calls, runs each call's handler in a task
+/// (or, for a method served inline, on the event loop as the request arrives), enforces deadlines, CANCEL, the concurrency limit, idle timeout, and GOAWAY on protocol
 /// violations and on graceful shutdown.
 ///
 /// All state lives on the connection's event loop, so envelopes of one call leave in order and
@@ -43,6 +43,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   private let registry: HandlerRegistry
   private let authenticator: (any Authenticator)?
+  /// `authenticator`, when it answers without waiting: calls to methods served inline then run
+  /// on the event loop, without a task.
+  private let immediateAuthenticator: (any ImmediateAuthenticator)?
   private let configuration: ServerConfiguration
   private let requestBudget: RequestMemoryBudget
   /// Set once a call on the connection passes authentication; the frame decoder reads it.
@@ -88,6 +91,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     self.gate = gate
     self.registry = registry
     self.authenticator = authenticator
+    self.immediateAuthenticator = authenticator as? any ImmediateAuthenticator
     self.configuration = configuration
     self.requestBudget = requestBudget
     self.logger = logger
@@ -249,6 +253,17 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     let payload = RequestBytes(request.payload, whenTaken: whenDecoded)
     runningHandlers += 1
     heldRequestBytes += heldBytes
+    if let invokeInline = method.invokeInline,
+      !method.info.requiresAuthentication || authenticator == nil || immediateAuthenticator != nil
+    {
+      return runInline(
+        invokeInline, requiresAuthentication: method.info.requiresAuthentication,
+        payload: payload, context: serverContext, serial: serial, heldBytes: heldBytes,
+        finally: {
+          budget.release(heldBytes)
+          slot?.release()
+        })
+    }
     calls[callID]?.task = Self.run(
       method, payload: payload, context: serverContext, serial: serial,
       heldBytes: heldBytes, sink: sink,
@@ -299,6 +314,48 @@ final class ServerConnectionHandler: ChannelInboundHandler {
           context.callID, serial: serial, heldBytes: heldBytes, outcome)
       }
     }
+  }
+
+  /// Runs the handler of a method served inline here, on the event loop, without a task: the
+  /// session check (`ImmediateAuthenticator`), the handler and the release of what the call
+  /// held happen now; the outcome is handed to `finishCall` through the loop's queue exactly as
+  /// a task's is, so that a CANCEL or deadline handled before it still answers first, the
+  /// call's last frame still follows whatever the loop was given before, and the error mapping
+  /// is the same.
+  private func runInline(
+    _ invoke: (RequestBytes, ServerContext) throws -> [UInt8], requiresAuthentication: Bool,
+    payload: RequestBytes, context: ServerContext, serial: UInt64, heldBytes: Int,
+    finally release: () -> Void
+  ) {
+    let outcome: Outcome
+    do {
+      var context = context
+      if requiresAuthentication {
+        context = context.authenticated(as: try authenticateNow(context))
+      }
+      outcome = .success(try invoke(payload, context))
+    } catch {
+      outcome = .failure(Self.callerError(for: error, logger: context.logger))
+    }
+    release()
+    let handler = NIOLoopBound(self, eventLoop: eventLoop)
+    eventLoop.execute {
+      handler.value.finishCall(context.callID, serial: serial, heldBytes: heldBytes, outcome)
+    }
+  }
+
+  /// `authenticate(_:with:)` for a call served inline, with the connection's trust updated as
+  /// the task's check updates it: lost when the session has ended, held once a call passes.
+  private func authenticateNow(_ context: ServerContext) throws -> Principal {
+    guard let token = context.bearerToken else { throw RPCError.authenticationRequired }
+    guard let immediateAuthenticator,
+      let principal = try immediateAuthenticator.authenticateNow(bearerToken: token)
+    else {
+      trust?.sessionAuthenticated = false
+      throw RPCError.sessionInvalid
+    }
+    trust?.sessionAuthenticated = true
+    return principal
   }
 
   /// The caller of a method that needs authentication; without an authenticator every such
