@@ -15,8 +15,7 @@ public struct RegisteredMethod: Sendable {
   /// on the calling thread and returns the encoded response. The server calls it on the
   /// connection's event loop as the request arrives, without a task; nil for the others.
   public internal(set) var invokeInline:
-    (@Sendable (RequestBytes, ServerContext) throws -> [UInt8])? =
-      nil
+    (@Sendable (RequestBytes, ServerContext) throws -> [UInt8])?
 }
 
 /// The encoded request of one call, taken once by its method to decode it: the call then holds

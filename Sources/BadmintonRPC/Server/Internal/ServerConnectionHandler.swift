@@ -2,8 +2,9 @@ import Logging
 import NIOCore
 
 /// Serves one connection: keeps its table of open calls, runs each call's handler in a task
-/// (or, for a method served inline, on the event loop as the request arrives), enforces deadlines, CANCEL, the concurrency limit, idle timeout, and GOAWAY on protocol
-/// violations and on graceful shutdown.
+/// (or, for a method served inline, on the event loop as the request arrives), enforces
+/// deadlines, CANCEL, the concurrency limit, idle timeout, and GOAWAY on protocol violations and
+/// on graceful shutdown.
 ///
 /// All state lives on the connection's event loop, so envelopes of one call leave in order and
 /// nothing that ends a call (response, deadline, CANCEL, shutdown) can answer it twice: the
