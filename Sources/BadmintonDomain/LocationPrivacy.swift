@@ -86,7 +86,13 @@ public enum LocationPrivacy {
   /// The distance between `a` and `b` as other players see it: between the two cells' centres,
   /// in whole bands. The same both ways round.
   public static func shownDistanceMiles(_ a: Coordinate, _ b: Coordinate) -> Double {
-    let (first, second) = ordered(shownPosition(of: a), shownPosition(of: b))
+    distanceMiles(betweenShown: shownPosition(of: a), shownPosition(of: b))
+  }
+
+  /// `shownDistanceMiles` of two locations given by their shown positions (`shownPosition`), for
+  /// callers that keep those instead of computing them again for every pair.
+  static func distanceMiles(betweenShown a: Coordinate, _ b: Coordinate) -> Double {
+    let (first, second) = ordered(a, b)
     return banded(Geo.distanceMiles(first, second))
   }
 

@@ -46,6 +46,10 @@ public final class BlockBook: BlockRelations {
   }
 
   public func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64> {
+    playersBlockedNow(eitherWayWith: playerID)
+  }
+
+  public func playersBlockedNow(eitherWayWith playerID: Int64) -> Set<Int64> {
     state.withLock { ($0.blocked[playerID] ?? []).union($0.blockedBy[playerID] ?? []) }
   }
 

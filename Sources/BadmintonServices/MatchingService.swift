@@ -172,7 +172,7 @@ public struct MatchingService: Matching.ServiceProtocol {
 
   // MARK: Finding partners
 
-  public func findMatches(_ request: FindMatchesRequest, context: ServerContext) async throws
+  public func findMatches(_ request: FindMatchesRequest, context: ServerContext) throws
     -> FindMatchesResponse
   {
     let caller = try context.requirePrincipal()
@@ -185,7 +185,7 @@ public struct MatchingService: Matching.ServiceProtocol {
     // Only time still ahead counts: an overlap that has partly passed is measured from now, and
     // availability that has ended overlaps nothing.
     query.slot.startUnixMs = max(query.slot.startUnixMs, now)
-    let excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
+    let excluded = blocks.playersBlockedNow(eitherWayWith: caller.userID)
     let page = board.search(for: query, excluding: excluded, limit: pageSize, after: cursor)
     var response = FindMatchesResponse(
       candidates: candidates(page.candidates),

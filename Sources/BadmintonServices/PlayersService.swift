@@ -54,7 +54,7 @@ public struct PlayersService: Players.ServiceProtocol {
     return Self.profile(of: target, includePrivate: target.id == caller.userID)
   }
 
-  public func getMyProfile(_ request: GetMyProfileRequest, context: ServerContext) async throws
+  public func getMyProfile(_ request: GetMyProfileRequest, context: ServerContext) throws
     -> Profile
   {
     Self.profile(of: try player(context.requirePrincipal().userID), includePrivate: true)

@@ -5,7 +5,7 @@ public import BadmintonStore
 /// store's feed): the session must exist and be unexpired by the clock. A session's player
 /// always exists, as the store removes a player's sessions with them. Administrators are the
 /// players whose ids the operator named. No call asks the store anything to authenticate.
-public struct SessionAuthenticator: Authenticator {
+public struct SessionAuthenticator: ImmediateAuthenticator {
   private let sessions: SessionBook
   private let clock: any WallClock
   private let administratorIDs: Set<Int64>
@@ -18,6 +18,10 @@ public struct SessionAuthenticator: Authenticator {
   }
 
   public func authenticate(bearerToken: String) async throws -> Principal? {
+    authenticateNow(bearerToken: bearerToken)
+  }
+
+  public func authenticateNow(bearerToken: String) -> Principal? {
     guard let session = sessions.session(tokenHash: SessionToken.hash(bearerToken)),
       session.expiresAtUnixMs > clock.nowUnixMs()
     else { return nil }

@@ -47,6 +47,9 @@ public struct SystemWallClock: WallClock {
 public protocol BlockRelations: Sendable {
   /// Every player `playerID` has blocked or was blocked by.
   func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64>
+  /// The same players, from memory, without waiting: what a call served inline on an event
+  /// loop (FindMatches) reads.
+  func playersBlockedNow(eitherWayWith playerID: Int64) -> Set<Int64>
   /// Whether `blockerID` has blocked `playerID`.
   func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool
 }

@@ -593,6 +593,7 @@ private final class FlakyLocationStore: PlayerStore {
 /// No player has blocked anyone.
 private struct NoBlocks: BlockRelations {
   func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64> { [] }
+  func playersBlockedNow(eitherWayWith playerID: Int64) -> Set<Int64> { [] }
   func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool { false }
 }
 

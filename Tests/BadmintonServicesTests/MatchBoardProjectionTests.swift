@@ -88,7 +88,7 @@ private struct ServiceWorld {
   func find(_ availabilityID: Int64, as playerID: Int64, pageSize: Int32 = 20) async throws
     -> [MatchCandidate]
   {
-    try await matching.findMatches(
+    try matching.findMatches(
       FindMatchesRequest(availabilityID: availabilityID, pageSize: pageSize),
       context: context(playerID)
     ).candidates
@@ -124,6 +124,8 @@ private final class InterposedBlocks: BlockRelations {
     if let body = action.withLock({ $0.take() }) { try await body() }
     return []
   }
+
+  func playersBlockedNow(eitherWayWith playerID: Int64) -> Set<Int64> { [] }
 
   func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool { false }
 }

@@ -272,7 +272,7 @@ struct OneWritePathTests {
       if try await active(me).isEmpty { did("post", await post(call, b)) }
       for availability in try await active(me) {
         guard
-          let found = try? await matching.findMatches(
+          let found = try? matching.findMatches(
             FindMatchesRequest(availabilityID: availability, pageSize: 10), context: call),
           let partner = pick(found.candidates, b)
         else { continue }

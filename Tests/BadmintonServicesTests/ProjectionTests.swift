@@ -139,7 +139,7 @@ struct ProjectionTests {
       guard let principal = try await authenticator.authenticate(bearerToken: token) else {
         throw RPCError.sessionInvalid
       }
-      return try await players.getMyProfile(
+      return try players.getMyProfile(
         GetMyProfileRequest(),
         context: context(from: "192.0.2.1", principal: principal))
     }.value
@@ -156,7 +156,7 @@ struct ProjectionTests {
     let theirs = try #require(try await local.call(other.token))
     _ = try await local.players.updateProfile(
       UpdateProfileRequest(nickname: "Renamed", selfLevel: 6, locale: "zh-CN"), context: mine)
-    let profile = try await local.players.getMyProfile(GetMyProfileRequest(), context: mine)
+    let profile = try local.players.getMyProfile(GetMyProfileRequest(), context: mine)
     #expect(profile.nickname == "Renamed" && profile.selfLevel == 6 && profile.locale == "zh-CN")
     let seen = try await local.players.getProfile(
       GetProfileRequest(userID: me.id), context: theirs)
@@ -166,7 +166,7 @@ struct ProjectionTests {
     let moved = try await local.players.updateLocation(
       UpdateLocationRequest(latitude: 31.2304, longitude: 121.4737), context: mine)
     #expect(
-      try await local.players.getMyProfile(GetMyProfileRequest(), context: mine)
+      try local.players.getMyProfile(GetMyProfileRequest(), context: mine)
         .locationUpdatedAtUnixMs == moved.updatedAtUnixMs)
     #expect(
       local.projections.index.location(of: me.id)

@@ -98,8 +98,8 @@ public enum Matching {
     /// Answers `GetRecurringSlots`.
     func getRecurringSlots(_ request: GetRecurringSlotsRequest, context: ServerContext)
       async throws -> RecurringSlots
-    /// Answers `FindMatches`.
-    func findMatches(_ request: FindMatchesRequest, context: ServerContext) async throws
+    /// Answers `FindMatches`, from memory: served inline on the connection's event loop.
+    func findMatches(_ request: FindMatchesRequest, context: ServerContext) throws
       -> FindMatchesResponse
     /// Answers `ProposeMatch`.
     func proposeMatch(_ request: ProposeMatchRequest, context: ServerContext) async throws
@@ -233,9 +233,11 @@ extension Matching.ServiceProtocol {
     registry.register(Matching.getRecurringSlots) { request, context in
       try await self.getRecurringSlots(request, context: context)
     }
-    registry.register(Matching.findMatches) { request, context in
-      try await self.findMatches(request, context: context)
-    }
+    registry.register(
+      Matching.findMatches,
+      inline: { request, context in
+        try self.findMatches(request, context: context)
+      })
     registry.register(Matching.proposeMatch) { request, context in
       try await self.proposeMatch(request, context: context)
     }

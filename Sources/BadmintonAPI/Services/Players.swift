@@ -95,8 +95,8 @@ public enum Players {
   public protocol ServiceProtocol: RPCService {
     /// Answers `GetProfile`.
     func getProfile(_ request: GetProfileRequest, context: ServerContext) async throws -> Profile
-    /// Answers `GetMyProfile`.
-    func getMyProfile(_ request: GetMyProfileRequest, context: ServerContext) async throws
+    /// Answers `GetMyProfile`, from memory: served inline on the connection's event loop.
+    func getMyProfile(_ request: GetMyProfileRequest, context: ServerContext) throws
       -> Profile
     /// Answers `UpdateProfile`.
     func updateProfile(_ request: UpdateProfileRequest, context: ServerContext) async throws
@@ -288,9 +288,11 @@ extension Players.ServiceProtocol {
     registry.register(Players.getProfile) { request, context in
       try await self.getProfile(request, context: context)
     }
-    registry.register(Players.getMyProfile) { request, context in
-      try await self.getMyProfile(request, context: context)
-    }
+    registry.register(
+      Players.getMyProfile,
+      inline: { request, context in
+        try self.getMyProfile(request, context: context)
+      })
     registry.register(Players.updateProfile) { request, context in
       try await self.updateProfile(request, context: context)
     }

@@ -31,6 +31,9 @@ public struct MatchIndex: Sendable {
     var postedAtUnixMs: Int64
     var latitude: Double
     var longitude: Double
+    /// The position others are shown (`LocationPrivacy.shownPosition`), kept so that a search
+    /// does not compute it again for every request it looks at.
+    var shown: Coordinate
     var radiusMiles: Double
     var skillTolerance: Int8
     var mode: MatchMode
@@ -116,7 +119,8 @@ public struct MatchIndex: Sendable {
       id: request.id, playerID: request.playerID, startUnixMs: request.slot.startUnixMs,
       endUnixMs: request.slot.endUnixMs, postedAtUnixMs: request.postedAtUnixMs,
       latitude: request.location.latitude, longitude: request.location.longitude,
-      radiusMiles: request.radiusMiles, skillTolerance: Int8(request.skillTolerance),
+      shown: LocationPrivacy.shownPosition(of: request.location), radiusMiles: request.radiusMiles,
+      skillTolerance: Int8(request.skillTolerance),
       mode: request.mode, level: Int8(request.displayLevel))
     let place: Int32
     if let free = freePlaces.popLast() {
@@ -331,6 +335,7 @@ public struct MatchIndex: Sendable {
     let minimumOverlapMinutes = TimeSlot.minimumOverlapMs / 60_000
     // Single-precision latitudes are within a millionth of a degree or so; allow a thousandth.
     let latitudeReach = radius / Geo.earthRadiusMiles * 180 / .pi + 1e-3
+    let queryShown = LocationPrivacy.shownPosition(of: query.location)
     for key in keys {
       guard let bucket = buckets[key] else { continue }
       for cell in cells {
@@ -346,7 +351,8 @@ public struct MatchIndex: Sendable {
             // A request filed under several of the query's days is looked at on the first.
             max(Self.day(of: entry.startUnixMs), days.lowerBound) == key.day,
             excluded.isEmpty || !excluded.contains(entry.playerID),
-            let candidate = MatchRules.candidate(request(at: filing.place), for: query)
+            let candidate = MatchRules.candidate(
+              request(at: filing.place), shownAt: entry.shown, for: query, shownAt: queryShown)
           else { continue }
           body(candidate)
         }

@@ -76,6 +76,17 @@ public enum MatchRules {
   public static func candidate(_ other: MatchRequest, for request: MatchRequest)
     -> MatchCandidate?
   {
+    candidate(
+      other, shownAt: LocationPrivacy.shownPosition(of: other.location), for: request,
+      shownAt: LocationPrivacy.shownPosition(of: request.location))
+  }
+
+  /// `candidate(_:for:)` with both requests' shown positions (`LocationPrivacy.shownPosition`)
+  /// given, for a search that keeps them instead of computing them for every pair.
+  static func candidate(
+    _ other: MatchRequest, shownAt otherShown: Coordinate, for request: MatchRequest,
+    shownAt requestShown: Coordinate
+  ) -> MatchCandidate? {
     guard other.playerID != request.playerID, other.mode == request.mode,
       let overlap = request.slot.overlap(with: other.slot)
     else { return nil }
@@ -83,7 +94,7 @@ public enum MatchRules {
     guard skillDifference <= min(request.skillTolerance, other.skillTolerance) else { return nil }
     // Only the distance players are shown decides, so that whether a request fits tells
     // nothing finer about where it is than its cell (see `LocationPrivacy`).
-    let distance = LocationPrivacy.shownDistanceMiles(request.location, other.location)
+    let distance = LocationPrivacy.distanceMiles(betweenShown: requestShown, otherShown)
     let radius = min(request.radiusMiles, other.radiusMiles, Geo.maximumRadiusMiles)
     guard distance <= LocationPrivacy.banded(radius) else { return nil }
     return MatchCandidate(

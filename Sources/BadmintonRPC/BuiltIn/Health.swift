@@ -32,8 +32,8 @@ public enum Health {
 
   /// What a health service implements.
   public protocol ServiceProtocol: RPCService {
-    /// Answers `Check`.
-    func check(_ request: HealthCheckRequest, context: ServerContext) async throws
+    /// Answers `Check`, from memory: served inline on the connection's event loop.
+    func check(_ request: HealthCheckRequest, context: ServerContext) throws
       -> HealthCheckResponse
     /// Serves `Watch`.
     func watch(
@@ -74,14 +74,17 @@ public enum Health {
 
 extension Health.ServiceProtocol {
   public func registerMethods(in registry: inout HandlerRegistry) {
-    registry.register(Health.check) { request, context in
-      try await self.check(request, context: context)
-    }
+    registry.register(
+      Health.check,
+      inline: { request, context in
+        try self.check(request, context: context)
+      })
     registry.register(Health.watch) { request, context, writer in
       try await self.watch(request, context: context, responses: writer)
     }
     // The core has checked the session before the handler runs.
-    registry.register(Health.checkSession) { _, _ in HealthCheckResponse(status: .serving) }
+    registry.register(
+      Health.checkSession, inline: { _, _ in HealthCheckResponse(status: .serving) })
   }
 }
 
@@ -165,7 +168,7 @@ public struct HealthService: Health.ServiceProtocol {
   /// A service that reports `status`.
   public init(status: HealthStatus) { self.status = status }
 
-  public func check(_ request: HealthCheckRequest, context: ServerContext) async throws
+  public func check(_ request: HealthCheckRequest, context: ServerContext) throws
     -> HealthCheckResponse
   {
     guard let current = status.status(of: request.service) else {

@@ -19,6 +19,15 @@ public protocol Authenticator: Sendable {
   func authenticate(bearerToken: String) async throws -> Principal?
 }
 
+/// An authenticator that answers from memory without waiting. The server checks the session of
+/// a call to a method served inline (`HandlerRegistry.register(_:inline:)`) with it on the
+/// connection's event loop; with an authenticator that is not one, such calls run in a task
+/// like any other.
+public protocol ImmediateAuthenticator: Authenticator {
+  /// The answer `authenticate(bearerToken:)` gives, given at once.
+  func authenticateNow(bearerToken: String) throws -> Principal?
+}
+
 extension RPCError {
   /// The call needs `authorization: Bearer <token>` and has none.
   public static let authenticationRequired = RPCError(

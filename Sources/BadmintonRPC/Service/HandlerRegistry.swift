@@ -11,6 +11,11 @@ public struct RegisteredMethod: Sendable {
   /// (streaming).
   public let invoke:
     @Sendable (RequestBytes, ServerContext, RawResponseSink) async throws -> [UInt8]?
+  /// For a method registered with `register(_:inline:)`: decodes the request, runs the handler
+  /// on the calling thread and returns the encoded response. The server calls it on the
+  /// connection's event loop as the request arrives, without a task; nil for the others.
+  public internal(set) var invokeInline:
+    (@Sendable (RequestBytes, ServerContext) throws -> [UInt8])?
 }
 
 /// The encoded request of one call, taken once by its method to decode it: the call then holds
@@ -64,6 +69,28 @@ public struct HandlerRegistry: Sendable {
         let request = try Self.decode(Request.self, payload.take())
         return try await handler(request, context).serializedBytes()
       })
+  }
+
+  /// Registers a unary method whose handler answers from memory without waiting (no store, no
+  /// lock held for long, no `await`): the server runs it on the connection's event loop as the
+  /// request arrives, with no task of its own, and answers it as it answers any other call (the
+  /// same limits, deadline, CANCEL, authentication and error mapping). A handler that may wait
+  /// belongs in `register(_:handler:)`, or it holds up every connection of its loop.
+  public mutating func register<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>,
+    inline handler: @escaping @Sendable (Request, ServerContext) throws -> Response
+  ) {
+    precondition(method.kind == .unary, "\(method.path) is not unary")
+    let invokeInline: @Sendable (RequestBytes, ServerContext) throws -> [UInt8] = {
+      payload, context in
+      let request = try Self.decode(Request.self, payload.take())
+      return try handler(request, context).serializedBytes()
+    }
+    var registered = RegisteredMethod(
+      info: method.info, kind: .unary, maximumRequestBytes: method.maximumRequestBytes
+    ) { payload, context, _ in try invokeInline(payload, context) }
+    registered.invokeInline = invokeInline
+    add(registered)
   }
 
   /// Registers a server-streaming method; a path registered twice is a programming error.

@@ -3,7 +3,8 @@ import NIOCore
 
 /// Serves one connection: the I/O shell around `ServerConnectionStateMachine`. It turns channel
 /// events (envelopes, errors, the idle event, the channel going away), its timers and its
-/// handler tasks into the machine's events, and performs the actions the machine returns:
+/// handler tasks (or, for a method served inline, the handler's answer as the request arrives)
+/// into the machine's events, and performs the actions the machine returns:
 /// writes, flushes, timers, handler tasks and the close.
 ///
 /// Everything runs on the connection's event loop, so envelopes of one call leave in order and
@@ -17,6 +18,9 @@ final class ServerConnectionHandler: ChannelInboundHandler {
 
   private let registry: HandlerRegistry
   private let authenticator: (any Authenticator)?
+  /// `authenticator`, when it answers without waiting: calls to methods served inline then run
+  /// on the event loop, without a task.
+  private let immediateAuthenticator: (any ImmediateAuthenticator)?
   private let configuration: ServerConfiguration
   private let requestBudget: RequestMemoryBudget
   private let metrics: ServerMetrics
@@ -55,6 +59,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     self.gate = gate
     self.registry = registry
     self.authenticator = authenticator
+    self.immediateAuthenticator = authenticator as? any ImmediateAuthenticator
     self.configuration = configuration
     self.requestBudget = requestBudget
     self.logger = logger
@@ -313,6 +318,18 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     var whenDecoded: (@Sendable () -> Void)?
     if method.kind == .serverStreaming, let slot { whenDecoded = { slot.release() } }
     let payload = RequestBytes(request.payload, whenTaken: whenDecoded)
+    if let invokeInline = method.invokeInline,
+      !method.info.requiresAuthentication || authenticator == nil || immediateAuthenticator != nil
+    {
+      return runInline(
+        invokeInline, requiresAuthentication: method.info.requiresAuthentication,
+        payload: payload, context: serverContext, serial: serial, heldBytes: heldBytes,
+        finally: {
+          budget.release(heldBytes)
+          slot?.release()
+          if streaming { metrics.streamClosed() }
+        })
+    }
     handlerTasks[serial] = Self.run(
       method, payload: payload, context: serverContext, serial: serial,
       heldBytes: heldBytes, sink: sink,
@@ -364,6 +381,48 @@ final class ServerConnectionHandler: ChannelInboundHandler {
           context.callID, serial: serial, heldBytes: heldBytes, outcome)
       }
     }
+  }
+
+  /// Runs the handler of a method served inline here, on the event loop, without a task: the
+  /// session check (`ImmediateAuthenticator`), the handler and the release of what the call
+  /// held happen now; the outcome is handed to `finishCall` through the loop's queue exactly as
+  /// a task's is, so that a CANCEL or deadline handled before it still answers first, the
+  /// call's last frame still follows whatever the loop was given before, and the error mapping
+  /// is the same.
+  private func runInline(
+    _ invoke: (RequestBytes, ServerContext) throws -> [UInt8], requiresAuthentication: Bool,
+    payload: RequestBytes, context: ServerContext, serial: UInt64, heldBytes: Int,
+    finally release: () -> Void
+  ) {
+    let outcome: Outcome
+    do {
+      var context = context
+      if requiresAuthentication {
+        context = context.authenticated(as: try authenticateNow(context))
+      }
+      outcome = .success(try invoke(payload, context))
+    } catch {
+      outcome = .failure(Self.callerError(for: error, logger: context.logger))
+    }
+    release()
+    let handler = NIOLoopBound(self, eventLoop: eventLoop)
+    eventLoop.execute {
+      handler.value.finishCall(context.callID, serial: serial, heldBytes: heldBytes, outcome)
+    }
+  }
+
+  /// `authenticate(_:with:)` for a call served inline, with the connection's trust updated as
+  /// the task's check updates it: lost when the session has ended, held once a call passes.
+  private func authenticateNow(_ context: ServerContext) throws -> Principal {
+    guard let token = context.bearerToken else { throw RPCError.authenticationRequired }
+    guard let immediateAuthenticator,
+      let principal = try immediateAuthenticator.authenticateNow(bearerToken: token)
+    else {
+      trust?.sessionAuthenticated = false
+      throw RPCError.sessionInvalid
+    }
+    trust?.sessionAuthenticated = true
+    return principal
   }
 
   /// The caller of a method that needs authentication; without an authenticator every such
