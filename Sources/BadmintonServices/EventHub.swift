@@ -7,6 +7,10 @@ import Synchronization
 /// store for a new one. The feed publishes in commit order, and a player's sequences rise in
 /// commit order, so each subscriber receives its player's new events in sequence order.
 ///
+/// A subscriber receives the events of one committed transaction together: one hand-over, and
+/// one wake-up of the subscriber, per transaction rather than per event (a group commit of 64
+/// messages to one player is one batch of 64 events).
+///
 /// A subscriber's buffer is the events handed to it that it has not taken yet. When that passes
 /// `maximumBuffered`, its stream ends with RESOURCE_EXHAUSTED (`SUBSCRIBER_TOO_SLOW`) and the
 /// client resubscribes from its cursor; a slow subscriber therefore holds up nobody and its
@@ -15,13 +19,13 @@ public final class EventHub: Sendable {
   /// One subscriber's buffer, shared by the hub, which fills it, and the subscription, which
   /// takes from it.
   fileprivate final class Mailbox: Sendable {
-    let continuation: AsyncThrowingStream<EventRecord, any Error>.Continuation
+    let continuation: AsyncThrowingStream<[EventRecord], any Error>.Continuation
     /// Events handed over and not taken yet.
     let buffered = Atomic<Int>(0)
     /// Set once the subscriber fell too far behind.
     let overflowed = Atomic<Bool>(false)
 
-    init(_ continuation: AsyncThrowingStream<EventRecord, any Error>.Continuation) {
+    init(_ continuation: AsyncThrowingStream<[EventRecord], any Error>.Continuation) {
       self.continuation = continuation
     }
   }
@@ -52,26 +56,27 @@ public final class EventHub: Sendable {
 
   /// One live subscription: the player's events committed from the moment it was made, in
   /// sequence order, until it is cancelled or falls behind (then it throws
-  /// `subscriberTooSlow`).
+  /// `subscriberTooSlow`). Each element is the player's events of one committed transaction, in
+  /// sequence order, never empty.
   public struct Subscription: AsyncSequence, Sendable {
-    /// Each new event of the player.
-    public typealias Element = EventRecord
+    /// The player's new events of one transaction.
+    public typealias Element = [EventRecord]
     /// Ends with `subscriberTooSlow`, or with the task's cancellation.
     public typealias Failure = any Error
 
     fileprivate let mailbox: Mailbox
-    fileprivate let stream: AsyncThrowingStream<EventRecord, any Error>
+    fileprivate let stream: AsyncThrowingStream<[EventRecord], any Error>
 
-    /// Takes the events one at a time, each leaving the subscriber's buffer.
+    /// Takes the events one transaction at a time, each batch leaving the subscriber's buffer.
     public struct AsyncIterator: AsyncIteratorProtocol {
-      fileprivate var base: AsyncThrowingStream<EventRecord, any Error>.AsyncIterator
+      fileprivate var base: AsyncThrowingStream<[EventRecord], any Error>.AsyncIterator
       fileprivate let mailbox: Mailbox
 
-      /// The next event, or nil once the subscription was cancelled.
-      public mutating func next() async throws -> EventRecord? {
-        guard let record = try await base.next() else { return nil }
-        mailbox.buffered.subtract(1, ordering: .relaxed)
-        return record
+      /// The next transaction's events, or nil once the subscription was cancelled.
+      public mutating func next() async throws -> [EventRecord]? {
+        guard let records = try await base.next() else { return nil }
+        mailbox.buffered.subtract(records.count, ordering: .relaxed)
+        return records
       }
     }
 
@@ -95,7 +100,7 @@ public final class EventHub: Sendable {
 
   /// Starts collecting `playerID`'s events: every event the feed publishes from now on.
   public func subscribe(playerID: Int64) -> Subscription {
-    let (stream, continuation) = AsyncThrowingStream.makeStream(of: EventRecord.self)
+    let (stream, continuation) = AsyncThrowingStream.makeStream(of: [EventRecord].self)
     let mailbox = Mailbox(continuation)
     let id = state.withLock { state in
       let id = state.nextID
@@ -112,28 +117,40 @@ public final class EventHub: Sendable {
     return Subscription(mailbox: mailbox, stream: stream)
   }
 
-  /// Hands the events of one committed transaction to their players' subscribers. Called on the
-  /// store's writer: it only appends to buffers.
+  /// Hands the events of one committed transaction to their players' subscribers, each
+  /// subscriber its player's events in one batch. Called on the store's writer: it only appends
+  /// to buffers.
   private func deliver(_ committed: CommittedChanges) {
-    let deliveries = state.withLock { state -> [(Mailbox, EventRecord)] in
+    let deliveries = state.withLock { state -> [(Mailbox, [EventRecord])] in
       guard !state.subscribers.isEmpty else { return [] }
-      var deliveries: [(Mailbox, EventRecord)] = []
+      // The players with subscribers, in the order of their first event, each with its events
+      // in commit order (and so in sequence order).
+      var players: [(playerID: Int64, events: [EventRecord])] = []
+      var positions: [Int64: Int] = [:]
       for change in committed.changes {
-        guard case .event(let record) = change,
-          let mailboxes = state.subscribers[record.playerID]
+        guard case .event(let record) = change, state.subscribers[record.playerID] != nil
         else { continue }
-        for mailbox in mailboxes.values { deliveries.append((mailbox, record)) }
+        if let position = positions[record.playerID] {
+          players[position].events.append(record)
+        } else {
+          positions[record.playerID] = players.count
+          players.append((record.playerID, [record]))
+        }
+      }
+      var deliveries: [(Mailbox, [EventRecord])] = []
+      for (playerID, events) in players {
+        for mailbox in state.subscribers[playerID]!.values { deliveries.append((mailbox, events)) }
       }
       return deliveries
     }
-    for (mailbox, record) in deliveries {
+    for (mailbox, records) in deliveries {
       guard !mailbox.overflowed.load(ordering: .relaxed) else { continue }
-      let buffered = mailbox.buffered.add(1, ordering: .relaxed).newValue
+      let buffered = mailbox.buffered.add(records.count, ordering: .relaxed).newValue
       if buffered > maximumBuffered {
         mailbox.overflowed.store(true, ordering: .releasing)
         mailbox.continuation.finish(throwing: Self.subscriberTooSlow)
       } else {
-        mailbox.continuation.yield(record)
+        mailbox.continuation.yield(records)
       }
     }
   }

@@ -28,17 +28,33 @@ public struct EventsService: Events.ServiceProtocol {
     defer { subscription.cancel() }
     var cursor = try await replay(
       caller.userID, after: request.afterSequence, to: events, subscription)
-    for try await record in subscription {
-      guard record.sequence > cursor else { continue }
-      if record.sequence > cursor + 1 {
-        // Not expected, since the feed hands over every event in commit order; should one be
-        // missing, the inbox has it.
-        cursor = try await replay(caller.userID, after: cursor, to: events, subscription)
-        guard record.sequence > cursor else { continue }
+    // The events of one transaction go to the writer together (one hand-over to the connection
+    // where it can take several); a batch is never larger than the hub's buffer.
+    for try await batch in subscription {
+      var pending: [[UInt8]] = []
+      var pendingCursor = cursor
+      for record in batch {
+        guard record.sequence > pendingCursor else { continue }
+        if record.sequence > pendingCursor + 1 {
+          if !pending.isEmpty {
+            try subscription.ensureKeepingUp()
+            try await events.write(serializedContentsOf: pending)
+            pending = []
+          }
+          cursor = pendingCursor
+          // Not expected, since the feed hands over every event in commit order; should one be
+          // missing, the inbox has it.
+          cursor = try await replay(caller.userID, after: cursor, to: events, subscription)
+          pendingCursor = cursor
+          guard record.sequence > cursor else { continue }
+        }
+        pending.append(Self.streamMessage(record))
+        pendingCursor = record.sequence
       }
+      guard !pending.isEmpty else { continue }
       try subscription.ensureKeepingUp()
-      try await events.write(Self.event(record))
-      cursor = record.sequence
+      try await events.write(serializedContentsOf: pending)
+      cursor = pendingCursor
     }
     // The subscription ends without an error only when the call is cancelled.
     throw CancellationError()
@@ -54,19 +70,40 @@ public struct EventsService: Events.ServiceProtocol {
       let page = try await store.events(playerID: playerID, after: cursor, limit: Self.pageSize)
       for record in page {
         try subscription.ensureKeepingUp()
-        try await writer.write(Self.event(record))
+        try await writer.write(serialized: Self.streamMessage(record))
         cursor = record.sequence
       }
       if page.count < Self.pageSize { return cursor }
     }
   }
 
-  /// A stored event as the stream sends it.
-  private static func event(_ record: EventRecord) -> Event {
-    var event = (try? Event(serializedBytes: record.payload)) ?? Event()
-    event.sequence = record.sequence
-    event.createdAtUnixMs = record.createdAtUnixMs
-    return event
+  /// A stored event as the stream sends it, encoded: its `sequence` and `created_at_unix_ms`
+  /// (fields 1 and 2), then the stored payload, which is the event's body encoded as an `Event`
+  /// with neither set. These are the bytes of the decoded payload with both fields set, encoded
+  /// again (fields in number order), made without decoding or encoding the body.
+  static func streamMessage(_ record: EventRecord) -> [UInt8] {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(record.payload.count + 22)
+    if record.sequence != 0 {
+      bytes.append(1 << 3)  // field 1, varint
+      appendVarint(record.sequence, to: &bytes)
+    }
+    if record.createdAtUnixMs != 0 {
+      bytes.append(2 << 3)  // field 2, varint
+      appendVarint(UInt64(bitPattern: record.createdAtUnixMs), to: &bytes)
+    }
+    bytes.append(contentsOf: record.payload)
+    return bytes
+  }
+
+  /// Appends `value` as a protobuf varint: seven bits a byte, lowest first.
+  private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+    var value = value
+    while value >= 0x80 {
+      bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+      value >>= 7
+    }
+    bytes.append(UInt8(value))
   }
 }
 

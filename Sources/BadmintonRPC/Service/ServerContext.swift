@@ -94,13 +94,44 @@ public struct ResponseStreamWriter<Message: ProtobufMessage>: Sendable {
   public func write(_ message: Message) async throws {
     try await sink.send(message.serializedBytes())
   }
+
+  /// Sends a message that is already encoded (kept in its encoded form, say), without decoding
+  /// and encoding it again; throws like `write(_:)`. `bytes` must be an encoding of `Message`:
+  /// they go on the stream as they are.
+  public func write(serialized bytes: [UInt8]) async throws {
+    try await sink.send(bytes)
+  }
+
+  /// Sends messages that are already encoded, in order, as `write(serialized:)` each would, but
+  /// handed to the connection together where the transport can (one system call for all of
+  /// them); returns once the last is handed over, throws at the first that cannot be sent.
+  public func write(serializedContentsOf messages: [[UInt8]]) async throws {
+    try await sink.sendAll(messages)
+  }
 }
 
 /// Where a streaming handler's encoded messages go; the transport provides it.
 public struct RawResponseSink: Sendable {
   /// Sends one encoded message.
   public let send: @Sendable ([UInt8]) async throws -> Void
+  /// Sends encoded messages in order, together where the transport can; stops at the first
+  /// that cannot be sent.
+  public let sendAll: @Sendable ([[UInt8]]) async throws -> Void
 
-  /// A sink that calls `send`.
-  public init(send: @escaping @Sendable ([UInt8]) async throws -> Void) { self.send = send }
+  /// A sink that calls `send`, once per message.
+  public init(send: @escaping @Sendable ([UInt8]) async throws -> Void) {
+    self.send = send
+    self.sendAll = { messages in
+      for message in messages { try await send(message) }
+    }
+  }
+
+  /// A sink that calls `send` for one message and `sendAll` for several.
+  public init(
+    send: @escaping @Sendable ([UInt8]) async throws -> Void,
+    sendAll: @escaping @Sendable ([[UInt8]]) async throws -> Void
+  ) {
+    self.send = send
+    self.sendAll = sendAll
+  }
 }
