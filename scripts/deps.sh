@@ -3,7 +3,8 @@
 # other scripts; safe to run again.
 set -euo pipefail
 
-packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev pkg-config)
+# python3: scripts/fuzz writes the fuzz target's service stubs with it.
+packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev pkg-config python3)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

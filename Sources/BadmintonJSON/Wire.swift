@@ -70,6 +70,11 @@ struct WireReader {
     case .string:
       let count = try length(end: end)
       defer { offset += count }
+      // protobuf-c ends a string at U+0000 and the JSON parser refuses `\u0000`: a string
+      // holding one is refused, as the messages' own decoding refuses it.
+      guard !bytes[offset..<offset + count].contains(0) else {
+        throw .binary("field \"\(field.name)\" holds U+0000 at byte \(offset)")
+      }
       // proto3 strings are UTF-8; anything else is refused rather than silently replaced.
       guard let text = String(validating: bytes[offset..<offset + count], as: UTF8.self) else {
         throw .binary("field \"\(field.name)\" is not valid UTF-8 at byte \(offset)")

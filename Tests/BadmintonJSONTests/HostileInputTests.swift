@@ -46,6 +46,21 @@ struct HostileInputTests {
     #expect(binaryError([0x12, 0x02, 0xC3, 0xA9], Profile.cDescriptor) == nil)
   }
 
+  @Test("a string holding U+0000 is refused, as its JSON could not be read back")
+  func stringWithNUL() {
+    // The fuzz target's input: NearbyPlayersRequest with an unknown fixed64 field 5, then
+    // page_token (field 3) holding "\0\0\0H". It printed `"\u0000\u0000\u0000H"`, which
+    // the JSON parser refuses.
+    let found: [UInt8] = [
+      0x29, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x01, 0x88, 0x1A, 0x04, 0x00, 0x00, 0x00, 0x48,
+    ]
+    let error = binaryError(found, NearbyPlayersRequest.cDescriptor)
+    #expect(error?.line == 0 && error?.column == 0)
+    #expect(error?.message.contains("page_token") == true)
+    // The same field without the NUL prints.
+    #expect(binaryError([0x1A, 0x01, 0x48], NearbyPlayersRequest.cDescriptor) == nil)
+  }
+
   @Test("a singular message repeated many times merges in linear work")
   func repeatedSingularMessage() throws {
     // Event.message_receipt (field 21) 20,000 times, each with one message id: the merged
