@@ -100,6 +100,27 @@ struct ServerConnectionHandlerTests {
     #expect(counter.flushes == 2)
     try connection.finish()
   }
+
+  @Test("stream messages handed over together leave in order, in one flush")
+  func streamBatch_leavesInOneFlush() throws {
+    func flushes(_ command: String) throws -> Int {
+      let connection = try EmbeddedServerConnection(server: embeddedTestServer())
+      let counter = FlushCounter()
+      try connection.channel.pipeline.syncOperations.addHandler(counter, position: .first)
+      try connection.receive(Raw.request(1, command, method: TestService.stream.path))
+      let sent = try connection.sent()
+      #expect(sent.map(\.kind) == [.streamMessage, .streamMessage, .streamMessage, .streamEnd])
+      #expect(
+        try sent.dropLast().map { try HealthCheckRequest(serializedBytes: $0.payload).service }
+          == ["0", "1", "2"])
+      #expect(sent.last?.status?.code == .ok)
+      try connection.finish()
+      return counter.flushes
+    }
+    // One at a time: a flush per message and one for the end; together: one and one.
+    #expect(try flushes("count:3") == 4)
+    #expect(try flushes("batch:3") == 2)
+  }
 }
 
 /// An error of the connection that is not a protocol violation.

@@ -34,7 +34,7 @@ struct MatchingStub: Matching.ServiceProtocol {
   func listMyAvailability(_ request: ListMyAvailabilityRequest, context: ServerContext) async throws -> ListMyAvailabilityResponse { throw HandlerNotRun() }
   func saveRecurringSlots(_ request: SaveRecurringSlotsRequest, context: ServerContext) async throws -> RecurringSlots { throw HandlerNotRun() }
   func getRecurringSlots(_ request: GetRecurringSlotsRequest, context: ServerContext) async throws -> RecurringSlots { throw HandlerNotRun() }
-  func findMatches(_ request: FindMatchesRequest, context: ServerContext) async throws -> FindMatchesResponse { throw HandlerNotRun() }
+  func findMatches(_ request: FindMatchesRequest, context: ServerContext) throws -> FindMatchesResponse { throw HandlerNotRun() }
   func proposeMatch(_ request: ProposeMatchRequest, context: ServerContext) async throws -> Proposal { throw HandlerNotRun() }
   func respondToProposal(_ request: RespondToProposalRequest, context: ServerContext) async throws -> Proposal { throw HandlerNotRun() }
   func getProposal(_ request: GetProposalRequest, context: ServerContext) async throws -> Proposal { throw HandlerNotRun() }
@@ -57,7 +57,7 @@ struct MessagesStub: Messages.ServiceProtocol {
 /// `Players` with every handler throwing `HandlerNotRun`.
 struct PlayersStub: Players.ServiceProtocol {
   func getProfile(_ request: GetProfileRequest, context: ServerContext) async throws -> Profile { throw HandlerNotRun() }
-  func getMyProfile(_ request: GetMyProfileRequest, context: ServerContext) async throws -> Profile { throw HandlerNotRun() }
+  func getMyProfile(_ request: GetMyProfileRequest, context: ServerContext) throws -> Profile { throw HandlerNotRun() }
   func updateProfile(_ request: UpdateProfileRequest, context: ServerContext) async throws -> Profile { throw HandlerNotRun() }
   func updateLocation(_ request: UpdateLocationRequest, context: ServerContext) async throws -> UpdateLocationResponse { throw HandlerNotRun() }
   func nearbyPlayers(_ request: NearbyPlayersRequest, context: ServerContext) async throws -> NearbyPlayersResponse { throw HandlerNotRun() }
@@ -98,7 +98,7 @@ struct SurveysStub: Surveys.ServiceProtocol {
 
 /// `Health` with every handler throwing `HandlerNotRun`.
 struct HealthStub: Health.ServiceProtocol {
-  func check(_ request: HealthCheckRequest, context: ServerContext) async throws -> HealthCheckResponse { throw HandlerNotRun() }
+  func check(_ request: HealthCheckRequest, context: ServerContext) throws -> HealthCheckResponse { throw HandlerNotRun() }
   func watch(_ request: HealthCheckRequest, context: ServerContext, responses: ResponseStreamWriter<HealthCheckResponse>) async throws { throw HandlerNotRun() }
 }
 

@@ -110,7 +110,8 @@ final class Gates: Sendable {
 /// - `crash` throws an error that is not an `RPCError`;
 /// - `thread` answers whether the handler ran on an event loop before and after it waited for
 ///   work finished on another thread;
-/// - streaming `count:N` sends `0` ... `N-1`; `forever` sends a message every 10 ms until stopped;
+/// - streaming `count:N` sends `0` ... `N-1` one at a time, `batch:N` the same in one
+///   `write(serializedContentsOf:)`; `forever` sends a message every 10 ms until stopped;
 ///   `gate:NAME` sends nothing until the gate NAME opens, then ends.
 struct TestService: RPCService {
   static let name = "test.v1.Echo"
@@ -160,6 +161,14 @@ struct TestService: RPCService {
             index += 1
             try await Task.sleep(for: .milliseconds(10))
           }
+        }
+        if request.service.hasPrefix("batch:"), let count = Int(request.service.dropFirst(6)) {
+          try await writer.write(
+            serializedContentsOf: (0..<count).map {
+              try HealthCheckRequest(service: "\($0)").serializedBytes()
+            })
+          probe.didFinish()
+          return
         }
         guard request.service.hasPrefix("count:"), let count = Int(request.service.dropFirst(6))
         else {

@@ -304,10 +304,19 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     let serverContext = ServerContext(
       callID: callID, method: request.method, metadata: request.metadata, deadline: deadline,
       peer: peer, logger: logger)
-    let sink = RawResponseSink { bytes in
-      try await loop.flatSubmit { handler.value.sendStreamMessage(callID, serial: serial, bytes) }
-        .get()
-    }
+    let sink = RawResponseSink(
+      send: { bytes in
+        try await loop.flatSubmit {
+          handler.value.sendStreamMessages(callID, serial: serial, CollectionOfOne(bytes))
+        }.get()
+      },
+      sendAll: { messages in
+        // One hop to the loop for all of them; the flush the machine schedules sends them in
+        // one system call.
+        try await loop.flatSubmit {
+          handler.value.sendStreamMessages(callID, serial: serial, messages)
+        }.get()
+      })
     let budget = requestBudget
     let metrics = self.metrics
     let streaming = method.kind == .serverStreaming
@@ -457,23 +466,29 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       machine.handlerFinished(callID: callID, serial: serial, heldBytes: heldBytes, outcome))
   }
 
-  /// Sends a stream message of call `serial`; a handler whose call has ended (and whose id a
-  /// later call may have taken) sends nothing.
-  private func sendStreamMessage(_ callID: UInt64, serial: UInt64, _ payload: [UInt8])
-    -> EventLoopFuture<Void>
-  {
-    switch machine.streamMessage(callID: callID, serial: serial, payload: payload) {
-    case .callEnded:
-      return eventLoop.makeFailedFuture(CancellationError())
-    case .tooLarge(let error):
-      return eventLoop.makeFailedFuture(error)
-    case .send(let actions):
-      var written: EventLoopFuture<Void>?
-      for action in actions {
-        let future = perform(action)
-        if case .streamMessage = action { written = future }
+  /// Sends stream messages of call `serial`, in order, stopping at the first that cannot be
+  /// sent; a handler whose call has ended (and whose id a later call may have taken) sends
+  /// nothing. The future is the last message's write.
+  private func sendStreamMessages<Payloads: Collection<[UInt8]>>(
+    _ callID: UInt64, serial: UInt64, _ payloads: Payloads
+  ) -> EventLoopFuture<Void> {
+    var written: EventLoopFuture<Void> = eventLoop.makeSucceededVoidFuture()
+    for payload in payloads {
+      switch machine.streamMessage(callID: callID, serial: serial, payload: payload) {
+      case .callEnded:
+        return eventLoop.makeFailedFuture(CancellationError())
+      case .tooLarge(let error):
+        return eventLoop.makeFailedFuture(error)
+      case .send(let actions):
+        var this: EventLoopFuture<Void>?
+        for action in actions {
+          let future = perform(action)
+          if case .streamMessage = action { this = future }
+        }
+        guard let this else { return eventLoop.makeFailedFuture(CancellationError()) }
+        written = this
       }
-      return written ?? eventLoop.makeFailedFuture(CancellationError())
     }
+    return written
   }
 }
