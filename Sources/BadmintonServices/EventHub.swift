@@ -145,8 +145,10 @@ public final class EventHub: Sendable {
     }
     for (mailbox, records) in deliveries {
       guard !mailbox.overflowed.load(ordering: .relaxed) else { continue }
-      let buffered = mailbox.buffered.add(records.count, ordering: .relaxed).newValue
-      if buffered > maximumBuffered {
+      let (before, buffered) = mailbox.buffered.add(records.count, ordering: .relaxed)
+      // A subscriber that has taken everything gets a commit's events whole, however many:
+      // falling behind means events it has not taken yet when more arrive.
+      if before > 0, buffered > maximumBuffered {
         mailbox.overflowed.store(true, ordering: .releasing)
         mailbox.continuation.finish(throwing: Self.subscriberTooSlow)
       } else {

@@ -29,7 +29,7 @@ public struct EventsService: Events.ServiceProtocol {
     var cursor = try await replay(
       caller.userID, after: request.afterSequence, to: events, subscription)
     // The events of one transaction go to the writer together (one hand-over to the connection
-    // where it can take several); a batch is never larger than the hub's buffer.
+    // where it can take several), in hand-overs of at most `handOverBytes`, each waited for.
     for try await batch in subscription {
       var pending: [[UInt8]] = []
       var pendingCursor = cursor
@@ -38,7 +38,7 @@ public struct EventsService: Events.ServiceProtocol {
         if record.sequence > pendingCursor + 1 {
           if !pending.isEmpty {
             try subscription.ensureKeepingUp()
-            try await events.write(serializedContentsOf: pending)
+            try await Self.write(pending, to: events)
             pending = []
           }
           cursor = pendingCursor
@@ -53,11 +53,35 @@ public struct EventsService: Events.ServiceProtocol {
       }
       guard !pending.isEmpty else { continue }
       try subscription.ensureKeepingUp()
-      try await events.write(serializedContentsOf: pending)
+      try await Self.write(pending, to: events)
       cursor = pendingCursor
     }
     // The subscription ends without an error only when the call is cancelled.
     throw CancellationError()
+  }
+
+  /// The most bytes of events handed to the connection at once: a stream that is not read
+  /// holds at most this much in the connection's outgoing buffer beyond one event.
+  static let handOverBytes = 256 * 1024
+
+  /// Sends `messages` in order, in hand-overs of at most `handOverBytes` (or one message), each
+  /// written before the next is handed over.
+  static func write(_ messages: [[UInt8]], to events: ResponseStreamWriter<Event>) async throws {
+    var start = 0
+    while start < messages.count {
+      var end = start + 1
+      var bytes = messages[start].count
+      while end < messages.count, bytes + messages[end].count <= handOverBytes {
+        bytes += messages[end].count
+        end += 1
+      }
+      if start == 0, end == messages.count {
+        try await events.write(serializedContentsOf: messages)
+      } else {
+        try await events.write(serializedContentsOf: Array(messages[start..<end]))
+      }
+      start = end
+    }
   }
 
   /// Sends every stored event after `cursor`; returns the last sequence sent.

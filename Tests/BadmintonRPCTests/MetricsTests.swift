@@ -126,6 +126,18 @@ struct MetricsTests {
     #expect(scrape.value(Name.openStreams) == 1)
     #expect(scrape.value(Name.openConnections) == 1)
     #expect(scrape.value(Name.refusals, ["reason": "TOO_MANY_CONNECTIONS_FROM_ADDRESS"]) == 1)
+
+    // A cancelled stream's handler ends, and the gauge comes back to 0 (the handler lets go
+    // after its answer, so the scrape is repeated until it does; the bound only ends a failure).
+    try await watcher.send(Envelope(callID: 1, kind: .cancel))
+    while let envelope = try await watcher.readEnvelope(), envelope.kind != .streamEnd {}
+    let end = ContinuousClock.now + .seconds(30)
+    var streams = try await server.scrape().value(Name.openStreams)
+    while streams != 0, ContinuousClock.now < end {
+      try await Task.sleep(for: .milliseconds(5))
+      streams = try await server.scrape().value(Name.openStreams)
+    }
+    #expect(streams == 0)
     await watcher.close()
     await server.stop()
   }

@@ -82,8 +82,27 @@ struct EventDeliveryTests {
     #expect(second.map(\.sequence) == [4])
   }
 
+  @Test("a subscriber that has taken everything gets a transaction whole, even past the buffer")
+  func hub_oneTransactionOverTheBuffer_reachesACaughtUpSubscriber() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let owner = try await Self.player(store, phone: "+8613800009993")
+    let hub = EventHub(feed: store.feed, maximumBuffered: 4)
+    let subscription = hub.subscribe(playerID: owner.id)
+    defer { subscription.cancel() }
+    let publisher = EventPublisher(store: store, clock: ManualClock())
+    let body = Event.Body.verificationReviewed(Verification(id: 1))
+    // Others' many messages in one group commit must not cut a stream that is keeping up.
+    try await publisher.publish(Array(repeating: (body, owner.id), count: 9))
+    try subscription.ensureKeepingUp()
+    var batches = subscription.makeAsyncIterator()
+    let batch = try #require(try await batches.next())
+    #expect(batch.map(\.sequence) == Array(1...9))
+    #expect(hub.subscriberCount(of: owner.id) == 1)
+  }
+
   @Test(
-    "a transaction that alone passes the buffer ends the stream, and a resubscription replays it")
+    "a transaction that passes the buffer while events wait untaken ends the stream, and a resubscription replays them"
+  )
   func hub_oneTransactionOverTheBuffer_endsTheStream() async throws {
     let store = try SQLitePlayerStore.inMemory()
     let owner = try await Self.player(store, phone: "+8613800009994")
@@ -91,9 +110,14 @@ struct EventDeliveryTests {
     let subscription = hub.subscribe(playerID: owner.id)
     let publisher = EventPublisher(store: store, clock: ManualClock())
     let body = Event.Body.verificationReviewed(Verification(id: 1))
-    try await publisher.publish(Array(repeating: (body, owner.id), count: 5))
+    // One event not taken yet, then a transaction of four: five waiting, one over.
+    try await publisher.publish(body, to: [owner.id])
+    try subscription.ensureKeepingUp()
+    try await publisher.publish(Array(repeating: (body, owner.id), count: 4))
     #expect(throws: EventHub.subscriberTooSlow) { try subscription.ensureKeepingUp() }
+    // What was handed over before still arrives (the gap-free prefix), then the end.
     var batches = subscription.makeAsyncIterator()
+    #expect(try await batches.next()?.map(\.sequence) == [1])
     await #expect(throws: EventHub.subscriberTooSlow) { _ = try await batches.next() }
     #expect(hub.subscriberCount(of: owner.id) == 0)
 
@@ -155,4 +179,26 @@ struct EventDeliveryTests {
     #expect(received == [[1], [2, 3, 4]])
     #expect(hub.subscriberCount(of: owner.id) == 0)
   }
+
+  @Test("a batch is handed to the connection in parts of at most 256 KiB, in order, each once")
+  func stream_handsOverInBoundedParts() async throws {
+    let handOvers = Mutex<[[Int]]>([])
+    let writer = ResponseStreamWriter<Event>(
+      sink: RawResponseSink(
+        send: { bytes in handOvers.withLock { $0.append([bytes.count]) } },
+        sendAll: { messages in handOvers.withLock { $0.append(messages.map(\.count)) } }))
+    // Ten events of 60,000 bytes: four fit in 256 KiB (240,000 bytes), five do not.
+    let messages = (0..<10).map { [UInt8](repeating: UInt8($0), count: 60_000) }
+    try await EventsService.write(messages, to: writer)
+    #expect(
+      handOvers.withLock { $0 } == [
+        [60_000, 60_000, 60_000, 60_000], [60_000, 60_000, 60_000, 60_000], [60_000, 60_000],
+      ])
+    // One event larger than a part still goes, alone; small ones share a hand-over.
+    handOvers.withLock { $0 = [] }
+    try await EventsService.write(
+      [[1, 2], [UInt8](repeating: 0, count: 300_000), [3]], to: writer)
+    #expect(handOvers.withLock { $0 } == [[2], [300_000], [1]])
+  }
+
 }
