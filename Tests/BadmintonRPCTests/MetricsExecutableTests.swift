@@ -103,16 +103,8 @@ struct MetricsExecutableTests {
 
   @Test("refuses a bad --metrics-port with a message")
   func badMetricsPort_isRefused() throws {
-    let process = Process()
-    process.executableURL = Self.executable
-    process.arguments = ["--metrics-port", "70000"]
-    let errors = Pipe()
-    process.standardError = errors
-    process.standardOutput = Pipe()
-    try process.run()
-    process.waitUntilExit()
-    #expect(process.terminationStatus != 0)
-    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let (status, text) = try ServerExecutableTests.runToExit(["--metrics-port", "70000"])
+    #expect(status != 0)
     #expect(text.contains("--metrics-port"))
   }
 

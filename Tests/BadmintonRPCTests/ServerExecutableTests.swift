@@ -69,17 +69,24 @@ struct ServerExecutableTests {
 
   @Test("refuses bad options with a message")
   func badOptions_areRefused() throws {
+    let (status, text) = try Self.runToExit(["--port", "70000"])
+    #expect(status != 0)
+    #expect(text.contains("--port"))
+  }
+
+  /// Runs the server executable with `arguments` until it exits: its status and what it wrote
+  /// to standard error.
+  static func runToExit(_ arguments: [String]) throws -> (status: Int32, errors: String) {
     let process = Process()
-    process.executableURL = Self.executable
-    process.arguments = ["--port", "70000"]
+    process.executableURL = executable
+    process.arguments = arguments
     let errors = Pipe()
     process.standardError = errors
     process.standardOutput = Pipe()
     try process.run()
     process.waitUntilExit()
-    #expect(process.terminationStatus != 0)
     let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    #expect(text.contains("--port"))
+    return (process.terminationStatus, text)
   }
 
   @Test("serves TLS with --tls-certificate-chain and --tls-private-key, and logs that it does")
