@@ -34,6 +34,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+    .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     // Tests only: the CA and server certificates of the TLS tests, made at test time.
     .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
@@ -122,6 +123,21 @@ let package = Package(
       swiftSettings: defaultSwiftSettings
     ),
 
+    // The store on PostgreSQL, for several server instances on one database: the same interface
+    // as the embedded store, over postgres-nio.
+    .target(
+      name: "BadmintonPostgres",
+      dependencies: [
+        "BadmintonDomain",
+        "BadmintonStore",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+
     // The services: the domain and the store behind the RPC methods.
     .target(
       name: "BadmintonServices",
@@ -146,6 +162,7 @@ let package = Package(
         "BadmintonDomain",
         "BadmintonMetrics",
         "BadmintonRPC",
+        "BadmintonPostgres",
         "BadmintonServices",
         "BadmintonStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -175,6 +192,12 @@ let package = Package(
     ),
 
     // Tests.
+    // A throwaway PostgreSQL cluster, started by the tests that need one.
+    .target(
+      name: "PostgresTestCluster",
+      path: "Tests/PostgresTestCluster",
+      swiftSettings: defaultSwiftSettings
+    ),
     .testTarget(
       name: "BadmintonRPCTests",
       dependencies: [
@@ -231,7 +254,10 @@ let package = Package(
       name: "BadmintonStoreTests",
       dependencies: [
         "BadmintonDomain",
+        "BadmintonPostgres",
         "BadmintonStore",
+        "PostgresTestCluster",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],

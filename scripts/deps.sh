@@ -4,7 +4,9 @@
 set -euo pipefail
 
 # python3: scripts/fuzz writes the fuzz target's service stubs with it.
-packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev pkg-config python3)
+# postgresql-15: the PostgreSQL store's tests start a throwaway cluster of it.
+packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev pkg-config python3
+  postgresql-15)
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

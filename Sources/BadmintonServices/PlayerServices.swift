@@ -119,6 +119,9 @@ public struct PlayerServices: Sendable {
     try await hasher.loadStoredCosts(from: store)
     let hour: Int64 = 3600 * 1000
     let hub = EventHub(feed: store.feed, maximumBuffered: configuration.maximumBufferedEvents)
+    // Everything that follows the feed is subscribed: on a shared database, the other
+    // instances' commits since the store opened flow in from here.
+    store.startFeed()
     let events = EventPublisher(store: store, clock: clock)
     let matching = MatchingService(
       store: store, board: board, players: projections.players, blocks: blocks, clock: clock,

@@ -83,7 +83,7 @@ public final class ChangeFeed: Sendable {
   public var sequence: UInt64 { state.withLock { $0.sequence } }
 
   /// Numbers `changes` and hands them to every subscriber, in the order they subscribed.
-  func publish(_ changes: [StoreChange]) {
+  package func publish(_ changes: [StoreChange]) {
     let (committed, subscribers) = state.withLock { state in
       state.sequence += 1
       return (CommittedChanges(sequence: state.sequence, changes: changes), state.subscribers)

@@ -166,6 +166,10 @@ public protocol PlayerStore: Sendable {
   /// Every committed write's changes, in commit order, handed to subscribers before the write
   /// returns: what the in-memory state is a projection of.
   var feed: ChangeFeed { get }
+  /// Starts handing changes to `feed` that were not made through this store (on a database that
+  /// several instances share, the others' commits), from the moment the store was opened; called
+  /// once the projections are built and subscribed. An embedded store has nothing to start.
+  func startFeed()
   /// Hands every stored player to `apply` as the change the feed would give for it, in id
   /// order, all from one read, so a projection is built at start by the code that keeps it.
   func replayPlayers(_ apply: @escaping @Sendable (StoreChange) -> Void) async throws
@@ -270,4 +274,9 @@ public protocol PlayerStore: Sendable {
   func events(playerID: Int64, after sequence: UInt64, limit: Int) async throws -> [EventRecord]
   /// Removes events created before `unixMs`; returns how many. Sequences are never reused.
   func deleteEvents(createdBefore unixMs: Int64) async throws -> Int
+}
+
+extension PlayerStore {
+  /// Nothing to start: every change is made through this store.
+  public func startFeed() {}
 }

@@ -1,0 +1,172 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A statement's SQL, prepared once per pooled connection the first time that connection runs
+/// it (postgres-nio's `PostgresPreparedStatement`) and executed by name after that. Each
+/// statement is a type of its own: `enum PlayerByID: SQLStatement { static let sql = "..." }`.
+protocol SQLStatement {
+  static var sql: String { get }
+}
+
+/// The prepared statement that runs `Statement`'s SQL with the given bindings and hands the rows
+/// back as they are.
+struct Prepared<Statement: SQLStatement>: PostgresPreparedStatement {
+  typealias Row = PostgresRow
+  static var sql: String { Statement.sql }
+  static var name: String { "badminton." + String(describing: Statement.self) }
+
+  let bindings: PostgresBindings
+
+  func makeBindings() throws -> PostgresBindings { bindings }
+  func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+/// One leased connection, in a transaction or not: what the store's methods run their
+/// statements on.
+struct SQLConnection {
+  let connection: PostgresConnection
+  let logger: Logger
+
+  /// The rows `Statement` returns for `values`, bound to `$1`, `$2`, … in order; nil binds
+  /// NULL. Use `Data` (or `ByteBuffer`) for `BYTEA`, never `[UInt8]` (which binds an array).
+  @discardableResult
+  func rows<Statement: SQLStatement>(
+    _ statement: Statement.Type, _ values: (any PostgresThrowingDynamicTypeEncodable)?...
+  ) async throws -> [PostgresRow] {
+    try await rows(statement, values: values)
+  }
+
+  /// `rows(_:_:)` with the values as an array.
+  func rows<Statement: SQLStatement>(
+    _ statement: Statement.Type, values: [(any PostgresThrowingDynamicTypeEncodable)?]
+  ) async throws -> [PostgresRow] {
+    var bindings = PostgresBindings(capacity: values.count)
+    for value in values {
+      if let value { try bindings.append(value) } else { bindings.appendNull() }
+    }
+    var rows: [PostgresRow] = []
+    for try await row in try await connection.execute(
+      Prepared<Statement>(bindings: bindings), logger: logger)
+    {
+      rows.append(row)
+    }
+    return rows
+  }
+
+  /// The first row `Statement` returns for `values`, if any.
+  func row<Statement: SQLStatement>(
+    _ statement: Statement.Type, _ values: (any PostgresThrowingDynamicTypeEncodable)?...
+  ) async throws -> PostgresRow? {
+    try await rows(statement, values: values).first
+  }
+
+  /// Runs SQL that is not worth preparing (set-up, one-off statements), without bindings. It
+  /// may hold several statements, each ending a line with `;` (outside `$$` bodies).
+  func run(_ sql: String) async throws {
+    for statement in Self.statements(sql) {
+      try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+    }
+  }
+
+  /// `sql` cut into statements: a line ending in `;` ends one, unless it is inside a `$$` body.
+  static func statements(_ sql: String) -> [String] {
+    var statements: [String] = []
+    var current: [Substring] = []
+    var inBody = false
+    for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      if trimmed.hasPrefix("--") || (trimmed.isEmpty && current.isEmpty) { continue }
+      current.append(line)
+      if line.components(separatedBy: "$$").count % 2 == 0 { inBody.toggle() }
+      if !inBody, trimmed.hasSuffix(";") {
+        statements.append(current.joined(separator: "\n"))
+        current = []
+      }
+    }
+    let rest = current.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+    if !rest.isEmpty { statements.append(rest) }
+    return statements
+  }
+}
+
+/// The SQLSTATE of a PostgreSQL error, if `error` is one the server sent.
+func sqlState(_ error: any Error) -> String? {
+  (error as? PSQLError)?.serverInfo?[.sqlState]
+}
+
+/// Whether `error` is PostgreSQL refusing a transaction that ran against another at the same
+/// time (a serialization failure or a deadlock): the transaction may be run again.
+func isRetryable(_ error: any Error) -> Bool {
+  switch sqlState(error) {
+  case "40001", "40P01": return true
+  default: return false
+  }
+}
+
+/// Whether `error` is a unique constraint refusing a row (SQLSTATE 23505).
+func isUniqueViolation(_ error: any Error) -> Bool {
+  sqlState(error) == "23505"
+}
+
+/// The pool of connections to one PostgreSQL database, and the two ways the store uses them.
+struct SQLDatabase: Sendable {
+  let client: PostgresClient
+  let logger: Logger
+
+  /// Attempts of a transaction that keeps meeting concurrent ones before the write fails.
+  static let maximumAttempts = 32
+
+  /// Runs `body` on a pooled connection, outside any transaction: each statement is its own.
+  func read<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
+    try await client.withConnection { connection in
+      try await body(SQLConnection(connection: connection, logger: logger))
+    }
+  }
+
+  /// Runs `body` in one `REPEATABLE READ` read-only transaction: every statement sees the same
+  /// snapshot.
+  func snapshot<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
+    try await client.withConnection { connection in
+      let sql = SQLConnection(connection: connection, logger: logger)
+      try await sql.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+      do {
+        let value = try await body(sql)
+        try await sql.run("COMMIT")
+        return value
+      } catch {
+        try? await sql.run("ROLLBACK")
+        throw error
+      }
+    }
+  }
+
+  /// Runs `body` in one `SERIALIZABLE` transaction and commits it; run again from the start
+  /// when PostgreSQL refuses it for a transaction that ran at the same time (on this instance
+  /// or another), so `body` must only read and write through the connection it is given. If
+  /// `body` throws, nothing it wrote remains.
+  func transaction<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
+    var attempt = 0
+    while true {
+      attempt += 1
+      do {
+        return try await client.withConnection { connection in
+          let sql = SQLConnection(connection: connection, logger: logger)
+          try await sql.run("BEGIN ISOLATION LEVEL SERIALIZABLE")
+          do {
+            let value = try await body(sql)
+            try await sql.run("COMMIT")
+            return value
+          } catch {
+            try? await sql.run("ROLLBACK")
+            throw error
+          }
+        }
+      } catch  where isRetryable(error) && attempt < Self.maximumAttempts {
+        // A short, growing, random pause, so two transactions that keep meeting part ways.
+        let pause = UInt64.random(in: 0...(UInt64(min(attempt, 8)) * 500_000))
+        try await Task.sleep(nanoseconds: pause)
+      }
+    }
+  }
+}

@@ -1,0 +1,185 @@
+public import BadmintonStore
+import Foundation
+public import Logging
+import NIOCore
+import PostgresNIO
+
+/// The store on PostgreSQL: the same interface as the embedded store, for several server
+/// instances on one database.
+///
+/// - Writes run as `SERIALIZABLE` transactions on a bounded pool of connections; one that meets
+///   a concurrent transaction (here or on another instance) is run again, so the database
+///   decides every race, not a process's memory.
+/// - Every committed change of the tables the in-memory state is made of is numbered in commit
+///   order in the database (`PostgresSchema.changeCapture`). Each instance tails those numbers
+///   from its own cursor and hands each commit's changes to `feed`, its own writes and every
+///   other instance's alike; a write returns only once the feed has them, so its caller sees
+///   its change in every projection.
+/// - Statements are prepared once per pooled connection.
+public final class PostgresStore: Sendable {
+  /// Every committed change, this instance's and the others', in commit order.
+  public let feed = ChangeFeed()
+  let database: SQLDatabase
+  let tail: ChangeTail
+  private let running: Task<Void, Never>
+
+  /// How to reach the database and how many connections to keep.
+  public struct Configuration: Sendable {
+    /// The database, as `postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
+    public var url: String
+    /// Connections in the pool at most, the tail's two among them.
+    public var poolSize: Int
+
+    /// The database at `url` with at most `poolSize` connections.
+    public init(url: String, poolSize: Int = 16) {
+      self.url = url
+      self.poolSize = poolSize
+    }
+  }
+
+  /// Why a store could not be opened.
+  public enum OpenError: Error, CustomStringConvertible {
+    /// The URL is not `postgresql://USER@HOST:PORT/DATABASE`.
+    case badURL(String)
+    /// The pool must hold the tail's connections and at least one for the services.
+    case poolTooSmall(Int)
+
+    public var description: String {
+      switch self {
+      case .badURL(let url):
+        return "\(url) is not a PostgreSQL URL (postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE)"
+      case .poolTooSmall(let size): return "a pool of \(size) is too small: it needs at least 3"
+      }
+    }
+  }
+
+  private init(database: SQLDatabase, running: Task<Void, Never>, cursor: Int64, logger: Logger) {
+    self.database = database
+    self.running = running
+    tail = ChangeTail(database: database, feed: feed, cursor: cursor, logger: logger)
+  }
+
+  /// Connects to the database, applies the migrations it lacks, and notes where the change log
+  /// ends: the feed starts after that point once `startFeed()` is called (or the first write
+  /// is made), so a projection built from the store after `open` misses nothing.
+  public static func open(
+    _ configuration: Configuration, logger: Logger = Logger(label: "badminton.postgres")
+  ) async throws -> PostgresStore {
+    guard configuration.poolSize >= 3 else { throw OpenError.poolTooSmall(configuration.poolSize) }
+    var client = try clientConfiguration(url: configuration.url)
+    client.options.maximumConnections = configuration.poolSize
+    client.options.minimumConnections = 0
+    let postgres = PostgresClient(configuration: client, backgroundLogger: logger)
+    let database = SQLDatabase(client: postgres, logger: logger)
+    let running = Task { await postgres.run() }
+    do {
+      try await migrate(database)
+      let cursor = try await database.read { db in
+        try await db.row(CommitLogEnd.self)?.decode(Int64.self) ?? 0
+      }
+      return PostgresStore(database: database, running: running, cursor: cursor, logger: logger)
+    } catch {
+      running.cancel()
+      _ = await running.value
+      throw error
+    }
+  }
+
+  /// Starts handing committed changes to `feed`, from where the change log ended at `open`.
+  /// Call it once the projections are built and subscribed.
+  public func startFeed() {
+    tail.start()
+  }
+
+  /// Stops tailing and closes every connection.
+  public func close() async {
+    tail.stop()
+    running.cancel()
+    _ = await running.value
+  }
+
+  /// Runs `body` as one serializable transaction (again if it meets a concurrent one) and
+  /// returns once the feed has handed its changes on.
+  func write<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
+    let value = try await database.transaction(body)
+    try await tail.caughtUp()
+    return value
+  }
+
+  /// Runs `body` on a pooled connection, each statement on its own.
+  func read<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
+    try await database.read(body)
+  }
+
+  /// Runs `body` in one read-only snapshot.
+  func snapshot<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
+    try await database.snapshot(body)
+  }
+
+  // MARK: Opening
+
+  enum CommitLogEnd: SQLStatement {
+    static let sql = "SELECT COALESCE(max(seq), 0)::bigint FROM commit_log"
+  }
+
+  /// Applies the migrations the database lacks, holding an advisory lock so that instances
+  /// starting together migrate one after the other.
+  static func migrate(_ database: SQLDatabase) async throws {
+    try await database.read { db in
+      try await db.run("SELECT pg_advisory_lock(\(PostgresSchema.migrationLock))")
+      do {
+        try await db.run(
+          """
+          CREATE TABLE IF NOT EXISTS schema_migration (
+            name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+          """)
+        var applied: Set<String> = []
+        for try await name in try await db.connection.query(
+          "SELECT name FROM schema_migration", logger: db.logger
+        ).decode(String.self) {
+          applied.insert(name)
+        }
+        for migration in PostgresSchema.migrations where !applied.contains(migration.name) {
+          try await db.run("BEGIN")
+          do {
+            try await db.run(migration.sql)
+            try await db.connection.query(
+              "INSERT INTO schema_migration (name) VALUES (\(migration.name))", logger: db.logger)
+            try await db.run("COMMIT")
+          } catch {
+            try? await db.run("ROLLBACK")
+            throw error
+          }
+        }
+        try await db.run("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))")
+      } catch {
+        try? await db.run("SELECT pg_advisory_unlock(\(PostgresSchema.migrationLock))")
+        throw error
+      }
+    }
+  }
+
+  /// postgres-nio's configuration for `url`: `postgresql://USER[:PASSWORD]@HOST[:PORT]/DB`, or
+  /// with `?host=/path/to/socket/folder` for a Unix socket.
+  static func clientConfiguration(url: String) throws -> PostgresClient.Configuration {
+    guard let components = URLComponents(string: url),
+      components.scheme == "postgresql" || components.scheme == "postgres",
+      let user = components.user, !user.isEmpty
+    else { throw OpenError.badURL(url) }
+    let database = String(components.path.drop(while: { $0 == "/" }))
+    guard !database.isEmpty else { throw OpenError.badURL(url) }
+    let password = components.password
+    if let socketFolder = components.queryItems?.first(where: { $0.name == "host" })?.value,
+      socketFolder.hasPrefix("/")
+    {
+      let port = components.port ?? 5432
+      return PostgresClient.Configuration(
+        unixSocketPath: "\(socketFolder)/.s.PGSQL.\(port)", username: user, password: password,
+        database: database)
+    }
+    guard let host = components.host, !host.isEmpty else { throw OpenError.badURL(url) }
+    return PostgresClient.Configuration(
+      host: host, port: components.port ?? 5432, username: user, password: password,
+      database: database, tls: .disable)
+  }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A throwaway PostgreSQL cluster for the tests: made with `initdb` in a temporary folder the
+/// first time a test asks for a database, listening on a Unix socket in that folder only, and
+/// stopped and removed when the test process exits. Each test gets a database of its own.
+///
+/// The server is Debian's PostgreSQL 15 (`postgresql-15`, which `scripts/deps.sh` installs), or
+/// the one whose programs are in `BADMINTON_POSTGRES_BIN`. PostgreSQL refuses to run as root, so
+/// when the tests run as root the cluster runs as the `postgres` user the package made.
+///
+/// The cluster runs with `fsync = off`: the tests check what the product does, not what
+/// PostgreSQL's disk writes survive, and a test suite on a synced disk is several times slower.
+public enum PostgresTestCluster {
+  /// A running cluster.
+  public struct Cluster: Sendable {
+    /// The folder holding the data, the socket and the log.
+    public var folder: String
+    /// The folder of the Unix socket.
+    public var socketFolder: String
+    /// The programs' folder.
+    public var bin: String
+    /// The cluster's superuser.
+    public var user: String
+    /// How to run a program as the cluster's owner.
+    public var runAs: String?
+
+    /// The URL of `database` for the product (`--database`).
+    public func url(database: String) -> String {
+      "postgresql://\(user)@localhost:5432/\(database)?host=\(socketFolder)"
+    }
+  }
+
+  /// Why a cluster could not be started.
+  public struct StartError: Error, CustomStringConvertible {
+    public var description: String
+  }
+
+  private static let state = Mutex<Result<Cluster, StartError>?>(nil)
+  private static let counter = Atomic<Int>(0)
+
+  /// The cluster, started on first use.
+  public static func shared() throws -> Cluster {
+    let result = state.withLock { state -> Result<Cluster, StartError> in
+      if let state { return state }
+      let started: Result<Cluster, StartError>
+      do {
+        started = .success(try start())
+      } catch let error as StartError {
+        started = .failure(error)
+      } catch {
+        started = .failure(StartError(description: "\(error)"))
+      }
+      state = started
+      return started
+    }
+    return try result.get()
+  }
+
+  /// A new, empty database in the shared cluster; its URL.
+  public static func makeDatabase() throws -> String {
+    let cluster = try shared()
+    let name = "test_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
+    try run(
+      cluster, "psql",
+      [
+        "-h", cluster.socketFolder, "-U", cluster.user, "-d", "postgres",
+        "-v", "ON_ERROR_STOP=1", "-q", "-c", "CREATE DATABASE \(name)",
+      ])
+    return cluster.url(database: name)
+  }
+
+  private static func start() throws -> Cluster {
+    let bin =
+      ProcessInfo.processInfo.environment["BADMINTON_POSTGRES_BIN"]
+      ?? "/usr/lib/postgresql/15/bin"
+    guard FileManager.default.isExecutableFile(atPath: bin + "/initdb") else {
+      throw StartError(
+        description: "no PostgreSQL server at \(bin): run scripts/deps.sh (postgresql-15)")
+    }
+    let folder = NSTemporaryDirectory() + "badminton-pg-\(getpid())-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let runAs: String? = getuid() == 0 ? "postgres" : nil
+    if let runAs {
+      try execute("/bin/chown", [runAs, folder])
+    }
+    let cluster = Cluster(
+      folder: folder, socketFolder: folder, bin: bin, user: "badminton", runAs: runAs)
+    try run(
+      cluster, "initdb",
+      [
+        "-D", folder + "/data", "-U", cluster.user, "--auth=trust", "--no-sync", "-E", "UTF8",
+        "--locale=C", "-N",
+      ])
+    try run(
+      cluster, "pg_ctl",
+      [
+        "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o",
+        "-c listen_addresses='' -k \(folder) -p 5432 -c fsync=off -c full_page_writes=off "
+          + "-c max_connections=400 -c shared_buffers=64MB",
+        "start",
+      ])
+    atexit {
+      guard case .success(let cluster)? = PostgresTestCluster.state.withLock({ $0 }) else {
+        return
+      }
+      try? PostgresTestCluster.run(
+        cluster, "pg_ctl", ["-D", cluster.folder + "/data", "-m", "immediate", "-w", "stop"])
+      try? FileManager.default.removeItem(atPath: cluster.folder)
+    }
+    return cluster
+  }
+
+  /// Runs one of the cluster's programs, as its owner.
+  public static func run(_ cluster: Cluster, _ program: String, _ arguments: [String]) throws {
+    let path = cluster.bin + "/" + program
+    if let runAs = cluster.runAs {
+      try execute("/usr/sbin/runuser", ["-u", runAs, "--", path] + arguments)
+    } else {
+      try execute(path, arguments)
+    }
+  }
+
+  /// Runs `path` with `arguments` to its end (posix_spawn and waitpid: Foundation's `Process`
+  /// waits for descriptors that the server `pg_ctl` starts keeps open).
+  private static func execute(_ path: String, _ arguments: [String]) throws {
+    let outputPath = NSTemporaryDirectory() + "badminton-pg-output-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: outputPath) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    guard spawned == 0 else {
+      throw StartError(description: "cannot run \(path): error \(spawned)")
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    let exited = (status & 0x7f) == 0 && ((status >> 8) & 0xff) == 0
+    guard exited else {
+      let data = FileManager.default.contents(atPath: outputPath) ?? Data()
+      throw StartError(
+        description: "\(path) \(arguments.joined(separator: " ")) failed: "
+          + String(decoding: data, as: UTF8.self))
+    }
+  }
+
+}
