@@ -92,6 +92,21 @@ public final class PostgresStore: Sendable {
     tail.start()
   }
 
+  enum NewTransactionID: SQLStatement {
+    static let sql = "SELECT pg_current_xact_id()::text"
+  }
+
+  /// Returns once every transaction committed before the call, on this instance or another,
+  /// has been handed to `feed`. (A new transaction id is larger than that of every transaction
+  /// already committed.)
+  public func synchronize() async throws {
+    let id = try await database.read { db in
+      try await db.row(NewTransactionID.self)?.decode(String.self)
+    }
+    guard let id, let transaction = UInt64(id) else { throw ChangeTailError.unreadableHorizon }
+    try await tail.caughtUp(through: transaction)
+  }
+
   /// Stops tailing and closes every connection.
   public func close() async {
     tail.stop()
