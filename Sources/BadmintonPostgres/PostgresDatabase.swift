@@ -14,7 +14,8 @@ protocol SQLStatement {
 struct Prepared<Statement: SQLStatement>: PostgresPreparedStatement {
   typealias Row = PostgresRow
   static var sql: String { Statement.sql }
-  static var name: String { "badminton." + String(describing: Statement.self) }
+  /// The statement type's full name: two statements never share one.
+  static var name: String { String(reflecting: Statement.self) }
 
   let bindings: PostgresBindings
 
