@@ -22,6 +22,30 @@ public struct PlayerRecord: Hashable, Sendable {
   public var peerRatingCount: Int
   public var reputation: ReputationScore
 
+  /// A record with the given fields (a store reading its rows).
+  public init(
+    id: Int64, phone: String, nickname: String, password: PasswordDigest, selfLevel: Int,
+    verifiedMaxLevel: Int, locale: String, joinedAtUnixMs: Int64, location: Coordinate?,
+    locationUpdatedAtUnixMs: Int64?, totalGames: Int, wins: Int, peerRatingSum: Int,
+    peerRatingCount: Int, reputation: ReputationScore
+  ) {
+    self.id = id
+    self.phone = phone
+    self.nickname = nickname
+    self.password = password
+    self.selfLevel = selfLevel
+    self.verifiedMaxLevel = verifiedMaxLevel
+    self.locale = locale
+    self.joinedAtUnixMs = joinedAtUnixMs
+    self.location = location
+    self.locationUpdatedAtUnixMs = locationUpdatedAtUnixMs
+    self.totalGames = totalGames
+    self.wins = wins
+    self.peerRatingSum = peerRatingSum
+    self.peerRatingCount = peerRatingCount
+    self.reputation = reputation
+  }
+
   /// The level shown for this player and whether they are a new player.
   public var displayLevel: (level: Int, isNewPlayer: Bool) {
     SkillRating.displayLevel(
@@ -97,6 +121,24 @@ public struct VerificationRecord: Hashable, Sendable {
   public var reviewedAtUnixMs: Int64?
   public var reviewerID: Int64?
   public var reviewNote: String
+
+  /// A record with the given fields (a store reading its rows).
+  public init(
+    id: Int64, playerID: Int64, kind: ChampionshipKind, state: ReviewState, contentType: String,
+    documentSize: Int, submittedAtUnixMs: Int64, reviewedAtUnixMs: Int64?, reviewerID: Int64?,
+    reviewNote: String
+  ) {
+    self.id = id
+    self.playerID = playerID
+    self.kind = kind
+    self.state = state
+    self.contentType = contentType
+    self.documentSize = documentSize
+    self.submittedAtUnixMs = submittedAtUnixMs
+    self.reviewedAtUnixMs = reviewedAtUnixMs
+    self.reviewerID = reviewerID
+    self.reviewNote = reviewNote
+  }
 }
 
 /// A verification document arriving in pieces.
@@ -111,6 +153,19 @@ public struct DocumentUploadRecord: Hashable, Sendable {
   public var received: Int64
   /// When it is removed unless submitted first.
   public var expiresAtUnixMs: Int64
+
+  /// A record with the given fields (a store reading its rows).
+  public init(
+    id: Int64, playerID: Int64, contentType: String, totalSize: Int64, received: Int64,
+    expiresAtUnixMs: Int64
+  ) {
+    self.id = id
+    self.playerID = playerID
+    self.contentType = contentType
+    self.totalSize = totalSize
+    self.received = received
+    self.expiresAtUnixMs = expiresAtUnixMs
+  }
 }
 
 /// Unfinished uploads together would hold more than the server allows on disk.
@@ -143,6 +198,12 @@ public struct EventRecord: Hashable, Sendable {
 public struct ReviewOutcome: Hashable, Sendable {
   public var verification: VerificationRecord
   public var eventSequence: UInt64?
+
+  /// An outcome with the given parts.
+  public init(verification: VerificationRecord, eventSequence: UInt64?) {
+    self.verification = verification
+    self.eventSequence = eventSequence
+  }
 }
 
 /// Changes to a profile; nil keeps the stored value.

@@ -1,9 +1,11 @@
 import BadmintonDomain
 import Foundation
 import GRDB
+import PostgresNIO
 import PropertyBased
 import Testing
 
+@testable import BadmintonPostgres
 @testable import BadmintonStore
 
 @Suite("Player store: verification documents in pieces")
@@ -19,117 +21,140 @@ struct DocumentUploadStoreTests {
 
   static let limit: Int64 = 1 << 30
 
-  @Test(
-    "for any piece sizes, resends and misplaced pieces, the stored document is the one sent and reads back part by part"
-  )
-  func pieces_rebuildTheDocument() async throws {
-    await propertyCheck(
-      count: 40, input: Gen.int(in: 1...200_000), Gen.int(in: 1...60_000).array(of: 1...12),
-      Gen.int(in: 0...3).array(of: 40)
-    ) { size, sizes, actions in
-      let store = try SQLitePlayerStore.inMemory()
-      let player = try await store.createPlayer(StoreFixtures.newPlayer())
-      let document = Self.document(size: size)
-      // The model: the bytes the server holds.
-      var received = 0
-      var step = 0
-      var lastPiece: Range<Int>? = nil
-      var upload: DocumentUploadRecord? = nil
-      while received < size {
-        let wanted = max(sizes[step % sizes.count], received == 0 ? min(8, size) : 1)
-        let action = actions[step % actions.count]
-        step += 1
-        let end = min(received + wanted, size)
-        guard let current = upload else {
-          upload = try await store.startDocumentUpload(
-            playerID: player.id, contentType: "image/png", totalSize: Int64(size),
-            firstPiece: Array(document[0..<end]), atUnixMs: 0, openBytesLimit: Self.limit)
-          received = end
-          lastPiece = 0..<end
-          #expect(upload?.received == Int64(received))
-          continue
-        }
-        func append(_ range: Range<Int>, at offset: Int) async throws -> DocumentUploadRecord {
-          try await store.appendDocumentPiece(
-            playerID: player.id, uploadID: current.id, offset: Int64(offset), statedTotal: 0,
-            data: Array(document[range]), atUnixMs: Int64(step), openBytesLimit: Self.limit)
-        }
-        switch action {
-        case 1:
-          // The last piece again, as after a lost answer: acknowledged, nothing stored.
-          let again = try await append(lastPiece!, at: lastPiece!.lowerBound)
-          #expect(again.received == Int64(received))
-        case 2:
-          // A piece after a gap is refused.
-          let gap = await #expect(throws: DomainError.self) {
-            _ = try await append(received..<end, at: received + 1)
-          }
-          #expect(gap?.reason == "UPLOAD_OFFSET_MISMATCH")
-        case 3 where received + wanted > size:
-          // A piece past the stated size is refused.
-          let over = await #expect(throws: DomainError.self) {
-            _ = try await store.appendDocumentPiece(
-              playerID: player.id, uploadID: current.id, offset: Int64(received),
-              statedTotal: 0, data: [UInt8](repeating: 1, count: size - received + 1),
-              atUnixMs: Int64(step), openBytesLimit: Self.limit)
-          }
-          #expect(over?.reason == "DOCUMENT_SIZE_MISMATCH")
-        default:
-          break
-        }
-        let stored = try await append(received..<end, at: received)
-        lastPiece = received..<end
-        received = end
-        #expect(stored.received == Int64(received))
-        #expect(stored.expiresAtUnixMs == Int64(step) + DocumentUploadRules.lifetimeMs)
+  /// The document pieces stored, counted in the store's database.
+  static func pieceCount(_ store: any ServerStore) async throws -> Int {
+    if let sqlite = store as? SQLitePlayerStore {
+      return try await sqlite.writer.read { db in
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM document_piece")!
       }
-      let request = try await store.createVerification(
-        playerID: player.id, kind: .regional, uploadID: upload!.id, atUnixMs: 1)
-      #expect(request.documentSize == size)
-      #expect(request.contentType == "image/png")
-      #expect(try await store.verificationDocument(id: request.id) == document)
-      // Part by part, from wherever the last part ended.
-      var read: [UInt8] = []
-      while read.count < size {
-        let part = try #require(
-          try await store.verificationDocumentPart(id: request.id, offset: Int64(read.count)))
-        #expect(!part.isEmpty && part.count <= DocumentUploadRules.maximumPieceBytes)
-        read += part
+    }
+    let postgres = try #require(store as? PostgresStore)
+    return try await postgres.read { db in
+      var count = 0
+      for try await n in try await db.connection.query(
+        "SELECT count(*) FROM document_piece", logger: db.logger
+      ).decode(Int.self) {
+        count = n
       }
-      #expect(read == document)
-      // Any offset inside reads the bytes from there; outside, nothing.
-      let offset = (size * 7) / 11
-      let part = try #require(
-        try await store.verificationDocumentPart(id: request.id, offset: Int64(offset)))
-      #expect(Array(document[offset..<(offset + part.count)]) == part)
-      #expect(try await store.verificationDocumentPart(id: request.id, offset: Int64(size)) == nil)
-      #expect(try await store.verificationDocumentPart(id: request.id, offset: -1) == nil)
+      return count
     }
   }
 
-  @Test("only unfinished uploads expire; a submitted one keeps its pieces")
-  func expiry_removesOnlyUnfinished() async throws {
-    let store = try SQLitePlayerStore.inMemory()
-    let player = try await store.createPlayer(StoreFixtures.newPlayer())
-    let document = Self.document(size: 100)
-    var uploads: [DocumentUploadRecord] = []
-    for start in [0, 10, 20] as [Int64] {
-      uploads.append(
-        try await store.startDocumentUpload(
-          playerID: player.id, contentType: "image/png", totalSize: 100,
-          firstPiece: document, atUnixMs: start, openBytesLimit: Self.limit))
+  @Test(
+    "for any piece sizes, resends and misplaced pieces, the stored document is the one sent and reads back part by part",
+    arguments: StoreKind.allCases)
+  func pieces_rebuildTheDocument(kind: StoreKind) async throws {
+    // Each case is a new store: a PostgreSQL database each, so fewer of them.
+    await propertyCheck(
+      count: kind == .sqlite ? 40 : 10, input: Gen.int(in: 1...200_000),
+      Gen.int(in: 1...60_000).array(of: 1...12),
+      Gen.int(in: 0...3).array(of: 40)
+    ) { size, sizes, actions in
+      try await withStore(kind) { store in
+        let player = try await store.createPlayer(StoreFixtures.newPlayer())
+        let document = Self.document(size: size)
+        // The model: the bytes the server holds.
+        var received = 0
+        var step = 0
+        var lastPiece: Range<Int>? = nil
+        var upload: DocumentUploadRecord? = nil
+        while received < size {
+          let wanted = max(sizes[step % sizes.count], received == 0 ? min(8, size) : 1)
+          let action = actions[step % actions.count]
+          step += 1
+          let end = min(received + wanted, size)
+          guard let current = upload else {
+            upload = try await store.startDocumentUpload(
+              playerID: player.id, contentType: "image/png", totalSize: Int64(size),
+              firstPiece: Array(document[0..<end]), atUnixMs: 0, openBytesLimit: Self.limit)
+            received = end
+            lastPiece = 0..<end
+            #expect(upload?.received == Int64(received))
+            continue
+          }
+          func append(_ range: Range<Int>, at offset: Int) async throws -> DocumentUploadRecord {
+            try await store.appendDocumentPiece(
+              playerID: player.id, uploadID: current.id, offset: Int64(offset), statedTotal: 0,
+              data: Array(document[range]), atUnixMs: Int64(step), openBytesLimit: Self.limit)
+          }
+          switch action {
+          case 1:
+            // The last piece again, as after a lost answer: acknowledged, nothing stored.
+            let again = try await append(lastPiece!, at: lastPiece!.lowerBound)
+            #expect(again.received == Int64(received))
+          case 2:
+            // A piece after a gap is refused.
+            let gap = await #expect(throws: DomainError.self) {
+              _ = try await append(received..<end, at: received + 1)
+            }
+            #expect(gap?.reason == "UPLOAD_OFFSET_MISMATCH")
+          case 3 where received + wanted > size:
+            // A piece past the stated size is refused.
+            let over = await #expect(throws: DomainError.self) {
+              _ = try await store.appendDocumentPiece(
+                playerID: player.id, uploadID: current.id, offset: Int64(received),
+                statedTotal: 0, data: [UInt8](repeating: 1, count: size - received + 1),
+                atUnixMs: Int64(step), openBytesLimit: Self.limit)
+            }
+            #expect(over?.reason == "DOCUMENT_SIZE_MISMATCH")
+          default:
+            break
+          }
+          let stored = try await append(received..<end, at: received)
+          lastPiece = received..<end
+          received = end
+          #expect(stored.received == Int64(received))
+          #expect(stored.expiresAtUnixMs == Int64(step) + DocumentUploadRules.lifetimeMs)
+        }
+        let request = try await store.createVerification(
+          playerID: player.id, kind: .regional, uploadID: upload!.id, atUnixMs: 1)
+        #expect(request.documentSize == size)
+        #expect(request.contentType == "image/png")
+        #expect(try await store.verificationDocument(id: request.id) == document)
+        // Part by part, from wherever the last part ended.
+        var read: [UInt8] = []
+        while read.count < size {
+          let part = try #require(
+            try await store.verificationDocumentPart(id: request.id, offset: Int64(read.count)))
+          #expect(!part.isEmpty && part.count <= DocumentUploadRules.maximumPieceBytes)
+          read += part
+        }
+        #expect(read == document)
+        // Any offset inside reads the bytes from there; outside, nothing.
+        let offset = (size * 7) / 11
+        let part = try #require(
+          try await store.verificationDocumentPart(id: request.id, offset: Int64(offset)))
+        #expect(Array(document[offset..<(offset + part.count)]) == part)
+        #expect(
+          try await store.verificationDocumentPart(id: request.id, offset: Int64(size)) == nil)
+        #expect(try await store.verificationDocumentPart(id: request.id, offset: -1) == nil)
+      }
     }
-    let submitted = try await store.createVerification(
-      playerID: player.id, kind: .regional, uploadID: uploads[2].id, atUnixMs: 21)
-    let lifetime = DocumentUploadRules.lifetimeMs
-    #expect(try await store.deleteDocumentUploads(expiredBefore: lifetime + 9) == 1)
-    #expect(try await store.deleteDocumentUploads(expiredBefore: lifetime + 9) == 0)
-    #expect(try await store.deleteDocumentUploads(expiredBefore: .max) == 1)
-    #expect(try await store.verificationDocument(id: submitted.id) == document)
-    let pieces = try await store.writer.read { db in
-      try Int.fetchOne(db, sql: "SELECT count(*) FROM document_piece")!
+  }
+
+  @Test(
+    "only unfinished uploads expire; a submitted one keeps its pieces",
+    arguments: StoreKind.allCases)
+  func expiry_removesOnlyUnfinished(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let player = try await store.createPlayer(StoreFixtures.newPlayer())
+      let document = Self.document(size: 100)
+      var uploads: [DocumentUploadRecord] = []
+      for start in [0, 10, 20] as [Int64] {
+        uploads.append(
+          try await store.startDocumentUpload(
+            playerID: player.id, contentType: "image/png", totalSize: 100,
+            firstPiece: document, atUnixMs: start, openBytesLimit: Self.limit))
+      }
+      let submitted = try await store.createVerification(
+        playerID: player.id, kind: .regional, uploadID: uploads[2].id, atUnixMs: 21)
+      let lifetime = DocumentUploadRules.lifetimeMs
+      #expect(try await store.deleteDocumentUploads(expiredBefore: lifetime + 9) == 1)
+      #expect(try await store.deleteDocumentUploads(expiredBefore: lifetime + 9) == 0)
+      #expect(try await store.deleteDocumentUploads(expiredBefore: .max) == 1)
+      #expect(try await store.verificationDocument(id: submitted.id) == document)
+      #expect(try await Self.pieceCount(store) == 1)
     }
-    #expect(pieces == 1)
   }
 
   @Test("migrating to pieces cuts each stored document into pieces that read back whole")
