@@ -5,7 +5,7 @@ import Testing
 @Suite("Matching store: proposals and matches")
 struct ProposalStoreTests {
   /// The reason of the `DomainError` that `body` threw, or nil.
-  private func reason(_ body: () async throws -> Void) async -> String? {
+  static func reason(_ body: () async throws -> Void) async -> String? {
     do {
       try await body()
       return nil
@@ -17,21 +17,20 @@ struct ProposalStoreTests {
   }
 
   /// Four players, each with one active availability from 10:00 to 12:00 on the first day.
-  private static func seatedPlayers(_ store: SQLitePlayerStore, count: Int = 4) async throws
+  static func seatedPlayers(_ store: any ServerStore, count: Int = 4) async throws
     -> [(player: Int64, availability: Int64)]
   {
     var seats: [(Int64, Int64)] = []
     for index in 0..<count {
-      let player = try await store.createPlayer(
-        StoreFixtures.newPlayer(phone: "+86139000000\(10 + index)"))
+      let player = try await MatchingStoreTests.player(store, "+86139000000\(10 + index)")
       let availability = try await store.createAvailability(
-        MatchingStoreTests.availability(player.id), activeLimit: 10, now: 0)
-      seats.append((player.id, availability.id))
+        MatchingStoreTests.availability(player), activeLimit: 10, now: 0)
+      seats.append((player, availability.id))
     }
     return seats
   }
 
-  private static func proposal(
+  static func proposal(
     _ seats: [(player: Int64, availability: Int64)], expiresAt: Int64 = 10_000
   ) -> NewProposal {
     NewProposal(
@@ -44,9 +43,13 @@ struct ProposalStoreTests {
   }
 
   @Test(
-    "the last acceptance confirms the match, uses up every availability, and books nobody twice")
-  func accept_confirmsOnce() async throws {
-    let store = try SQLitePlayerStore.inMemory()
+    "the last acceptance confirms the match, uses up every availability, and books nobody twice",
+    arguments: StoreKind.allCases)
+  func accept_confirmsOnce(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.accept_confirmsOnce(store) }
+  }
+
+  private static func accept_confirmsOnce(_ store: any ServerStore) async throws {
     let seats = try await Self.seatedPlayers(store)
     let proposal = try await store.createProposal(Self.proposal(seats), now: 1)
     #expect(proposal.state == .pending)
@@ -58,12 +61,12 @@ struct ProposalStoreTests {
     }
     // The proposer is not an invitee and cannot answer; nor can a player answer twice.
     #expect(
-      await reason {
+      await Self.reason {
         _ = try await store.answerProposal(
           id: proposal.id, playerID: seats[0].player, accept: true, teams: teams, now: 2)
       } == "PROPOSAL_NOT_FOUND")
     #expect(
-      await reason {
+      await Self.reason {
         _ = try await store.answerProposal(
           id: proposal.id, playerID: seats[1].player, accept: true, teams: teams, now: 2)
       } == "PROPOSAL_ALREADY_ANSWERED")
@@ -87,27 +90,32 @@ struct ProposalStoreTests {
     // another availability: the last acceptance then lets the proposal lapse.
     let second = try await store.createAvailability(
       MatchingStoreTests.availability(seats[0].player, startHour: 11), activeLimit: 10, now: 0)
-    let other = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613900000099"))
+    let other = try await MatchingStoreTests.player(store, "+8613900000099")
     let otherSlot = try await store.createAvailability(
-      MatchingStoreTests.availability(other.id, startHour: 11), activeLimit: 10, now: 0)
+      MatchingStoreTests.availability(other, startHour: 11), activeLimit: 10, now: 0)
     let overlapping = try await store.createProposal(
-      Self.proposal([(seats[0].player, second.id), (other.id, otherSlot.id)]), now: 4)
+      Self.proposal([(seats[0].player, second.id), (other, otherSlot.id)]), now: 4)
     let refused = try await store.answerProposal(
-      id: overlapping.id, playerID: other.id, accept: true, teams: [:], now: 5)
+      id: overlapping.id, playerID: other, accept: true, teams: [:], now: 5)
     #expect(refused.match == nil && refused.proposal.state == .lapsed)
     #expect(try await store.availability(id: otherSlot.id)?.state == .active)
   }
 
-  @Test("a decline ends the proposal for everyone; a used availability makes a proposal lapse")
-  func decline_andLapse() async throws {
-    let store = try SQLitePlayerStore.inMemory()
+  @Test(
+    "a decline ends the proposal for everyone; a used availability makes a proposal lapse",
+    arguments: StoreKind.allCases)
+  func decline_andLapse(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.decline_andLapse(store) }
+  }
+
+  private static func decline_andLapse(_ store: any ServerStore) async throws {
     let seats = try await Self.seatedPlayers(store, count: 3)
     let first = try await store.createProposal(Self.proposal([seats[0], seats[1]]), now: 1)
     let declined = try await store.answerProposal(
       id: first.id, playerID: seats[1].player, accept: false, teams: [:], now: 2)
     #expect(declined.proposal.state == .declined)
     #expect(
-      await reason {
+      await Self.reason {
         _ = try await store.answerProposal(
           id: first.id, playerID: seats[1].player, accept: true, teams: [:], now: 2)
       } == "PROPOSAL_NOT_PENDING")
@@ -125,20 +133,25 @@ struct ProposalStoreTests {
     #expect(try await store.availability(id: seats[2].availability)?.state == .active)
     // A proposal naming an availability that is no longer active cannot be made.
     #expect(
-      await reason {
+      await Self.reason {
         _ = try await store.createProposal(Self.proposal([seats[0], seats[2]]), now: 6)
       } == "AVAILABILITY_NOT_FOUND")
   }
 
-  @Test("pending proposals lapse when they expire; cancelling a match frees the others' time")
-  func expiry_andCancel() async throws {
-    let store = try SQLitePlayerStore.inMemory()
+  @Test(
+    "pending proposals lapse when they expire; cancelling a match frees the others' time",
+    arguments: StoreKind.allCases)
+  func expiry_andCancel(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.expiry_andCancel(store) }
+  }
+
+  private static func expiry_andCancel(_ store: any ServerStore) async throws {
     let seats = try await Self.seatedPlayers(store, count: 2)
     let expiring = try await store.createProposal(Self.proposal(seats, expiresAt: 50), now: 1)
     #expect(try await store.lapseProposals(now: 49).isEmpty)
     #expect(try await store.lapseProposals(now: 50).map(\.id) == [expiring.id])
     #expect(
-      await reason {
+      await Self.reason {
         _ = try await store.answerProposal(
           id: expiring.id, playerID: seats[1].player, accept: true, teams: [:], now: 51)
       } == "PROPOSAL_NOT_PENDING")
@@ -150,11 +163,11 @@ struct ProposalStoreTests {
       ).match)
     let start = match.slot.startUnixMs
     #expect(
-      await reason {
+      await Self.reason {
         _ = try await store.cancelMatch(id: match.id, playerID: 999, now: 62)
       } == "MATCH_NOT_FOUND")
     #expect(
-      await reason {
+      await Self.reason {
         _ = try await store.cancelMatch(id: match.id, playerID: seats[0].player, now: start)
       } == "MATCH_ALREADY_STARTED")
     let cancelled = try await store.cancelMatch(id: match.id, playerID: seats[0].player, now: 62)
@@ -170,14 +183,19 @@ struct ProposalStoreTests {
       try await store.matches(playerID: seats[1].player, past: true, now: 0, after: nil, limit: 100)
         .count == 1)
     #expect(
-      await reason {
+      await Self.reason {
         _ = try await store.cancelMatch(id: match.id, playerID: seats[1].player, now: 63)
       } == "MATCH_NOT_CONFIRMED")
   }
 
-  @Test("an answer's events are written with it, and a refused answer writes none")
-  func answerEvents_inTransaction() async throws {
-    let store = try SQLitePlayerStore.inMemory()
+  @Test(
+    "an answer's events are written with it, and a refused answer writes none",
+    arguments: StoreKind.allCases)
+  func answerEvents_inTransaction(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.answerEvents_inTransaction(store) }
+  }
+
+  private static func answerEvents_inTransaction(_ store: any ServerStore) async throws {
     let seats = try await Self.seatedPlayers(store, count: 2)
     let proposal = try await store.createProposal(Self.proposal(seats), now: 1)
     let notify: @Sendable (ProposalAnswerOutcome) -> OutgoingEvents = { outcome in
@@ -187,20 +205,26 @@ struct ProposalStoreTests {
       id: proposal.id, playerID: seats[1].player, accept: false, teams: [:], now: 2,
       notify: notify)
     #expect(
-      try await store.events(playerID: seats[0].player, after: 0, limit: 10).map(\.payload)
+      try await MatchingTestSupport.eventPayloads(store, playerID: seats[0].player)
         == [Array("declined".utf8)])
     #expect(
-      await reason {
+      await Self.reason {
         _ = try await store.answerProposal(
           id: proposal.id, playerID: seats[1].player, accept: true, teams: [:], now: 3,
           notify: notify)
       } == "PROPOSAL_NOT_PENDING")
-    #expect(try await store.events(playerID: seats[0].player, after: 0, limit: 10).count == 1)
+    #expect(
+      try await MatchingTestSupport.eventPayloads(store, playerID: seats[0].player).count == 1)
   }
 
-  @Test("saving recurring slots again keeps a recurring day a match used, and does not re-add it")
-  func recurringSave_keepsMatchedDay() async throws {
-    let store = try SQLitePlayerStore.inMemory()
+  @Test(
+    "saving recurring slots again keeps a recurring day a match used, and does not re-add it",
+    arguments: StoreKind.allCases)
+  func recurringSave_keepsMatchedDay(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.recurringSave_keepsMatchedDay(store) }
+  }
+
+  private static func recurringSave_keepsMatchedDay(_ store: any ServerStore) async throws {
     let seats = try await Self.seatedPlayers(store, count: 1)
     let player = seats[0].player
     let settings = RecurringSettings(
@@ -212,13 +236,13 @@ struct ProposalStoreTests {
     let day = MatchingStoreTests.availability(player, startHour: 30, source: .recurring)
     let saved = try await store.saveRecurring(settings, occurrences: [day])
     let recurringDay = try #require(saved.added.first)
-    let partner = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613900000098"))
+    let partner = try await MatchingStoreTests.player(store, "+8613900000098")
     let theirs = try await store.createAvailability(
-      MatchingStoreTests.availability(partner.id, startHour: 30), activeLimit: 10, now: 0)
+      MatchingStoreTests.availability(partner, startHour: 30), activeLimit: 10, now: 0)
     let proposal = try await store.createProposal(
-      Self.proposal([(player, recurringDay.id), (partner.id, theirs.id)]), now: 1)
+      Self.proposal([(player, recurringDay.id), (partner, theirs.id)]), now: 1)
     let match = try await store.answerProposal(
-      id: proposal.id, playerID: partner.id, accept: true, teams: [:], now: 2
+      id: proposal.id, playerID: partner, accept: true, teams: [:], now: 2
     ).match
     #expect(match != nil)
     let again = try await store.saveRecurring(settings, occurrences: [day])
