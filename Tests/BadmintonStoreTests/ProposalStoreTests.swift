@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import Synchronization
 import Testing
 
 @Suite("Matching store: proposals and matches")
@@ -248,5 +249,82 @@ struct ProposalStoreTests {
     let again = try await store.saveRecurring(settings, occurrences: [day])
     #expect(again.added.isEmpty && again.removed.isEmpty)
     #expect(try await store.availability(id: recurringDay.id)?.state == .matched)
+  }
+
+  @Test(
+    "the replays and the feed give availability and matches as the store reads them, in id order",
+    arguments: StoreKind.allCases)
+  func replays_andFeed(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.replaysAndFeed(store) }
+  }
+
+  private static func replaysAndFeed(_ store: any ServerStore) async throws {
+    let fed = Mutex<[StoreChange]>([])
+    store.feed.subscribe { committed in fed.withLock { $0 += committed.changes } }
+    let seats = try await Self.seatedPlayers(store, count: 3)
+    let kept = try #require(
+      try await store.answerProposal(
+        id: try await store.createProposal(Self.proposal([seats[0], seats[1]]), now: 1).id,
+        playerID: seats[1].player, accept: true, teams: [:], now: 2
+      ).match)
+    // A later match of the first player with the third, cancelled.
+    let later = MatchingStoreTests.availability(seats[0].player, startHour: 30)
+    let mine = try await store.createAvailability(later, activeLimit: 10, now: 0)
+    let theirs = try await store.createAvailability(
+      MatchingStoreTests.availability(seats[2].player, startHour: 30), activeLimit: 10, now: 0)
+    var second = Self.proposal([(seats[0].player, mine.id), (seats[2].player, theirs.id)])
+    second.slot = later.slot
+    let cancelled = try #require(
+      try await store.answerProposal(
+        id: try await store.createProposal(second, now: 3).id, playerID: seats[2].player,
+        accept: true, teams: [:], now: 4
+      ).match)
+    _ = try await store.cancelMatch(id: cancelled.id, playerID: seats[0].player, now: 5)
+    // More recurring days than a replay reads at once.
+    let days = (0..<1005).map { index in
+      MatchingStoreTests.availability(
+        seats[0].player, startHour: 40, source: .recurring,
+        date: LocalDate(
+          year: 2030 + index / 280, month: 1 + index % 280 / 28, day: 1 + index % 28))
+    }
+    let added = try await store.addRecurringOccurrences(days)
+    #expect(added.count == days.count)
+
+    let active = try await store.allActiveAvailability(now: 0)
+    #expect(active.map(\.id) == active.map(\.id).sorted())
+    #expect(
+      Set(active.map(\.id))
+        == Set([seats[2].availability, theirs.id] + added.map(\.id)))
+    let replayed = Mutex<[StoreChange]>([])
+    try await store.replayActiveAvailability(nowUnixMs: 0) { change in
+      replayed.withLock { $0.append(change) }
+    }
+    #expect(replayed.withLock { $0 } == active.map { .availability(id: $0.id, $0) })
+
+    let matches = Mutex<[StoreChange]>([])
+    try await store.replayConfirmedMatches(endingAfter: 0) { change in
+      matches.withLock { $0.append(change) }
+    }
+    #expect(matches.withLock { $0 } == [.match(id: kept.id, kept)])
+    #expect(try await store.confirmedMatches(endingAfter: 0) == [kept])
+
+    // The feed's last word on each availability and match is what the store reads now.
+    var last: [String: StoreChange] = [:]
+    for change in fed.withLock({ $0 }) {
+      switch change {
+      case .availability(let id, _): last["availability \(id)"] = change
+      case .match(let id, _): last["match \(id)"] = change
+      default: continue
+      }
+    }
+    for id in seats.map(\.availability) + [mine.id, theirs.id] {
+      let record = try await store.availability(id: id)
+      #expect(last["availability \(id)"] == .availability(id: id, record))
+    }
+    for match in [kept, cancelled] {
+      let record = try await store.match(id: match.id)
+      #expect(last["match \(match.id)"] == .match(id: match.id, record))
+    }
+    #expect(try await store.match(id: cancelled.id)?.state == .cancelled)
   }
 }
