@@ -179,6 +179,35 @@ struct PostgresMatchingRaceTests {
     await two.close()
   }
 
+  @Test("posts made at once through two instances never pass a player's limit of active posts")
+  func availabilityLimitRace() async throws {
+    let url = try PostgresTestCluster.makeDatabase()
+    let stores = [
+      try await PostgresStore.open(.init(url: url, poolSize: 4)),
+      try await PostgresStore.open(.init(url: url, poolSize: 4)),
+    ]
+    let limit = 3
+    for number in 1...Self.rounds {
+      let player = try await MatchingStoreTests.player(stores[0], "+861392\(number + 100)")
+      let reasons = try await withThrowingTaskGroup(of: String?.self) { group in
+        for index in 0..<8 {
+          group.addTask {
+            await ProposalStoreTests.reason {
+              _ = try await stores[index % 2].createAvailability(
+                MatchingStoreTests.availability(player, startHour: Int64(index)),
+                activeLimit: limit, now: 0)
+            }
+          }
+        }
+        return try await group.reduce(into: [String?]()) { $0.append($1) }
+      }
+      #expect(reasons.filter { $0 == nil }.count == limit, "round \(number): \(reasons)")
+      #expect(reasons.compactMap { $0 }.allSatisfy { $0 == "AVAILABILITY_LIMIT" })
+      #expect(try await stores[1].activeAvailability(playerID: player, now: 0).count == limit)
+    }
+    for store in stores { await store.close() }
+  }
+
   /// Cancels through `store`: nil when it did, else the refusal's reason.
   static func cancel(_ store: PostgresStore, _ match: Int64, _ player: Int64) async -> String? {
     await ProposalStoreTests.reason {
