@@ -1,4 +1,4 @@
-public import BadmintonDomain
+import BadmintonDomain
 public import BadmintonStore
 import PostgresNIO
 
