@@ -55,7 +55,7 @@ public struct NewAvailability: Hashable, Sendable {
   }
 
   /// For a recurring occurrence: the key that keeps one day of one slot from being added twice.
-  var recurringKey: String? {
+  package var recurringKey: String? {
     guard source == .recurring else { return nil }
     return "\(date) \(startMinute)-\(endMinute) \(mode == .singles ? "S" : "D")"
   }
