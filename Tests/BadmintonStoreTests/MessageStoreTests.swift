@@ -15,14 +15,14 @@ struct MessageStoreTests {
     return (try SQLitePlayerStore(writer: queue), queue)
   }
 
-  private static func players(_ store: SQLitePlayerStore) async throws -> (Int64, Int64) {
+  private static func players(_ store: any ServerStore) async throws -> (Int64, Int64) {
     let ann = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613900000001"))
     let bo = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613900000002"))
     return (ann.id, bo.id)
   }
 
   private static func send(
-    _ store: SQLitePlayerStore, _ from: Int64, _ to: Int64, id: String, text: String = "hi"
+    _ store: any ServerStore, _ from: Int64, _ to: Int64, id: String, text: String = "hi"
   ) async throws -> MessageSendOutcome {
     try await store.sendMessage(
       NewMessage(
@@ -86,9 +86,14 @@ struct MessageStoreTests {
     #expect(next.map(\.id) == Array((total - 99...total - 50).reversed()))
   }
 
-  @Test("one thread per pair, one message per client message id, and the event with the message")
-  func send_idempotentWithOneThread() async throws {
-    let (store, queue) = try Self.store()
+  @Test(
+    "one thread per pair, one message per client message id, and the event with the message",
+    arguments: StoreKind.allCases)
+  func send_idempotentWithOneThread(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.sendIdempotentWithOneThread(store) }
+  }
+
+  private static func sendIdempotentWithOneThread(_ store: any ServerStore) async throws {
     let (ann, bo) = try await Self.players(store)
     let first = try await Self.send(store, ann, bo, id: "a")
     let again = try await Self.send(store, ann, bo, id: "a")
@@ -96,12 +101,10 @@ struct MessageStoreTests {
     #expect(first.created && !again.created && reply.created)
     #expect(again.message == first.message)
     #expect(reply.message.threadID == first.message.threadID)
-    let counts = try await queue.read { db in
-      (
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM message_thread")!,
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM direct_message")!
-      )
-    }
+    let counts = (
+      try await StoreSQL.integer(store, "SELECT count(*) FROM message_thread"),
+      try await StoreSQL.integer(store, "SELECT count(*) FROM direct_message")
+    )
     #expect(counts == (1, 2))
     #expect(try await store.events(playerID: bo, after: 0, limit: 10).count == 1)
     await #expect(throws: MessageErrors.clientMessageIDReused) {
@@ -109,20 +112,23 @@ struct MessageStoreTests {
     }
     // The pair's thread cannot be made twice, whatever the order of its players.
     await #expect(throws: (any Error).self) {
-      try await queue.write { db in
-        try db.execute(
-          sql: """
-            INSERT INTO message_thread (low_player_id, high_player_id, created_at_ms)
-            VALUES (?, ?, 0)
-            """,
-          arguments: [min(ann, bo), max(ann, bo)])
-      }
+      try await StoreSQL.execute(
+        store,
+        """
+        INSERT INTO message_thread (low_player_id, high_player_id, created_at_ms)
+        VALUES (\(min(ann, bo)), \(max(ann, bo)), 0)
+        """)
     }
   }
 
-  @Test("for any text and client message id, the message a send returns is the row as stored")
-  func sentMessage_isTheStoredRow() async throws {
-    let (store, _) = try Self.store()
+  @Test(
+    "for any text and client message id, the message a send returns is the row as stored",
+    arguments: StoreKind.allCases)
+  func sentMessage_isTheStoredRow(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.sentMessageIsTheStoredRow(store) }
+  }
+
+  private static func sentMessageIsTheStoredRow(_ store: any ServerStore) async throws {
     let (ann, bo) = try await Self.players(store)
     let characters = Gen.character(in: "\u{1}"..."\u{D7FF}")
     await propertyCheck(
@@ -144,9 +150,12 @@ struct MessageStoreTests {
     }
   }
 
-  @Test("a write that fails part-way leaves nothing behind")
-  func failedWrite_isAtomic() async throws {
-    let (store, queue) = try Self.store()
+  @Test("a write that fails part-way leaves nothing behind", arguments: StoreKind.allCases)
+  func failedWrite_isAtomic(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.failedWriteIsAtomic(store) }
+  }
+
+  private static func failedWriteIsAtomic(_ store: any ServerStore) async throws {
     let (ann, bo) = try await Self.players(store)
     // An event for a player who does not exist fails the transaction after the insert.
     await #expect(throws: DomainError.playerNotFound) {
@@ -155,20 +164,23 @@ struct MessageStoreTests {
           senderID: ann, recipientID: bo, clientMessageID: "x", text: "hi", sentAtUnixMs: 0)
       ) { _ in [(999_999, [1])] }
     }
-    let rows = try await queue.read { db in
-      try Int.fetchOne(
-        db,
-        sql: """
-          SELECT (SELECT count(*) FROM direct_message) + (SELECT count(*) FROM message_thread)
-            + (SELECT count(*) FROM message_thread_member)
-          """)!
-    }
+    let rows = try await StoreSQL.integer(
+      store,
+      """
+      SELECT (SELECT count(*) FROM direct_message) + (SELECT count(*) FROM message_thread)
+        + (SELECT count(*) FROM message_thread_member)
+      """)
     #expect(rows == 0)
   }
 
-  @Test("thread pages of any size, each below the last cursor, make the whole list with one badge")
-  func threadPages_concatenate() async throws {
-    let (store, _) = try Self.store()
+  @Test(
+    "thread pages of any size, each below the last cursor, make the whole list with one badge",
+    arguments: StoreKind.allCases)
+  func threadPages_concatenate(kind: StoreKind) async throws {
+    try await withStore(kind) { store in try await Self.threadPagesConcatenate(store) }
+  }
+
+  private static func threadPagesConcatenate(_ store: any ServerStore) async throws {
     let (ann, _) = try await Self.players(store)
     var others: [Int64] = []
     for index in 0..<6 {
