@@ -234,7 +234,9 @@ enum PostgresSchema {
     CREATE UNIQUE INDEX room_open_code ON room(code) WHERE state = 1;
     CREATE INDEX room_code ON room(code, id);
     CREATE INDEX room_activity ON room(state, last_activity_at_ms);
+    -- row_id stands for SQLite's rowid: it orders participants who joined in one millisecond.
     CREATE TABLE room_participant (
+      row_id BIGINT GENERATED ALWAYS AS IDENTITY UNIQUE,
       room_id BIGINT NOT NULL REFERENCES room(id) ON DELETE CASCADE,
       player_id BIGINT NOT NULL REFERENCES player(id) ON DELETE CASCADE,
       joined_at_ms BIGINT NOT NULL,
