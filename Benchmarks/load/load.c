@@ -17,7 +17,10 @@
  *   setup                      registers the three bench players; the caller posts one availability
  *   find N                     FindMatches latency at 1 in flight (N: the board size, for the keys)
  *   unary                      Health/Check and Players/GetMyProfile latency and calls per second
- *   send                       SendMessage at 64 in flight, with the recipient subscribed
+ *   send                       SendMessage at 64 in flight (--inflight N), with the recipient
+ *                              subscribed (on another instance of the same database with
+ *                              --sub-port PORT: the event latency is then the time a commit takes
+ *                              to reach the other instance's subscriber)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -60,6 +63,8 @@ typedef Badminton__Rpc__V1__Envelope Envelope;
 #define MAX_SLOTS 64
 
 static int g_port, g_pid, g_quick;
+/* send: the subscriber's server (another instance on the same database), and calls in flight */
+static int g_sub_port, g_inflight = 64;
 static const char *PASSWORD = "bench-password-1";
 static const char *PHONE_CALLER = "+8613900000001";
 static const char *PHONE_SENDER = "+8613900000002";
@@ -295,12 +300,15 @@ typedef struct Conn {
 
 static ZSTD_DCtx *g_dctx;
 
-static Conn *conn_open(void) {
+static Conn *conn_open_port(int port);
+static Conn *conn_open(void) { return conn_open_port(g_port); }
+
+static Conn *conn_open_port(int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) die("socket: %s", strerror(errno));
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)g_port)};
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) die("connect: %s", strerror(errno));
   Conn *c = calloc(1, sizeof *c);
@@ -721,8 +729,9 @@ static void cmd_send(void) {
   char *recipient = login(setup, PHONE_RECIPIENT, &recipient_id);
   conn_free(setup);
 
-  /* the subscriber: replays what is stored first, so it starts after the latest sequence */
-  Conn *sub = conn_open();
+  /* the subscriber: replays what is stored first, so it starts after the latest sequence; with
+   * --sub-port on another instance of the same database, so every event crosses instances */
+  Conn *sub = g_sub_port ? conn_open_port(g_sub_port) : conn_open();
   Badminton__V1__SubscribeRequest sr = BADMINTON__V1__SUBSCRIBE_REQUEST__INIT;
   sr.after_sequence = 0; /* a fresh recipient: the run's messages are told apart by their ids */
   uint64_t sub_call = 1, last_sequence = 0;
@@ -735,7 +744,7 @@ static void cmd_send(void) {
 
   Conn *c = conn_open();
   conn_nonblocking(c);
-  int inflight = 64;
+  int inflight = g_inflight;
   double seconds = g_quick ? 2.0 : 5.0;
   long cap = 2000000; /* calls at most */
   uint64_t *started = malloc(sizeof *started * (size_t)cap);
@@ -837,17 +846,20 @@ static void cmd_send(void) {
   double wall = (double)(end - t0) / 1e9;
   /* acknowledged within the window: those whose answer came before `end` are most; count all
    * acks over the time to the last ack instead, which is as fair and simpler */
-  result("send.64.acked_per_s", "%.0f", (double)acked / ((double)(now_ns() - t0) / 1e9));
-  result("send.64.server_cpu_us_per_call", "%.1f",
+  char key[64];
+#define KEY(name) (snprintf(key, sizeof key, "send.%d.%s", inflight, name), key)
+  result(KEY("acked_per_s"), "%.0f", (double)acked / ((double)(now_ns() - t0) / 1e9));
+  result(KEY("server_cpu_us_per_call"), "%.1f",
          (b.process_s - a.process_s) / ((double)acked * wall / ((double)(now_ns() - t0) / 1e9)) *
              1e6);
-  result("send.64.server_cores", "%.2f", (b.process_s - a.process_s) / wall);
-  result("send.64.errors", "%ld", errors);
-  result("send.64.events", "%ld", events);
-  result("send.64.events_missing", "%ld", acked - events);
-  result("send.64.stream_ends", "%ld", stream_ends);
-  percentiles("send.64.call", call_lat, (size_t)acked);
-  percentiles("send.64.event", event_lat, (size_t)events);
+  result(KEY("server_cores"), "%.2f", (b.process_s - a.process_s) / wall);
+  result(KEY("errors"), "%ld", errors);
+  result(KEY("events"), "%ld", events);
+  result(KEY("events_missing"), "%ld", acked - events);
+  result(KEY("stream_ends"), "%ld", stream_ends);
+  percentiles(KEY("call"), call_lat, (size_t)acked);
+  percentiles(KEY("event"), event_lat, (size_t)events);
+#undef KEY
   if (ev_foreign) note("%ld other events on the stream", ev_foreign);
   free(started), free(call_lat), free(event_lat);
   conn_free(c);
@@ -861,11 +873,15 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--port") && i + 1 < argc) g_port = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--pid") && i + 1 < argc) g_pid = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--quick")) g_quick = 1;
+    else if (!strcmp(argv[i], "--sub-port") && i + 1 < argc) g_sub_port = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) g_inflight = atoi(argv[++i]);
     else if (argv[i][0] == '-') die("unknown option %s", argv[i]);
     else if (!cmd) cmd = argv[i];
     else arg = argv[i];
   }
-  if (!cmd || !g_port) die("usage: load --port PORT [--pid SERVER_PID] [--quick] setup|find N|unary [CONNS,...]|send");
+  if (!cmd || !g_port) die("usage: load --port PORT [--pid SERVER_PID] [--quick] [--sub-port PORT] "
+        "[--inflight N] setup|find N|unary [CONNS,...]|send");
+  if (g_inflight < 1 || g_inflight > MAX_SLOTS) die("--inflight must be 1 to %d", MAX_SLOTS);
   g_dctx = ZSTD_createDCtx();
   if (!strcmp(cmd, "setup")) cmd_setup();
   else if (!strcmp(cmd, "find")) cmd_find(arg ? arg : "0");

@@ -4,28 +4,40 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// Follows the database's commit log from this instance's cursor and hands each commit's
-/// changes to the feed, in commit order.
+/// Follows the database's change log from this instance's cursor and hands each transaction's
+/// changes to the feed.
 ///
-/// It reads when woken: by a write of this instance that wants its change handed on before it
-/// returns (`caughtUp`), by PostgreSQL's notification on `badminton_changes` that another
-/// instance committed, and once a second in case a notification was lost while reconnecting.
-/// Each read takes up to `batch` commits in one snapshot, with every row they changed as it
-/// stands in that snapshot; a row changed again by a later commit is read in its later state,
-/// which that commit then hands on once more, so the projections end where the database is.
+/// **The order.** The cursor is a transaction id: every transaction below it has been handed on.
+/// A read takes one snapshot and hands on the changes of the transactions from the cursor up to
+/// the oldest transaction still running when the snapshot was taken (its `xmin`): every one of
+/// those has ended, so whatever they committed is visible and none can be added later. They are
+/// handed on in transaction id order, one transaction's changes at a time. That order is commit
+/// order for any one row: a serializable transaction that changes a row another has changed
+/// must have started after that one committed, so its id is the larger. It is the order of each
+/// player's events too, which are numbered by a counter on the player's row.
+///
+/// **What is handed on.** Each changed row as it stands in the read's snapshot. A row changed
+/// again by a later transaction is read in its later state, which that transaction hands on once
+/// more, so every projection ends where the database is.
+///
+/// **When it reads.** When a write of this instance wants its change handed on before it
+/// returns (`caughtUp(through:)`), when PostgreSQL notifies it that another instance committed a
+/// change (`badminton_changes`), and once a second in case a notification was lost while it
+/// reconnected. While a write waits behind a transaction still running, it reads again shortly.
+/// The reads run on a connection of their own, so a pool busy with writes never holds them up.
 final class ChangeTail: Sendable {
-  /// Commits read in one snapshot at most.
-  static let batch = 256
-  /// How long the commit log is kept: an instance that falls further behind than this stops.
+  /// Changed rows read in one snapshot at most (more when one transaction changed more).
+  static let batch = 20_000
+  /// How long the change log is kept: an instance that falls further behind than this stops.
   static let retention: Duration = .seconds(3600)
 
   private struct State {
-    var cursor: Int64
-    /// Bumped by every request to read; a read that started at `requested` = n answers every
-    /// waiter with a number up to n.
-    var requested: UInt64 = 0
-    var waiters: [(number: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
+    /// Every transaction with a smaller id has been handed on.
+    var cursor: UInt64
+    /// Writes waiting for the cursor to pass their transaction.
+    var waiters: [(transaction: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     var started = false
+    var stopped = false
     var tasks: [Task<Void, Never>] = []
     var lastPrune: ContinuousClock.Instant?
   }
@@ -37,7 +49,7 @@ final class ChangeTail: Sendable {
   private let wake: AsyncStream<Void>.Continuation
   private let wakes: AsyncStream<Void>
 
-  init(database: SQLDatabase, feed: ChangeFeed, cursor: Int64, logger: Logger) {
+  init(database: SQLDatabase, feed: ChangeFeed, cursor: UInt64, logger: Logger) {
     self.database = database
     self.feed = feed
     self.logger = logger
@@ -45,14 +57,26 @@ final class ChangeTail: Sendable {
     (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
-  /// The number of the last commit handed to the feed.
-  var cursor: Int64 { state.withLock { $0.cursor } }
+  /// Every transaction with a smaller id has been handed to the feed.
+  var cursor: UInt64 { state.withLock { $0.cursor } }
+
+  enum Horizon: SQLStatement {
+    static let sql = "SELECT pg_snapshot_xmin(pg_current_snapshot())::text"
+  }
+
+  /// The oldest transaction still running as `db`'s snapshot sees it: every one below it has
+  /// ended.
+  static func horizon(_ db: SQLConnection) async throws -> UInt64 {
+    guard let text = try await db.row(Horizon.self)?.decode(String.self), let id = UInt64(text)
+    else { throw ChangeTailError.unreadableHorizon }
+    return id
+  }
 
   /// Starts reading (once).
   func start() {
     let start = state.withLock { state in
       defer { state.started = true }
-      return !state.started
+      return !state.started && !state.stopped
     }
     guard start else { return }
     let reader = Task { await self.readLoop() }
@@ -73,6 +97,7 @@ final class ChangeTail: Sendable {
       defer {
         state.tasks = []
         state.waiters = []
+        state.stopped = true
       }
       return (state.tasks, state.waiters)
     }
@@ -81,35 +106,53 @@ final class ChangeTail: Sendable {
     for waiter in waiters { waiter.continuation.resume(throwing: CancellationError()) }
   }
 
-  /// Returns once every commit made before the call has been handed to the feed.
-  func caughtUp() async throws {
+  /// Returns once the transaction `transaction` (committed) has been handed to the feed.
+  func caughtUp(through transaction: UInt64) async throws {
     start()
     try await withCheckedThrowingContinuation { continuation in
-      state.withLock { state in
-        state.requested += 1
-        state.waiters.append((state.requested, continuation))
+      let done = state.withLock { state -> Bool in
+        if state.stopped { return true }
+        if state.cursor > transaction { return true }
+        state.waiters.append((transaction, continuation))
+        return false
       }
-      wake.yield()
+      if done {
+        let stopped = state.withLock { $0.stopped }
+        if stopped {
+          continuation.resume(throwing: CancellationError())
+        } else {
+          continuation.resume()
+        }
+      } else {
+        wake.yield()
+      }
     }
   }
 
+  /// Reads whenever woken, on a connection of its own, connecting again when it is lost.
   private func readLoop() async {
-    for await _ in wakes {
-      let number = state.withLock { $0.requested }
+    while !Task.isCancelled {
       do {
-        while try await readOnce() {}
-        let ready = state.withLock { state in
-          let ready = state.waiters.filter { $0.number <= number }
-          state.waiters.removeAll { $0.number <= number }
-          return ready
+        try await database.client.withConnection { connection in
+          let db = SQLConnection(connection: connection, logger: self.logger)
+          // One reader at a time: a new connection's loop starts after the lost one's ended.
+          for await _ in self.wakes {
+            try await self.readAll(db)
+            try await self.pruneIfDue(db)
+            if self.state.withLock({ !$0.waiters.isEmpty }) {
+              // A write waits behind a transaction still running: look again shortly.
+              try await Task.sleep(for: .milliseconds(1))
+              self.wake.yield()
+            }
+          }
         }
-        for waiter in ready { waiter.continuation.resume() }
-        try await pruneIfDue()
+        return
       } catch is CancellationError {
         return
       } catch {
         if Task.isCancelled { return }
-        logger.warning("cannot read the change log; trying again", metadata: ["error": "\(error)"])
+        logger.warning(
+          "cannot read the change log; trying again", metadata: ["error": "\(error)"])
         try? await Task.sleep(for: .milliseconds(100))
         wake.yield()
       }
@@ -130,58 +173,114 @@ final class ChangeTail: Sendable {
       } catch {
         if Task.isCancelled { return }
         logger.warning(
-          "lost the change notifications; listening again",
-          metadata: ["error": "\(error)"])
+          "lost the change notifications; listening again", metadata: ["error": "\(error)"])
         try? await Task.sleep(for: .milliseconds(200))
       }
     }
   }
 
-  enum ChangesAfter: SQLStatement {
+  enum ChangesBetween: SQLStatement {
     static let sql = """
-      WITH c AS (SELECT seq, txid FROM commit_log WHERE seq > $1 ORDER BY seq LIMIT $2)
-      SELECT c.seq, r.tbl, r.row_key, r.deleted FROM c JOIN change_row r ON r.txid = c.txid
-      ORDER BY c.seq, r.ord
+      SELECT txid::text, tbl, row_key, deleted FROM change_row
+      WHERE txid >= $1::text::xid8 AND txid < $2::text::xid8
+      ORDER BY txid, ord LIMIT $3
+      """
+  }
+
+  enum ChangesOf: SQLStatement {
+    static let sql = """
+      SELECT txid::text, tbl, row_key, deleted FROM change_row
+      WHERE txid = $1::text::xid8 ORDER BY ord
       """
   }
 
   enum PrunedThrough: SQLStatement {
-    static let sql = "SELECT COALESCE(max(through_seq), 0)::bigint FROM change_log_pruned"
+    static let sql = "SELECT max(through_txid)::text FROM change_log_pruned"
   }
 
-  /// Reads and hands on the next commits; true when there may be more.
-  private func readOnce() async throws -> Bool {
+  /// Reads and hands on everything up to the horizon.
+  private func readAll(_ db: SQLConnection) async throws {
+    while try await readOnce(db) {}
     let cursor = state.withLock { $0.cursor }
-    let commits = try await database.snapshot { db -> [(Int64, [StoreChange])] in
-      let pruned = try await db.row(PrunedThrough.self)?.decode(Int64.self) ?? 0
-      if pruned > cursor {
-        // The changes this instance has not seen are gone: its projections cannot be brought
-        // up to date from the log, only rebuilt. Stop, and let the restart rebuild them.
-        fatalError(
-          "this instance fell more than \(Self.retention) behind the change log (at \(cursor), "
-            + "pruned through \(pruned)); restart it to rebuild its state")
-      }
-      var order: [Int64] = []
-      var rows: [Int64: [ChangedRow]] = [:]
-      for row in try await db.rows(ChangesAfter.self, cursor, Int64(Self.batch)) {
-        let (seq, table, key, deleted) = try row.decode((Int64, String, Int64, Bool).self)
-        if rows[seq] == nil { order.append(seq) }
-        rows[seq, default: []].append(ChangedRow(table: table, key: key, deleted: deleted))
-      }
-      guard !order.isEmpty else { return [] }
-      let all = order.flatMap { rows[$0]! }
-      let read = try await ReadBack.read(db, all)
-      return order.map { seq in (seq, read.changes(rows[seq]!)) }
+    let ready = state.withLock { state in
+      let ready = state.waiters.filter { $0.transaction < cursor }
+      state.waiters.removeAll { $0.transaction < cursor }
+      return ready
     }
-    for (seq, changes) in commits {
-      if !changes.isEmpty { feed.publish(changes) }
-      state.withLock { $0.cursor = seq }
+    for waiter in ready { waiter.continuation.resume() }
+  }
+
+  /// Reads and hands on the next transactions in one snapshot; true when there may be more
+  /// below the horizon.
+  private func readOnce(_ db: SQLConnection) async throws -> Bool {
+    let cursor = state.withLock { $0.cursor }
+    try await db.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    let read: (next: UInt64, more: Bool, transactions: [[StoreChange]])
+    do {
+      read = try await readSnapshot(db, from: cursor)
+      try await db.run("COMMIT")
+    } catch {
+      try? await db.run("ROLLBACK")
+      throw error
     }
-    return commits.count == Self.batch
+    for changes in read.transactions where !changes.isEmpty { feed.publish(changes) }
+    state.withLock { $0.cursor = max($0.cursor, read.next) }
+    return read.more
+  }
+
+  private func readSnapshot(_ db: SQLConnection, from cursor: UInt64) async throws
+    -> (next: UInt64, more: Bool, transactions: [[StoreChange]])
+  {
+    let horizon = try await Self.horizon(db)
+    if let text = try await db.row(PrunedThrough.self)?.decode(String?.self),
+      let pruned = UInt64(text), pruned > cursor
+    {
+      // The changes this instance has not seen are gone: its projections cannot be brought up
+      // to date from the log, only rebuilt. Stop, and let the restart rebuild them.
+      fatalError(
+        "this instance fell more than \(Self.retention) behind the change log (at transaction "
+          + "\(cursor), pruned below \(pruned)); restart it to rebuild its state")
+    }
+    guard horizon > cursor else { return (cursor, false, []) }
+    var rows = try await changes(
+      db.rows(ChangesBetween.self, String(cursor), String(horizon), Int64(Self.batch)))
+    var next = horizon
+    var more = false
+    if rows.count == Self.batch, let last = rows.last?.transaction {
+      // The last transaction may be cut short: read it whole, alone, if it is the only one;
+      // else leave it for the next read.
+      if rows.first?.transaction == last {
+        rows = try await changes(db.rows(ChangesOf.self, String(last)))
+        next = last + 1
+      } else {
+        rows.removeAll { $0.transaction == last }
+        next = last
+      }
+      more = true
+    }
+    guard !rows.isEmpty else { return (next, more, []) }
+    let readBack = try await ReadBack.read(db, rows.map(\.row))
+    var transactions: [[StoreChange]] = []
+    var start = 0
+    while start < rows.count {
+      var end = start
+      while end < rows.count, rows[end].transaction == rows[start].transaction { end += 1 }
+      transactions.append(readBack.changes(rows[start..<end].map(\.row)))
+      start = end
+    }
+    return (next, more, transactions)
+  }
+
+  private func changes(_ rows: [PostgresRow]) throws -> [(transaction: UInt64, row: ChangedRow)] {
+    try rows.map { row in
+      let (transaction, table, key, deleted) = try row.decode((String, String, Int64, Bool).self)
+      guard let id = UInt64(transaction) else { throw ChangeTailError.unreadableHorizon }
+      return (id, ChangedRow(table: table, key: key, deleted: deleted))
+    }
   }
 
   /// Once a minute, removes the log older than `retention`.
-  private func pruneIfDue() async throws {
+  private func pruneIfDue(_ db: SQLConnection) async throws {
     let now = ContinuousClock.now
     let due = state.withLock { state in
       if let last = state.lastPrune, now - last < .seconds(60) { return false }
@@ -189,31 +288,34 @@ final class ChangeTail: Sendable {
       return true
     }
     guard due else { return }
-    try await database.transaction { db in
-      try await db.rows(PruneChangeLog.self, "\(Self.retention.components.seconds) seconds")
-    }
+    try await db.rows(PruneChangeLog.self, "\(Self.retention.components.seconds) seconds")
   }
 
   enum PruneChangeLog: SQLStatement {
     static let sql = """
       WITH old AS (
-        DELETE FROM commit_log WHERE committed_at < clock_timestamp() - $1::interval
-        RETURNING seq, txid),
-      rows AS (DELETE FROM change_row WHERE txid IN (SELECT txid FROM old))
-      INSERT INTO change_log_pruned (through_seq)
-        SELECT max(seq) FROM old HAVING max(seq) IS NOT NULL
+        DELETE FROM change_row WHERE noted_at < clock_timestamp() - $1::interval
+        RETURNING txid)
+      INSERT INTO change_log_pruned (through_txid)
+        SELECT max(txid) FROM old HAVING max(txid) IS NOT NULL
       """
   }
 }
 
-/// One row a commit changed, as the log names it.
+/// Why the change log could not be read.
+enum ChangeTailError: Error {
+  /// PostgreSQL gave a transaction id that is not a number.
+  case unreadableHorizon
+}
+
+/// One row a transaction changed, as the log names it.
 struct ChangedRow: Hashable {
   var table: String
   var key: Int64
   var deleted: Bool
 }
 
-/// The rows a batch of commits changed, read back in one snapshot, by table and key.
+/// The rows a batch of transactions changed, read back in one snapshot, by table and key.
 struct ReadBack {
   var players: [Int64: PlayerRecord] = [:]
   var sessions: [Int64: SessionRecord] = [:]
@@ -266,7 +368,7 @@ struct ReadBack {
     return read
   }
 
-  /// One commit's changes, each row once, in the order the commit first changed it.
+  /// One transaction's changes, each row once, in the order it first changed them.
   func changes(_ rows: [ChangedRow]) -> [StoreChange] {
     var seen: Set<String> = []
     var changes: [StoreChange] = []

@@ -14,7 +14,8 @@ protocol SQLStatement {
 struct Prepared<Statement: SQLStatement>: PostgresPreparedStatement {
   typealias Row = PostgresRow
   static var sql: String { Statement.sql }
-  static var name: String { "badminton." + String(describing: Statement.self) }
+  /// The statement type's full name: two statements never share one.
+  static var name: String { String(reflecting: Statement.self) }
 
   let bindings: PostgresBindings
 
@@ -141,11 +142,18 @@ struct SQLDatabase: Sendable {
     }
   }
 
+  enum TransactionID: SQLStatement {
+    static let sql = "SELECT pg_current_xact_id_if_assigned()::text"
+  }
+
   /// Runs `body` in one `SERIALIZABLE` transaction and commits it; run again from the start
   /// when PostgreSQL refuses it for a transaction that ran at the same time (on this instance
   /// or another), so `body` must only read and write through the connection it is given. If
-  /// `body` throws, nothing it wrote remains.
-  func transaction<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
+  /// `body` throws, nothing it wrote remains. Returns `body`'s value and the id of the
+  /// transaction that committed, nil when it wrote nothing.
+  func transaction<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws
+    -> (T, UInt64?)
+  {
     var attempt = 0
     while true {
       attempt += 1
@@ -155,8 +163,9 @@ struct SQLDatabase: Sendable {
           try await sql.run("BEGIN ISOLATION LEVEL SERIALIZABLE")
           do {
             let value = try await body(sql)
+            let id = try await sql.row(TransactionID.self)?.decode(String?.self)
             try await sql.run("COMMIT")
-            return value
+            return (value, id.flatMap { UInt64($0) })
           } catch {
             try? await sql.run("ROLLBACK")
             throw error

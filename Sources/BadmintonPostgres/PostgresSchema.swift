@@ -312,29 +312,23 @@ enum PostgresSchema {
     """
 
   /// The change capture every instance tails: triggers note each changed row of the tables the
-  /// in-memory state is made of in `change_row`, and at commit a deferred trigger gives the
-  /// transaction the next number in `commit_log`, holding an advisory lock from that moment to
-  /// the end of the commit, so commit numbers follow commit order: whoever sees number n
-  /// committed sees every smaller one committed too. The same trigger sends a notification on
-  /// `badminton_changes`, delivered at commit, which wakes the tailing instances.
+  /// in-memory state is made of in `change_row`, with the id of the transaction that changed it,
+  /// and send a notification on `badminton_changes`, which PostgreSQL delivers at commit and which
+  /// wakes the tailing instances. An instance hands on the rows of every transaction whose id is
+  /// below the oldest transaction still running, in transaction id order (`ChangeTail`).
   static let changeCapture = """
     CREATE TABLE change_row (
       ord BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
       txid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+      noted_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
       tbl TEXT NOT NULL,
       row_key BIGINT NOT NULL,
       deleted BOOLEAN NOT NULL
     );
-    CREATE INDEX change_row_txid ON change_row(txid);
-    CREATE SEQUENCE commit_seq;
-    CREATE TABLE commit_log (
-      seq BIGINT PRIMARY KEY,
-      txid xid8 NOT NULL UNIQUE,
-      committed_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
-    );
-    CREATE INDEX commit_log_time ON commit_log(committed_at);
-    -- The last commit number whose changes were pruned: an instance behind it cannot catch up.
-    CREATE TABLE change_log_pruned (through_seq BIGINT NOT NULL);
+    CREATE INDEX change_row_txid ON change_row(txid, ord);
+    CREATE INDEX change_row_time ON change_row(noted_at);
+    -- The transaction id below which changes were pruned: an instance behind it cannot catch up.
+    CREATE TABLE change_log_pruned (through_txid xid8 NOT NULL);
 
     CREATE FUNCTION badminton_note_change() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -345,23 +339,9 @@ enum PostgresSchema {
         INSERT INTO change_row (tbl, row_key, deleted)
           VALUES (TG_TABLE_NAME, (to_jsonb(NEW) ->> TG_ARGV[0])::bigint, false);
       END IF;
+      PERFORM pg_notify('badminton_changes', '');
       RETURN NULL;
     END $$;
-
-    CREATE FUNCTION badminton_number_commit() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF current_setting('badminton.numbered', true) IS DISTINCT FROM
-          pg_current_xact_id()::text THEN
-        PERFORM pg_advisory_xact_lock(7093198330994689);
-        INSERT INTO commit_log (seq, txid) VALUES (nextval('commit_seq'), pg_current_xact_id());
-        PERFORM set_config('badminton.numbered', pg_current_xact_id()::text, true);
-        PERFORM pg_notify('badminton_changes', '');
-      END IF;
-      RETURN NULL;
-    END $$;
-
-    CREATE CONSTRAINT TRIGGER change_row_number AFTER INSERT ON change_row
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION badminton_number_commit();
 
     -- A player's next event number is not a change of the player.
     CREATE TRIGGER player_change AFTER INSERT OR DELETE ON player

@@ -10,11 +10,11 @@ import PostgresNIO
 /// - Writes run as `SERIALIZABLE` transactions on a bounded pool of connections; one that meets
 ///   a concurrent transaction (here or on another instance) is run again, so the database
 ///   decides every race, not a process's memory.
-/// - Every committed change of the tables the in-memory state is made of is numbered in commit
-///   order in the database (`PostgresSchema.changeCapture`). Each instance tails those numbers
-///   from its own cursor and hands each commit's changes to `feed`, its own writes and every
-///   other instance's alike; a write returns only once the feed has them, so its caller sees
-///   its change in every projection.
+/// - Every committed change of the tables the in-memory state is made of is noted in the
+///   database with its transaction's id (`PostgresSchema.changeCapture`). Each instance tails
+///   those notes from its own cursor and hands each transaction's changes to `feed`, its own
+///   writes and every other instance's alike (`ChangeTail`); a write returns only once the feed
+///   has them, so its caller sees its change in every projection.
 /// - Statements are prepared once per pooled connection.
 public final class PostgresStore: Sendable {
   /// Every committed change, this instance's and the others', in commit order.
@@ -53,14 +53,15 @@ public final class PostgresStore: Sendable {
     }
   }
 
-  private init(database: SQLDatabase, running: Task<Void, Never>, cursor: Int64, logger: Logger) {
+  private init(database: SQLDatabase, running: Task<Void, Never>, cursor: UInt64, logger: Logger) {
     self.database = database
     self.running = running
     tail = ChangeTail(database: database, feed: feed, cursor: cursor, logger: logger)
   }
 
   /// Connects to the database, applies the migrations it lacks, and notes where the change log
-  /// ends: the feed starts after that point once `startFeed()` is called (or the first write
+  /// stands (every transaction older than the oldest one still writing has ended, and what it
+  /// wrote is in the tables): the feed starts from that point once `startFeed()` is called (or the first write
   /// is made), so a projection built from the store after `open` misses nothing.
   public static func open(
     _ configuration: Configuration, logger: Logger = Logger(label: "badminton.postgres")
@@ -75,7 +76,7 @@ public final class PostgresStore: Sendable {
     do {
       try await migrate(database)
       let cursor = try await database.read { db in
-        try await db.row(CommitLogEnd.self)?.decode(Int64.self) ?? 0
+        try await ChangeTail.horizon(db)
       }
       return PostgresStore(database: database, running: running, cursor: cursor, logger: logger)
     } catch {
@@ -91,6 +92,21 @@ public final class PostgresStore: Sendable {
     tail.start()
   }
 
+  enum NewTransactionID: SQLStatement {
+    static let sql = "SELECT pg_current_xact_id()::text"
+  }
+
+  /// Returns once every transaction committed before the call, on this instance or another,
+  /// has been handed to `feed`. (A new transaction id is larger than that of every transaction
+  /// already committed.)
+  public func synchronize() async throws {
+    let id = try await database.read { db in
+      try await db.row(NewTransactionID.self)?.decode(String.self)
+    }
+    guard let id, let transaction = UInt64(id) else { throw ChangeTailError.unreadableHorizon }
+    try await tail.caughtUp(through: transaction)
+  }
+
   /// Stops tailing and closes every connection.
   public func close() async {
     tail.stop()
@@ -101,8 +117,9 @@ public final class PostgresStore: Sendable {
   /// Runs `body` as one serializable transaction (again if it meets a concurrent one) and
   /// returns once the feed has handed its changes on.
   func write<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
-    let value = try await database.transaction(body)
-    try await tail.caughtUp()
+    let (value, transaction) = try await database.transaction(body)
+    // A transaction that wrote nothing has no id, and nothing to wait for.
+    if let transaction { try await tail.caughtUp(through: transaction) }
     return value
   }
 
@@ -117,10 +134,6 @@ public final class PostgresStore: Sendable {
   }
 
   // MARK: Opening
-
-  enum CommitLogEnd: SQLStatement {
-    static let sql = "SELECT COALESCE(max(seq), 0)::bigint FROM commit_log"
-  }
 
   /// Applies the migrations the database lacks, holding an advisory lock so that instances
   /// starting together migrate one after the other.

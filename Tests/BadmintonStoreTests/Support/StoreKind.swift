@@ -1,16 +1,26 @@
 import BadmintonPostgres
 import BadmintonStore
+import Foundation
 import PostgresTestCluster
 import Testing
 
 /// The two stores every store test runs against: the embedded SQLite store, and the PostgreSQL
 /// store on a database of its own in the throwaway test cluster (`PostgresTestCluster`).
 ///
-/// Run only the PostgreSQL half with `swift test --filter postgresql` (the argument's name is
-/// in each test case's name).
+/// `BADMINTON_TEST_STORES` picks the stores (`sqlite`, `postgresql`, or both, comma-separated;
+/// both by default), so the PostgreSQL part alone is
+/// `BADMINTON_TEST_STORES=postgresql swift test --filter BadmintonStoreTests`.
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case sqlite
   case postgresql
+
+  /// The stores the tests run on: both, or those `BADMINTON_TEST_STORES` names.
+  static var allCases: [StoreKind] {
+    guard let names = ProcessInfo.processInfo.environment["BADMINTON_TEST_STORES"] else {
+      return [.sqlite, .postgresql]
+    }
+    return names.split(separator: ",").compactMap { StoreKind(rawValue: String($0)) }
+  }
 
   var testDescription: String { rawValue }
 }
