@@ -92,7 +92,8 @@ struct ServerExecutableTests {
     #expect(
       unreachable.errors.contains(
         "cannot open the database postgresql://badminton:***@localhost:5432/badminton?host="))
-    #expect(unreachable.errors.contains("cannot connect to the socket \(socketFolder)/.s.PGSQL.5432"))
+    #expect(
+      unreachable.errors.contains("cannot connect to the socket \(socketFolder)/.s.PGSQL.5432"))
     #expect(!unreachable.errors.contains("s3cret"))
     let small = try Self.runToExit(["--database-pool-size", "2"])
     #expect(small.status != 0)

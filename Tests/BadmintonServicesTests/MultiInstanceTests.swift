@@ -8,10 +8,10 @@ import Testing
 /// `badminton-server` processes serving one PostgreSQL database (`--database`), each with a
 /// client of its own.
 ///
-/// An instance learns of the others' commits from the database's change log. A write through an
-/// instance returns only once that instance has handed on every change committed before it, on
-/// any instance; the tests make such a write (`caughtUp`) where they must know that an instance
-/// has seen what another committed, rather than wait for time to pass.
+/// An instance learns of the others' commits from the database's change log. A write (one that
+/// changes a row) through an instance returns only once that instance has handed on every change
+/// committed before it, on any instance; the tests make such a write (`caughtUp`) where they
+/// must know that an instance has seen what another committed, rather than wait for time.
 @Suite("Several server instances on one PostgreSQL database")
 struct MultiInstanceTests {
   static let shanghai = GeoPoint(latitude: 31.2304, longitude: 121.4737)
@@ -206,6 +206,39 @@ struct MultiInstanceTests {
       // Ann's first session is untouched.
       #expect(try await two.client.players.getMyProfile(options: ann.options).userID == ann.id)
     }
+  }
+
+  @Test(
+    "--database: the server logs the store it serves from without the password, and stops cleanly")
+  func database_isLoggedWithoutItsPassword() async throws {
+    let database = try PostgresTestCluster.makeDatabase()
+    // The test cluster trusts local connections, so any password is let in.
+    let withPassword = database.replacingOccurrences(
+      of: "://badminton@", with: "://badminton:s3cret@")
+    let server = try ServerProcess.start(["--database", withPassword, "--log-level", "info"])
+    defer { server.kill() }
+    let client = RPCClient(host: "127.0.0.1", port: server.port)
+    #expect(try await client.health.check().status == .serving)
+    await client.close()
+    #expect(server.stop() == 0)
+    let log = server.errors
+    #expect(log.contains("serving from PostgreSQL"))
+    #expect(log.contains("badminton:***@localhost:5432/"))
+    #expect(!log.contains("s3cret"))
+  }
+
+  @Test("--database naming a database the server does not have stops the start, naming it")
+  func unknownDatabase_stopsTheStart() throws {
+    let database = try PostgresTestCluster.makeDatabase()
+    let query = try #require(database.range(of: "?"))
+    let path = try #require(database[..<query.lowerBound].range(of: "/", options: .backwards))
+    let unknown =
+      database[..<path.upperBound] + "no_such_database" + database[query.lowerBound...]
+    let failure = #expect(throws: ServerProcess.DidNotStart.self) {
+      _ = try ServerProcess.start(["--database", String(unknown)])
+    }
+    #expect(failure?.status == 1)
+    #expect(failure?.errors.contains(#"database "no_such_database" does not exist"#) == true)
   }
 
   @Test("two proposals for one availability accepted at once through two instances make one match")
