@@ -23,10 +23,7 @@ extension PostgresStore {
     do {
       client = try clientConfiguration(url: url)
     } catch {
-      throw DatabaseUnreachable(
-        description:
-          "not a PostgreSQL URL (postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?host=/socket/folder])"
-      )
+      throw DatabaseUnreachable(description: notAURL)
     }
     var configuration: PostgresConnection.Configuration
     let place: String
@@ -53,6 +50,20 @@ extension PostgresStore {
       throw DatabaseUnreachable(description: Self.problem(error, place: place))
     } catch {
       throw DatabaseUnreachable(description: "cannot connect to \(place): \(error)")
+    }
+  }
+
+  static let notAURL =
+    "not a PostgreSQL URL (postgresql://USER[:PASSWORD]@HOST[:PORT]/DB[?host=/socket/folder])"
+
+  /// What `error`, thrown by `checkReachable` or `open`, says in words, never with the URL's
+  /// password (PostgresNIO's own errors describe themselves as a generic text on purpose).
+  public static func describe(openError error: any Error) -> String {
+    switch error {
+    case let error as DatabaseUnreachable: error.description
+    case OpenError.badURL: notAURL
+    case let error as PSQLError: problem(error, place: "the database")
+    default: "\(error)"
     }
   }
 

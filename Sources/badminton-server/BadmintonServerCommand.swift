@@ -335,7 +335,7 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       store = try await PostgresStore.open(
         .init(url: database, poolSize: databasePoolSize), logger: postgresLogger)
     } catch {
-      let problem = (error as? DatabaseUnreachable)?.description ?? "\(error)"
+      let problem = PostgresStore.describe(openError: error)
       FileHandle.standardError.write(
         Data("badminton-server: cannot open the database \(shown): \(problem)\n".utf8))
       throw ExitCode.failure

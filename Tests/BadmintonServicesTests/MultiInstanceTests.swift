@@ -393,6 +393,7 @@ struct MultiInstanceTests {
 
     // Instance 1 restarts on the same database while instance 2 takes more writes, which the
     // restarted instance follows.
+    await one.close()
     instances[0] = try Instance.start(database: database)
     let again = instances[0]
     for (index, sender) in senders.enumerated() {
