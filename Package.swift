@@ -271,6 +271,8 @@ let package = Package(
         "BadmintonRPC",
         "BadmintonServices",
         "BadmintonStore",
+        // Several badminton-server processes on one database (MultiInstanceTests).
+        "PostgresTestCluster",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PropertyBased", package: "swift-property-based"),

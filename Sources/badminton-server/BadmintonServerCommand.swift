@@ -1,5 +1,6 @@
 import ArgumentParser
 import BadmintonMetrics
+import BadmintonPostgres
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
@@ -24,6 +25,15 @@ struct BadmintonServerCommand: AsyncParsableCommand {
 
   @Option(help: "Folder for the server's data; created when missing.")
   var dataDir = "./data"
+
+  @Option(
+    help: ArgumentHelp(
+      "PostgreSQL database to serve from instead of SQLite in --data-dir, so that several instances share it: postgresql://USER[:PASSWORD]@HOST[:PORT]/DB, or with ?host=/socket/folder for a Unix socket.",
+      valueName: "url"))
+  var database: String?
+
+  @Option(help: "Connections to the PostgreSQL database at most (with --database); at least 3.")
+  var databasePoolSize = 16
 
   @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
   var logLevel: String = "info"
@@ -183,6 +193,10 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     guard maxOpenUploadBytes >= 5 << 20 else {
       throw ValidationError("--max-open-upload-bytes must be at least 5242880 (one 5 MiB document)")
     }
+    guard databasePoolSize >= 3 else {
+      throw ValidationError(
+        "--database-pool-size must be at least 3 (two follow the database's changes)")
+    }
     for id in administratorIDs where id < 1 {
       throw ValidationError("--admin-id \(id) is not a player id: ids start at 1")
     }
@@ -214,19 +228,23 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     }
     let connections = Self.connectionCap(requested: maxConnections, logger: logger)
 
-    try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-    let store = try SQLitePlayerStore.open(directory: dataDir)
-    metrics?.observe(store)
-    let players = try await PlayerServices.start(
-      store: store,
-      configuration: PlayerServicesConfiguration(
-        sessionLifetime: .seconds(sessionDays * 24 * 3600),
-        passwordCost: PasswordHasher.Cost(rounds: 1 << scryptLogN, blockSize: 8, parallelism: 1),
-        administratorIDs: Set(administratorIDs), passwordHashSlots: passwordHashSlots,
-        passwordHashWaiting: passwordHashWaiting,
-        registrationsPerAddressPerHour: registrationsPerAddressPerHour,
-        uploadsPerAddressPerHour: uploadsPerAddressPerHour,
-        openUploadBytes: maxOpenUploadBytes, maximumResponseBytes: maxFrameBytes))
+    let store = try await openStore(metrics: metrics, logger: logger)
+    let players: PlayerServices
+    do {
+      players = try await PlayerServices.start(
+        store: store.served,
+        configuration: PlayerServicesConfiguration(
+          sessionLifetime: .seconds(sessionDays * 24 * 3600),
+          passwordCost: PasswordHasher.Cost(rounds: 1 << scryptLogN, blockSize: 8, parallelism: 1),
+          administratorIDs: Set(administratorIDs), passwordHashSlots: passwordHashSlots,
+          passwordHashWaiting: passwordHashWaiting,
+          registrationsPerAddressPerHour: registrationsPerAddressPerHour,
+          uploadsPerAddressPerHour: uploadsPerAddressPerHour,
+          openUploadBytes: maxOpenUploadBytes, maximumResponseBytes: maxFrameBytes))
+    } catch {
+      await store.close()
+      throw error
+    }
 
     let configuration = ServerConfiguration(
       host: host, port: port,
@@ -265,6 +283,19 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         "max-frame-bytes": "\(maxFrameBytes)",
         "request-frame-bytes": "\(server.maximumRequestBodySize)",
       ])
+    do {
+      try await serve(group: group, server: server, endpoint: endpoint)
+    } catch {
+      await store.close()
+      throw error
+    }
+    await store.close()
+  }
+
+  /// Runs `group` until it stops, printing the bound ports once the server listens.
+  private func serve(group: ServiceGroup, server: RPCServer, endpoint: MetricsEndpoint?)
+    async throws
+  {
     try await withThrowingTaskGroup(of: Void.self) { tasks in
       tasks.addTask { try await group.run() }
       tasks.addTask {
@@ -283,6 +314,36 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       }
       try await tasks.waitForAll()
     }
+  }
+
+  /// The store the server serves from: SQLite in `--data-dir`, or with `--database` the shared
+  /// PostgreSQL database. A database that cannot be opened stops the server with a message
+  /// naming the problem (the URL shown without its password).
+  private func openStore(metrics: MetricsBootstrap?, logger: Logger) async throws -> ServedStore {
+    guard let database else {
+      try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+      let store = try SQLitePlayerStore.open(directory: dataDir)
+      metrics?.observe(store)
+      logger.info("serving from SQLite", metadata: ["data-dir": "\(dataDir)"])
+      return .sqlite(store)
+    }
+    let shown = DatabaseURL.redacted(database)
+    let store: PostgresStore
+    do {
+      let postgresLogger = Logger(label: "badminton.postgres")
+      try await PostgresStore.checkReachable(url: database, logger: postgresLogger)
+      store = try await PostgresStore.open(
+        .init(url: database, poolSize: databasePoolSize), logger: postgresLogger)
+    } catch {
+      let problem = PostgresStore.describe(openError: error)
+      FileHandle.standardError.write(
+        Data("badminton-server: cannot open the database \(shown): \(problem)\n".utf8))
+      throw ExitCode.failure
+    }
+    logger.info(
+      "serving from PostgreSQL",
+      metadata: ["database": "\(shown)", "pool-size": "\(databasePoolSize)"])
+    return .postgresql(store)
   }
 
   /// The TLS configuration from `--tls-certificate-chain` and `--tls-private-key`, nil without

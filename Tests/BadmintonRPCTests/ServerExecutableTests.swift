@@ -74,6 +74,32 @@ struct ServerExecutableTests {
     #expect(text.contains("--port"))
   }
 
+  @Test("--database: a bad URL or a database it cannot reach stops the start, naming the problem")
+  func badDatabase_stopsTheStart() throws {
+    let notURL = try Self.runToExit(["--port", "0", "--database", "badminton.example"])
+    #expect(notURL.status == 1)
+    #expect(
+      notURL.errors.contains(
+        "cannot open the database badminton.example: not a PostgreSQL URL"))
+    // Nothing listens there: refused at once, with the password kept out of the message.
+    let socketFolder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("badminton-no-postgres-\(UUID().uuidString)").path
+    let unreachable = try Self.runToExit([
+      "--port", "0", "--database",
+      "postgresql://badminton:s3cret@localhost:5432/badminton?host=\(socketFolder)",
+    ])
+    #expect(unreachable.status == 1)
+    #expect(
+      unreachable.errors.contains(
+        "cannot open the database postgresql://badminton:***@localhost:5432/badminton?host="))
+    #expect(
+      unreachable.errors.contains("cannot connect to the socket \(socketFolder)/.s.PGSQL.5432"))
+    #expect(!unreachable.errors.contains("s3cret"))
+    let small = try Self.runToExit(["--database-pool-size", "2"])
+    #expect(small.status != 0)
+    #expect(small.errors.contains("--database-pool-size must be at least 3"))
+  }
+
   /// Runs the server executable with `arguments` until it exits: its status and what it wrote
   /// to standard error.
   static func runToExit(_ arguments: [String]) throws -> (status: Int32, errors: String) {

@@ -3,54 +3,15 @@ import BadmintonRPC
 import Foundation
 import Testing
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 @Suite("Durability of acknowledged writes")
 struct DurabilityTests {
-  /// A `badminton-server` process on a free port over `dataDir`.
-  private struct ServerProcess {
-    let process: Process
-    let port: Int
-
-    static func start(dataDir: URL) throws -> ServerProcess {
-      let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        .deletingLastPathComponent().appendingPathComponent("badminton-server")
-      let process = Process()
-      process.executableURL = executable
-      process.arguments = [
-        "--port", "0", "--data-dir", dataDir.path, "--log-level", "error", "--scrypt-log-n", "10",
-      ]
-      let output = Pipe()
-      process.standardOutput = output
-      try process.run()
-      var line: [UInt8] = []
-      while let byte = output.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A {
-        line.append(byte)
-      }
-      let text = String(decoding: line, as: UTF8.self)
-      guard let port = Int(text.split(separator: ":").last ?? "") else {
-        process.terminate()
-        throw CocoaError(.fileReadCorruptFile)
-      }
-      return ServerProcess(process: process, port: port)
-    }
-
-    /// Kills the process at once, as a crash would: no drain, no cleanup.
-    func kill() {
-      Glibc.kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
-  }
-
   @Test("writes acknowledged before SIGKILL are all there after a restart on the same data")
   func acknowledgedWrites_surviveSIGKILL() async throws {
     let dataDir = FileManager.default.temporaryDirectory
       .appendingPathComponent("badminton-durability-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: dataDir) }
 
-    let first = try ServerProcess.start(dataDir: dataDir)
+    let first = try ServerProcess.start(["--data-dir", dataDir.path])
     let client = RPCClient(host: "127.0.0.1", port: first.port)
     var registered: [(id: Int64, phone: String)] = []
     for index in 0..<5 {
@@ -110,7 +71,7 @@ struct DurabilityTests {
     first.kill()
     await client.close()
 
-    let second = try ServerProcess.start(dataDir: dataDir)
+    let second = try ServerProcess.start(["--data-dir", dataDir.path])
     defer { second.kill() }
     let again = RPCClient(host: "127.0.0.1", port: second.port)
     // The session survived, and so did every player and the profile change.

@@ -3,16 +3,6 @@ import BadmintonRPC
 import BadmintonServices
 import Testing
 
-/// The next event whose body `pick` accepts, skipping others (such as partner_available).
-private func next<T>(
-  _ events: inout ResponseStream<Event>.AsyncIterator, _ pick: (Event.Body?) -> T?
-) async throws -> T? {
-  while let event = try await events.next() {
-    if let picked = pick(event.body) { return picked }
-  }
-  return nil
-}
-
 @Suite("Proposals and matches over the wire")
 struct ProposalTests {
   typealias Seat = (player: PlayerWorld.Player, availability: Availability)
