@@ -63,8 +63,8 @@ extension PostgresStore {
   /// held at once; every page comes from the same snapshot.
   static let replayPage: Int64 = 1000
 
-  /// Calls `body` with the ids `Page` returns, page by page in id order: `Page` takes the ids
-  /// after `$1`, at most `$2` of them, then `values` as `$3`, `$4`, ….
+  /// Calls `body` with the rows `Page` returns, page by page in id order: `Page` takes the rows
+  /// with an `id` after `$1`, at most `$2` of them, then `values` as `$3`, `$4`, ….
   static func forEachPage<Page: SQLStatement>(
     _ db: SQLConnection, _ page: Page.Type, _ values: (any PostgresThrowingDynamicTypeEncodable)...,
     body: ([PostgresRow]) async throws -> Void
