@@ -23,9 +23,13 @@ extension PostgresStore: RoomStore {
         drawn = code()
         draws += 1
       }
-      let inserted = try await db.row(
-        RoomInsert.self, drawn, mode.rawValue, StoredRoomState.open.rawValue, ownerID, now, now)
-      let id = try inserted!.decode(Int64.self)
+      // A room given the same code by a transaction this one cannot see makes PostgreSQL refuse
+      // this one, which is then run again and draws anew.
+      guard
+        let id = try await db.row(
+          RoomInsert.self, drawn, mode.rawValue, StoredRoomState.open.rawValue, ownerID, now, now
+        )?.decode(Int64.self)
+      else { throw PostgresRoomStoreError.noFreeCode }
       try await Self.addParticipant(db, room: id, player: ownerID, now: now)
       outcome.room = try await Self.fetchRoom(db, id: id)!
     }
@@ -287,10 +291,15 @@ extension PostgresStore {
     try await db.rows(RoomTouch.self, now, id)
   }
 
+  /// Adds `player` to `room`, open. The caller checked that the player is in no open room; a
+  /// transaction this one cannot see that put them in one makes PostgreSQL refuse this one (as
+  /// a conflict, whatever plan read the rooms), which is then run again and sees it.
   private static func addParticipant(
     _ db: SQLConnection, room: Int64, player: Int64, now: Int64
   ) async throws {
-    try await db.rows(RoomParticipantInsert.self, room, player, now)
+    guard try await db.row(RoomParticipantInsert.self, room, player, now) != nil else {
+      throw RoomErrors.alreadyInRoom
+    }
   }
 
   /// The id of the open room `playerID` is in.
@@ -352,7 +361,7 @@ extension PostgresStore {
   enum RoomInsert: SQLStatement {
     static let sql = """
       INSERT INTO room (code, mode, state, owner_id, created_at_ms, last_activity_at_ms)
-      VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id
       """
   }
   enum RoomIDByCode: SQLStatement {
@@ -378,6 +387,7 @@ extension PostgresStore {
   enum RoomParticipantInsert: SQLStatement {
     static let sql = """
       INSERT INTO room_participant (room_id, player_id, joined_at_ms, open) VALUES ($1, $2, $3, 1)
+      ON CONFLICT DO NOTHING RETURNING room_id
       """
   }
   enum RoomParticipantDelete: SQLStatement {

@@ -112,6 +112,44 @@ struct PostgresRoomSurveyRaceTests {
   }
 
   @Test(
+    "one player joining two rooms through two instances at once ends in one of them, and the other join reads ALREADY_IN_ROOM"
+  )
+  func concurrentJoinsOfOnePlayer_endInOneRoom() async throws {
+    try await Self.withTwoInstances { stores in
+      let ids = try await Self.players(stores[0], count: 3)
+      let player = ids[2]
+      var codes: [String] = []
+      for (index, owner) in ids.prefix(2).enumerated() {
+        let room = try await stores[index].createRoom(
+          ownerID: owner, mode: .doubles, now: 0, code: { "ROOM0\(index)" }, notify: { _ in [] })
+        codes.append(try #require(room.room?.code))
+      }
+      for round in 0..<Self.rounds {
+        let now = Int64(round)
+        let reasons = await withTaskGroup(of: String?.self) { group in
+          for (store, code) in zip(stores, codes) {
+            group.addTask {
+              await Self.reason {
+                _ = try await store.joinRoom(code: code, playerID: player, now: now) { _ in [] }
+              }
+            }
+          }
+          return await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(reasons.filter { $0 == nil }.count == 1, "round \(round): \(reasons)")
+        #expect(reasons.contains("ALREADY_IN_ROOM"), "round \(round): \(reasons)")
+        var rooms = 0
+        for (index, owner) in ids.prefix(2).enumerated() {
+          let room = try await stores[index].room(id: 0, playerID: owner, now: now) { _ in [] }
+          rooms += room.room?.playerIDs.contains(player) == true ? 1 : 0
+        }
+        #expect(rooms == 1, "round \(round)")
+        _ = try await stores[round % 2].leaveRoom(playerID: player, now: now) { _ in [] }
+      }
+    }
+  }
+
+  @Test(
     "a match completed through two instances at once is recorded once, and one player's survey submitted through both at once counts once while the other reads SURVEY_ALREADY_SUBMITTED"
   )
   func concurrentCompletionsAndSurveys_countOnce() async throws {
