@@ -258,10 +258,6 @@ extension PostgresStore: SocialStore {
       """
   }
 
-  enum PlayerExists: SQLStatement {
-    static let sql = "SELECT 1 FROM player WHERE id = $1"
-  }
-
   /// A new pending request ($3 is the pending state, 1). The partial unique index on pending
   /// requests decides between two sent at once: the one that finds the other's row, committed
   /// after its snapshot, is refused as a serialization failure and run again, and then finds

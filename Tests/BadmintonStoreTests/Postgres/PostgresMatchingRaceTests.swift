@@ -134,8 +134,8 @@ struct PostgresMatchingRaceTests {
     }
 
     // Each instance has handed on every commit made so far, its own and the other's.
-    try await one.tail.caughtUp()
-    try await two.tail.caughtUp()
+    try await one.synchronize()
+    try await two.synchronize()
     let stored = try await one.snapshot { db in
       try await PostgresStore.matches(
         db, ids: try await db.rows(AllGames.self).map { try $0.decode(Int64.self) })
