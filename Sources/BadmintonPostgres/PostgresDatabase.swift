@@ -141,18 +141,32 @@ struct SQLDatabase: Sendable {
     }
   }
 
-  /// Runs `body` in one `SERIALIZABLE` transaction and commits it; run again from the start
-  /// when PostgreSQL refuses it for a transaction that ran at the same time (on this instance
-  /// or another), so `body` must only read and write through the connection it is given. If
-  /// `body` throws, nothing it wrote remains.
-  func transaction<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
+  /// How a transaction sees the transactions committed while it runs.
+  enum Isolation: String, Sendable {
+    /// As if the transactions had run one after the other: the default.
+    case serializable = "SERIALIZABLE"
+    /// Each statement sees what was committed when it started, and one that waits for a row
+    /// another transaction holds goes on with that row as committed. Only for a transaction
+    /// whose every statement writes just what it reads (a counter's `UPDATE … RETURNING`): such
+    /// a transaction waits its turn at a hot row where a serializable one is refused and run
+    /// again, over and over while many write that row.
+    case readCommitted = "READ COMMITTED"
+  }
+
+  /// Runs `body` in one transaction (`SERIALIZABLE` unless `isolation` says otherwise) and
+  /// commits it; run again from the start when PostgreSQL refuses it for a transaction that
+  /// ran at the same time (on this instance or another), so `body` must only read and write
+  /// through the connection it is given. If `body` throws, nothing it wrote remains.
+  func transaction<T: Sendable>(
+    isolation: Isolation = .serializable, _ body: (SQLConnection) async throws -> T
+  ) async throws -> T {
     var attempt = 0
     while true {
       attempt += 1
       do {
         return try await client.withConnection { connection in
           let sql = SQLConnection(connection: connection, logger: logger)
-          try await sql.run("BEGIN ISOLATION LEVEL SERIALIZABLE")
+          try await sql.run("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
           do {
             let value = try await body(sql)
             try await sql.run("COMMIT")

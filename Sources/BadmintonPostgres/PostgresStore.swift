@@ -98,10 +98,13 @@ public final class PostgresStore: Sendable {
     _ = await running.value
   }
 
-  /// Runs `body` as one serializable transaction (again if it meets a concurrent one) and
-  /// returns once the feed has handed its changes on.
-  func write<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
-    let value = try await database.transaction(body)
+  /// Runs `body` as one serializable transaction (again if it meets a concurrent one; see
+  /// `SQLDatabase.Isolation` for the other choice) and returns once the feed has handed its
+  /// changes on.
+  func write<T: Sendable>(
+    isolation: SQLDatabase.Isolation = .serializable, _ body: (SQLConnection) async throws -> T
+  ) async throws -> T {
+    let value = try await database.transaction(isolation: isolation, body)
     try await tail.caughtUp()
     return value
   }
