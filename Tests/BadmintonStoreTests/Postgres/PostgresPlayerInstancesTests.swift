@@ -32,11 +32,12 @@ final class FeedRecorder: Sendable {
 struct PostgresPlayerInstancesTests {
   /// Two stores on one new database, feeds started, recorded from the start.
   static func withTwoInstances(
+    poolSize: Int = 4,
     _ body: (PostgresStore, FeedRecorder, PostgresStore, FeedRecorder) async throws -> Void
   ) async throws {
     let url = try PostgresTestCluster.makeDatabase()
-    let a = try await PostgresStore.open(.init(url: url, poolSize: 4))
-    let b = try await PostgresStore.open(.init(url: url, poolSize: 4))
+    let a = try await PostgresStore.open(.init(url: url, poolSize: poolSize))
+    let b = try await PostgresStore.open(.init(url: url, poolSize: poolSize))
     let recorderA = FeedRecorder(a.feed)
     let recorderB = FeedRecorder(b.feed)
     a.startFeed()
@@ -129,6 +130,26 @@ struct PostgresPlayerInstancesTests {
       try await Self.catchUp(b)
       #expect(recorderA.eventSequences(of: player.id) == Array(1...100))
       #expect(recorderB.eventSequences(of: player.id) == Array(1...100))
+    }
+  }
+
+  @Test("a busy player's events from many writers at once on two instances all commit, each once")
+  func busyInboxAcrossInstances() async throws {
+    try await Self.withTwoInstances(poolSize: 24) { a, _, b, _ in
+      let player = try await a.createPlayer(StoreFixtures.newPlayer())
+      let count = 400
+      let sequences = try await withThrowingTaskGroup(of: UInt64.self) { group in
+        for index in 0..<count {
+          let store = index.isMultiple(of: 2) ? a : b
+          group.addTask {
+            try await store.appendEvent(
+              playerID: player.id, payload: [UInt8(index % 256), UInt8(index / 256)],
+              atUnixMs: Int64(index))
+          }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(sequences.sorted() == Array(1...UInt64(count)))
     }
   }
 
