@@ -5,25 +5,27 @@ import PostgresTestCluster
 import Synchronization
 import Testing
 
-/// Everything one store's feed handed on, in order.
-final class FeedRecorder: Sendable {
-  private let changes = Mutex<[StoreChange]>([])
+extension StoreFixtures {
+  /// Everything one store's feed handed on, in order.
+  final class FeedRecorder: Sendable {
+    private let changes = Mutex<[StoreChange]>([])
 
-  /// A recorder subscribed to `feed`.
-  init(_ feed: ChangeFeed) {
-    feed.subscribe { committed in
-      self.changes.withLock { $0 += committed.changes }
+    /// A recorder subscribed to `feed`.
+    init(_ feed: ChangeFeed) {
+      feed.subscribe { committed in
+        self.changes.withLock { $0 += committed.changes }
+      }
     }
-  }
 
-  /// The changes handed on so far.
-  var recorded: [StoreChange] { changes.withLock { $0 } }
+    /// The changes handed on so far.
+    var recorded: [StoreChange] { changes.withLock { $0 } }
 
-  /// The sequences of `playerID`'s events handed on so far, in the order they came.
-  func eventSequences(of playerID: Int64) -> [UInt64] {
-    recorded.compactMap { change in
-      if case .event(let event) = change, event.playerID == playerID { return event.sequence }
-      return nil
+    /// The sequences of `playerID`'s events handed on so far, in the order they came.
+    func eventSequences(of playerID: Int64) -> [UInt64] {
+      recorded.compactMap { change in
+        if case .event(let event) = change, event.playerID == playerID { return event.sequence }
+        return nil
+      }
     }
   }
 }
@@ -33,13 +35,14 @@ struct PostgresPlayerInstancesTests {
   /// Two stores on one new database, feeds started, recorded from the start.
   static func withTwoInstances(
     poolSize: Int = 4,
-    _ body: (PostgresStore, FeedRecorder, PostgresStore, FeedRecorder) async throws -> Void
+    _ body: (PostgresStore, StoreFixtures.FeedRecorder, PostgresStore, StoreFixtures.FeedRecorder)
+      async throws -> Void
   ) async throws {
     let url = try PostgresTestCluster.makeDatabase()
     let a = try await PostgresStore.open(.init(url: url, poolSize: poolSize))
     let b = try await PostgresStore.open(.init(url: url, poolSize: poolSize))
-    let recorderA = FeedRecorder(a.feed)
-    let recorderB = FeedRecorder(b.feed)
+    let recorderA = StoreFixtures.FeedRecorder(a.feed)
+    let recorderB = StoreFixtures.FeedRecorder(b.feed)
     a.startFeed()
     b.startFeed()
     do {
@@ -170,6 +173,38 @@ struct PostgresPlayerInstancesTests {
         #expect(refusals == ["PHONE_TAKEN"], "round \(round)")
         let kept = try await b.player(phone: phone)
         #expect(kept == stored.first)
+      }
+    }
+  }
+
+  @Test(
+    "two instances submitting one player's requests at once store no more than may be pending")
+  func concurrentRequestsAcrossInstances() async throws {
+    try await Self.withTwoInstances { a, _, b, _ in
+      for round in 0..<12 {
+        let player = try await a.createPlayer(
+          StoreFixtures.newPlayer(phone: "+86139000\(String(round + 10_000).suffix(5))"))
+        let reasons = await withTaskGroup(of: String.self) { group in
+          for index in 0..<(2 * VerificationRules.maximumPending) {
+            let store = index.isMultiple(of: 2) ? a : b
+            group.addTask {
+              do {
+                _ = try await store.createVerification(
+                  playerID: player.id, kind: .regional, contentType: "image/png",
+                  document: StoreFixtures.pngDocument, atUnixMs: Int64(index))
+                return "STORED"
+              } catch {
+                return (error as? DomainError)?.reason ?? "\(error)"
+              }
+            }
+          }
+          return await group.reduce(into: [String: Int]()) { $0[$1, default: 0] += 1 }
+        }
+        let maximum = VerificationRules.maximumPending
+        #expect(
+          reasons == ["STORED": maximum, "VERIFICATION_PENDING_LIMIT": maximum], "round \(round)")
+        let stored = try await b.verifications(playerID: player.id)
+        #expect(stored.count == maximum)
       }
     }
   }
