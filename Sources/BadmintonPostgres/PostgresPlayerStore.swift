@@ -442,10 +442,12 @@ extension PostgresStore {
       guard placement == .append else { return upload }
       try await Self.checkOpenBytes(
         db, adding: data.count, limit: openBytesLimit, atUnixMs: atUnixMs)
-      try await db.rows(PieceInsert.self, uploadID, offset, Data(data))
+      // The upload's row first: the same piece sent twice at once (two instances, a resend)
+      // meets there, where the later transaction is run again and finds the piece stored.
       try await db.rows(
         UploadReceived.self, Int64(data.count), atUnixMs + DocumentUploadRules.lifetimeMs,
         uploadID)
+      try await db.rows(PieceInsert.self, uploadID, offset, Data(data))
       return try await Self.openUpload(db, id: uploadID, playerID: playerID, atUnixMs: atUnixMs)
     }
   }

@@ -208,4 +208,36 @@ struct PostgresPlayerInstancesTests {
       }
     }
   }
+
+  @Test("the same piece sent to two instances at once is stored once and both are answered")
+  func samePieceAcrossInstances() async throws {
+    try await Self.withTwoInstances { a, _, b, _ in
+      let player = try await a.createPlayer(StoreFixtures.newPlayer())
+      let signature = EvidenceDocument.ContentType.png.signature
+      let pieces = 8
+      let document = signature + (0..<(pieces * 10 - signature.count)).map { UInt8($0 % 251) }
+      let upload = try await a.startDocumentUpload(
+        playerID: player.id, contentType: "image/png", totalSize: Int64(document.count),
+        firstPiece: Array(document[0..<10]), atUnixMs: 0, openBytesLimit: 1 << 20)
+      for piece in 1..<pieces {
+        let range = (piece * 10)..<(piece * 10 + 10)
+        let answers = try await withThrowingTaskGroup(of: Int64.self) { group in
+          for store in [a, b] {
+            group.addTask {
+              try await store.appendDocumentPiece(
+                playerID: player.id, uploadID: upload.id, offset: Int64(range.lowerBound),
+                statedTotal: 0, data: Array(document[range]), atUnixMs: 1,
+                openBytesLimit: 1 << 20
+              ).received
+            }
+          }
+          return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers == [Int64(range.upperBound), Int64(range.upperBound)], "piece \(piece)")
+      }
+      let request = try await b.createVerification(
+        playerID: player.id, kind: .regional, uploadID: upload.id, atUnixMs: 2)
+      #expect(try await a.verificationDocument(id: request.id) == document)
+    }
+  }
 }
