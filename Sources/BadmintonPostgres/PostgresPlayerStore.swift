@@ -164,6 +164,9 @@ extension PostgresStore {
       WHERE expires_at_ms > $1 ORDER BY row_id
       """
   }
+  enum PlayersLockInOrder: SQLStatement {
+    static let sql = "SELECT id FROM player WHERE id = ANY($1) ORDER BY id FOR UPDATE"
+  }
   enum EventsAfter: SQLStatement {
     static let sql = """
       SELECT sequence, created_at_ms, payload FROM event
@@ -331,9 +334,15 @@ extension PostgresStore: PlayerStore {
 
   // MARK: Events
 
+  // A transaction that only numbers and stores events writes no more than what it reads (the
+  // players' counters, by `UPDATE … RETURNING`), so it runs at READ COMMITTED: appends for one
+  // busy player from many writers on every instance wait their turn at the player's row, where
+  // serializable ones would be refused and run again, over and over. The row lock still orders
+  // the player's events in commit order.
+
   public func appendEvent(playerID: Int64, payload: [UInt8], atUnixMs: Int64) async throws -> UInt64
   {
-    try await write { db in
+    try await write(isolation: .readCommitted) { db in
       try await Self.appendEvent(db, playerID: playerID, payload: payload, atUnixMs: atUnixMs)
     }
   }
@@ -341,7 +350,10 @@ extension PostgresStore: PlayerStore {
   public func appendEvents(_ events: [(playerID: Int64, payload: [UInt8])], atUnixMs: Int64)
     async throws -> [UInt64]
   {
-    try await write { db in
+    try await write(isolation: .readCommitted) { db in
+      // Two batches lock their players in one order, so they never wait for each other.
+      let players = Set(events.map(\.playerID))
+      if players.count > 1 { try await db.rows(PlayersLockInOrder.self, Array(players)) }
       var sequences: [UInt64] = []
       sequences.reserveCapacity(events.count)
       for event in events {
@@ -430,10 +442,12 @@ extension PostgresStore {
       guard placement == .append else { return upload }
       try await Self.checkOpenBytes(
         db, adding: data.count, limit: openBytesLimit, atUnixMs: atUnixMs)
-      try await db.rows(PieceInsert.self, uploadID, offset, Data(data))
+      // The upload's row first: the same piece sent twice at once (two instances, a resend)
+      // meets there, where the later transaction is run again and finds the piece stored.
       try await db.rows(
         UploadReceived.self, Int64(data.count), atUnixMs + DocumentUploadRules.lifetimeMs,
         uploadID)
+      try await db.rows(PieceInsert.self, uploadID, offset, Data(data))
       return try await Self.openUpload(db, id: uploadID, playerID: playerID, atUnixMs: atUnixMs)
     }
   }

@@ -114,10 +114,13 @@ public final class PostgresStore: Sendable {
     _ = await running.value
   }
 
-  /// Runs `body` as one serializable transaction (again if it meets a concurrent one) and
-  /// returns once the feed has handed its changes on.
-  func write<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
-    let (value, transaction) = try await database.transaction(body)
+  /// Runs `body` as one serializable transaction (again if it meets a concurrent one; see
+  /// `SQLDatabase.Isolation` for the other choice) and returns once the feed has handed its
+  /// changes on.
+  func write<T: Sendable>(
+    isolation: SQLDatabase.Isolation = .serializable, _ body: (SQLConnection) async throws -> T
+  ) async throws -> T {
+    let (value, transaction) = try await database.transaction(isolation: isolation, body)
     // A transaction that wrote nothing has no id, and nothing to wait for.
     if let transaction { try await tail.caughtUp(through: transaction) }
     return value
