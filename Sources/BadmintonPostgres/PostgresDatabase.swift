@@ -154,6 +154,10 @@ struct SQLDatabase: Sendable {
     }
   }
 
+  enum QueueLock: SQLStatement {
+    static let sql = "SELECT pg_advisory_lock($1)"
+  }
+
   enum TransactionID: SQLStatement {
     static let sql = "SELECT pg_current_xact_id_if_assigned()::text"
   }
@@ -176,7 +180,8 @@ struct SQLDatabase: Sendable {
   /// through the connection it is given. If `body` throws, nothing it wrote remains. Returns
   /// `body`'s value and the id of the transaction that committed, nil when it wrote nothing.
   func transaction<T: Sendable>(
-    isolation: Isolation = .serializable, _ body: (SQLConnection) async throws -> T
+    isolation: Isolation = .serializable, queueingOn keys: [Int64] = [],
+    _ body: (SQLConnection) async throws -> T
   ) async throws -> (T, UInt64?) {
     var attempt = 0
     while true {
@@ -184,14 +189,24 @@ struct SQLDatabase: Sendable {
       do {
         return try await client.withConnection { connection in
           let sql = SQLConnection(connection: connection, logger: logger)
-          try await sql.run("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+          // Taken before the transaction begins, so its snapshot is taken once the previous
+          // holder has committed: writers of one hot row take turns instead of refusing each
+          // other. Session locks, released below whatever happens (or with the connection).
+          for key in Set(keys).sorted() { try await sql.rows(QueueLock.self, key) }
           do {
-            let value = try await body(sql)
-            let id = try await sql.row(TransactionID.self)?.decode(String?.self)
-            try await sql.run("COMMIT")
-            return (value, id.flatMap { UInt64($0) })
+            try await sql.run("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+            do {
+              let value = try await body(sql)
+              let id = try await sql.row(TransactionID.self)?.decode(String?.self)
+              try await sql.run("COMMIT")
+              if !keys.isEmpty { try await sql.run("SELECT pg_advisory_unlock_all()") }
+              return (value, id.flatMap { UInt64($0) })
+            } catch {
+              try? await sql.run("ROLLBACK")
+              throw error
+            }
           } catch {
-            try? await sql.run("ROLLBACK")
+            if !keys.isEmpty { try? await sql.run("SELECT pg_advisory_unlock_all()") }
             throw error
           }
         }

@@ -164,9 +164,6 @@ extension PostgresStore {
       WHERE expires_at_ms > $1 ORDER BY row_id
       """
   }
-  enum PlayersLockInOrder: SQLStatement {
-    static let sql = "SELECT id FROM player WHERE id = ANY($1) ORDER BY id FOR UPDATE"
-  }
   enum EventsAfter: SQLStatement {
     static let sql = """
       SELECT sequence, created_at_ms, payload FROM event
@@ -334,15 +331,13 @@ extension PostgresStore: PlayerStore {
 
   // MARK: Events
 
-  // A transaction that only numbers and stores events writes no more than what it reads (the
-  // players' counters, by `UPDATE … RETURNING`), so it runs at READ COMMITTED: appends for one
-  // busy player from many writers on every instance wait their turn at the player's row, where
-  // serializable ones would be refused and run again, over and over. The row lock still orders
-  // the player's events in commit order.
+  // Appends for one busy player from many writers on every instance take turns on the player's
+  // event queue lock (`write(queueingEventsOf:)`), where serializable transactions meeting at
+  // the player's counter would be refused and run again, over and over.
 
   public func appendEvent(playerID: Int64, payload: [UInt8], atUnixMs: Int64) async throws -> UInt64
   {
-    try await write(isolation: .readCommitted) { db in
+    try await write(queueingEventsOf: [playerID]) { db in
       try await Self.appendEvent(db, playerID: playerID, payload: payload, atUnixMs: atUnixMs)
     }
   }
@@ -350,10 +345,7 @@ extension PostgresStore: PlayerStore {
   public func appendEvents(_ events: [(playerID: Int64, payload: [UInt8])], atUnixMs: Int64)
     async throws -> [UInt64]
   {
-    try await write(isolation: .readCommitted) { db in
-      // Two batches lock their players in one order, so they never wait for each other.
-      let players = Set(events.map(\.playerID))
-      if players.count > 1 { try await db.rows(PlayersLockInOrder.self, Array(players)) }
+    try await write(queueingEventsOf: events.map(\.playerID)) { db in
       var sequences: [UInt64] = []
       sequences.reserveCapacity(events.count)
       for event in events {
