@@ -87,20 +87,28 @@ struct SocialStoreParityTests {
         let message = NewMessage(
           senderID: p, recipientID: q, clientMessageID: "c\(step.a % 3)",
           text: "t\(step.b % 2)", sentAtUnixMs: now)
-        return
-          "\(try await store.sendMessage(message) { [($0.recipientID, Array("message \($0.id)".utf8))] })"
+        let sent = try await store.sendMessage(message) {
+          [($0.recipientID, Array("message \(Self.render($0))".utf8))]
+        }
+        return "\(sent.created) \(Self.render(sent.message))"
       case 8:
+        // Messages picked by their place among all messages, to any player.
+        let all = try await Self.allMessages(store, ids: ids)
+        let picked = all.isEmpty ? [] : [all[step.a % all.count].id, all[step.b % all.count].id]
         let acknowledged = try await store.acknowledgeDelivered(
-          messageIDs: [Int64(step.a % 10 + 1), Int64(step.b % 10 + 1)], recipientID: q, now: now
+          messageIDs: picked, recipientID: q, now: now
         ) { receipts in
-          receipts.map { ($0.senderID, Array("delivered \($0.threadID) \($0.messageIDs)".utf8)) }
+          receipts.map {
+            ($0.senderID, Array("delivered \($0.threadID) \($0.messageIDs.count)".utf8))
+          }
         }
         return "\(acknowledged)"
       case 9:
+        let all = try await Self.allMessages(store, ids: ids)
+        let upTo = step.b % 3 == 0 || all.isEmpty ? nil : all[step.b % all.count].id
         let unread = try await store.markRead(
-          threadID: Int64(step.a % 4 + 1), playerID: q,
-          upToMessageID: step.b % 3 == 0 ? nil : Int64(step.b % 12), now: now
-        ) { [($0.senderID, Array("read \($0.threadID) \($0.messageIDs)".utf8))] }
+          threadID: Int64(step.a % 4 + 1), playerID: q, upToMessageID: upTo, now: now
+        ) { [($0.senderID, Array("read \($0.threadID) \($0.messageIDs.count)".utf8))] }
         return "\(unread)"
       case 10:
         try await store.deleteConversation(threadID: Int64(step.a % 4 + 1), playerID: q)
@@ -117,6 +125,27 @@ struct SocialStoreParityTests {
     }
   }
 
+  /// A message as text without its id: PostgreSQL may skip ids (an insert that finds the
+  /// message already stored draws one), so messages are compared by everything else, in the
+  /// order their ids give.
+  static func render(_ message: MessageRecord) -> String {
+    "\(message.threadID) \(message.senderID)>\(message.recipientID) \(message.clientMessageID) "
+      + "\(message.text) \(message.sentAtUnixMs) d\(message.deliveredAtUnixMs ?? -1) "
+      + "r\(message.readAtUnixMs ?? -1) h\(message.hidden)"
+  }
+
+  /// Every stored message, in id order: each is in its sender's view.
+  static func allMessages(_ store: any ServerStore, ids: [Int64]) async throws -> [MessageRecord] {
+    var all: [Int64: MessageRecord] = [:]
+    for id in ids {
+      for message in try await store.messages(playerID: id, afterMessageID: 0, limit: 1_000)
+      where message.senderID == id {
+        all[message.id] = message
+      }
+    }
+    return all.values.sorted { $0.id < $1.id }
+  }
+
   /// Everything the store tells of the players, as text.
   static func state(_ store: any ServerStore, ids: [Int64]) async throws -> String {
     var lines: [String] = []
@@ -131,13 +160,20 @@ struct SocialStoreParityTests {
       }
       lines.append("\(try await store.blocks(blockerID: id))")
       lines.append("\(try await store.playersBlocked(eitherWayWith: id).sorted())")
-      lines.append("\(try await store.threads(playerID: id, beforeLastMessageID: nil, limit: 50))")
-      lines.append("\(try await store.messages(playerID: id, afterMessageID: 0, limit: 100))")
+      let threads = try await store.threads(playerID: id, beforeLastMessageID: nil, limit: 50)
+      lines.append("unread \(threads.totalUnread)")
+      for thread in threads.threads {
+        lines.append(
+          "thread \(thread.threadID) \(thread.otherID) \(thread.unreadCount) "
+            + Self.render(thread.lastMessage))
+      }
+      lines.append(
+        "\(try await store.messages(playerID: id, afterMessageID: 0, limit: 100).map(Self.render))")
       lines.append("\(try await store.unreadCount(playerID: id))")
       for thread in Int64(1)...4 {
         do {
           lines.append(
-            "\(try await store.messages(threadID: thread, playerID: id, beforeMessageID: nil, limit: 50))"
+            "\(try await store.messages(threadID: thread, playerID: id, beforeMessageID: nil, limit: 50).map(Self.render))"
           )
         } catch {
           lines.append("refused \(error)")
