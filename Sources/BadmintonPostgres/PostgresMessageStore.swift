@@ -11,7 +11,8 @@ extension PostgresStore: MessageStore {
   public func sendMessage(
     _ new: NewMessage, notify: @escaping @Sendable (MessageRecord) -> OutgoingEvents
   ) async throws -> MessageSendOutcome {
-    try await write { db in
+    // The recipient's event is numbered by their counter: sends to one player take turns.
+    try await write(queueingEventsOf: [new.recipientID]) { db in
       // Everything a send checks, read in one statement before anything is written: a refused
       // send changes nothing. The sender's earlier message with the same client message id is
       // not read here but found by the insert itself (below): a read of that index before the
