@@ -14,13 +14,25 @@ protocol SQLStatement {
 struct Prepared<Statement: SQLStatement>: PostgresPreparedStatement {
   typealias Row = PostgresRow
   static var sql: String { Statement.sql }
-  /// The statement type's full name: two statements never share one.
-  static var name: String { String(reflecting: Statement.self) }
+  /// A name made from the SQL itself (FNV-1a, 64 bits): two statements with different SQL never
+  /// share a name, and it stays well inside PostgreSQL's 63 bytes, which a type's full name
+  /// would not.
+  static var name: String { statementName(Statement.sql) }
 
   let bindings: PostgresBindings
 
   func makeBindings() throws -> PostgresBindings { bindings }
   func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
+}
+
+/// The prepared statement name of `sql`.
+func statementName(_ sql: String) -> String {
+  var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+  for byte in sql.utf8 {
+    hash ^= UInt64(byte)
+    hash = hash &* 0x0000_0100_0000_01b3
+  }
+  return "badminton_" + String(hash, radix: 16)
 }
 
 /// One leased connection, in a transaction or not: what the store's methods run their
@@ -142,32 +154,59 @@ struct SQLDatabase: Sendable {
     }
   }
 
+  enum QueueLock: SQLStatement {
+    static let sql = "SELECT pg_advisory_lock($1)"
+  }
+
   enum TransactionID: SQLStatement {
     static let sql = "SELECT pg_current_xact_id_if_assigned()::text"
   }
 
-  /// Runs `body` in one `SERIALIZABLE` transaction and commits it; run again from the start
-  /// when PostgreSQL refuses it for a transaction that ran at the same time (on this instance
-  /// or another), so `body` must only read and write through the connection it is given. If
-  /// `body` throws, nothing it wrote remains. Returns `body`'s value and the id of the
-  /// transaction that committed, nil when it wrote nothing.
-  func transaction<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws
-    -> (T, UInt64?)
-  {
+  /// How a transaction sees the transactions committed while it runs.
+  enum Isolation: String, Sendable {
+    /// As if the transactions had run one after the other: the default.
+    case serializable = "SERIALIZABLE"
+    /// Each statement sees what was committed when it started, and one that waits for a row
+    /// another transaction holds goes on with that row as committed. Only for a transaction
+    /// whose every statement writes just what it reads (a counter's `UPDATE … RETURNING`): such
+    /// a transaction waits its turn at a hot row where a serializable one is refused and run
+    /// again, over and over while many write that row.
+    case readCommitted = "READ COMMITTED"
+  }
+
+  /// Runs `body` in one transaction (`SERIALIZABLE` unless `isolation` says otherwise) and
+  /// commits it; run again from the start when PostgreSQL refuses it for a transaction that
+  /// ran at the same time (on this instance or another), so `body` must only read and write
+  /// through the connection it is given. If `body` throws, nothing it wrote remains. Returns
+  /// `body`'s value and the id of the transaction that committed, nil when it wrote nothing.
+  func transaction<T: Sendable>(
+    isolation: Isolation = .serializable, queueingOn keys: [Int64] = [],
+    _ body: (SQLConnection) async throws -> T
+  ) async throws -> (T, UInt64?) {
     var attempt = 0
     while true {
       attempt += 1
       do {
         return try await client.withConnection { connection in
           let sql = SQLConnection(connection: connection, logger: logger)
-          try await sql.run("BEGIN ISOLATION LEVEL SERIALIZABLE")
+          // Taken before the transaction begins, so its snapshot is taken once the previous
+          // holder has committed: writers of one hot row take turns instead of refusing each
+          // other. Session locks, released below whatever happens (or with the connection).
+          for key in Set(keys).sorted() { try await sql.rows(QueueLock.self, key) }
           do {
-            let value = try await body(sql)
-            let id = try await sql.row(TransactionID.self)?.decode(String?.self)
-            try await sql.run("COMMIT")
-            return (value, id.flatMap { UInt64($0) })
+            try await sql.run("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+            do {
+              let value = try await body(sql)
+              let id = try await sql.row(TransactionID.self)?.decode(String?.self)
+              try await sql.run("COMMIT")
+              if !keys.isEmpty { try await sql.run("SELECT pg_advisory_unlock_all()") }
+              return (value, id.flatMap { UInt64($0) })
+            } catch {
+              try? await sql.run("ROLLBACK")
+              throw error
+            }
           } catch {
-            try? await sql.run("ROLLBACK")
+            if !keys.isEmpty { try? await sql.run("SELECT pg_advisory_unlock_all()") }
             throw error
           }
         }

@@ -5,33 +5,48 @@ import PostgresNIO
 /// Direct messages on PostgreSQL: the embedded store's tables and rules (see
 /// `SQLitePlayerStore`'s message migration). Every write is one serializable transaction; the
 /// unique index on (sender, client message id) decides which of two sends of the same message
-/// stores it, on one instance or on two.
+/// stores it, on one instance or on two. Message ids keep their order but may skip: an insert
+/// that finds the message already stored, like a transaction run again, has drawn one.
 extension PostgresStore: MessageStore {
   public func sendMessage(
     _ new: NewMessage, notify: @escaping @Sendable (MessageRecord) -> OutgoingEvents
   ) async throws -> MessageSendOutcome {
-    try await write { db in
+    // The recipient's event is numbered by their counter: sends to one player take turns.
+    try await write(queueingEventsOf: [new.recipientID]) { db in
       // Everything a send checks, read in one statement before anything is written: a refused
-      // send changes nothing.
+      // send changes nothing. The sender's earlier message with the same client message id is
+      // not read here but found by the insert itself (below): a read of that index before the
+      // insert would have every send hold a predicate lock on the pages every other send
+      // inserts into, and the database would refuse most sends made at the same time (to be run
+      // again) for conflicts that are not there.
       let (low, high) = (min(new.senderID, new.recipientID), max(new.senderID, new.recipientID))
-      guard
-        let checks = try await db.row(
-          SendChecks.self, new.senderID, new.clientMessageID, new.recipientID, low, high)
+      guard let checks = try await db.row(SendChecks.self, new.senderID, new.recipientID, low, high)
       else { throw DomainError.playerNotFound }
-      let (earlierID, recipientExists, senderBlocked, recipientBlocked, existingThread) =
-        try checks.decode((Int64?, Bool, Bool, Bool, Int64?).self)
-      if earlierID != nil {
-        return MessageSendOutcome(message: try Self.earlier(new, checks), created: false)
+      let (recipientExists, senderBlocked, recipientBlocked, existingThread) =
+        try checks.decode((Bool, Bool, Bool, Int64?).self)
+      let hidden: Bool
+      do {
+        guard new.senderID != new.recipientID else { throw MessageErrors.notYourself }
+        guard recipientExists else { throw DomainError.playerNotFound }
+        hidden =
+          try BlockRules.contact(
+            senderBlockedRecipient: senderBlocked, recipientBlockedSender: recipientBlocked)
+          == .hidden
+      } catch {
+        // The same message sent before is returned, whatever has changed since, as in a store
+        // that looks for it first.
+        if let earlier = try await Self.earlier(db, new) {
+          return MessageSendOutcome(message: earlier, created: false)
+        }
+        throw error
       }
-      guard new.senderID != new.recipientID else { throw MessageErrors.notYourself }
-      guard recipientExists else { throw DomainError.playerNotFound }
-      let hidden =
-        try BlockRules.contact(
-          senderBlockedRecipient: senderBlocked, recipientBlockedSender: recipientBlocked)
-        == .hidden
       let threadID: Int64
       if let existingThread {
         threadID = existingThread
+      } else if let earlier = try await Self.earlier(db, new) {
+        // Not reached for the same message, whose pair has a thread; another message under the
+        // same id is refused before a thread is made for it.
+        return MessageSendOutcome(message: earlier, created: false)
       } else if let row = try await db.row(InsertThread.self, low, high, new.sentAtUnixMs) {
         threadID = try row.decode(Int64.self)
       } else {
@@ -39,24 +54,24 @@ extension PostgresStore: MessageStore {
         // (run again, it finds the thread), and one it can see the checks found.
         throw MessageErrors.threadNotFound
       }
-      if hidden {
-        try await db.rows(JoinThread.self, new.senderID, threadID, new.recipientID)
-      } else {
-        try await db.rows(JoinThreadBoth.self, new.senderID, threadID, new.recipientID)
-      }
+      // The unique index on (sender, client message id) decides: a message stored before,
+      // seen by this transaction, leaves nothing inserted; one stored by a transaction at the
+      // same time refuses this one, which, run again, sees it.
       guard
         let inserted = try await db.row(
           InsertMessage.self, threadID, new.senderID, new.recipientID, new.clientMessageID,
           new.text, new.sentAtUnixMs, Int64(hidden ? 1 : 0))
       else {
-        // Another call stored the same client message id first: its message is the answer.
-        guard let row = try await db.row(MessageByClientID.self, new.senderID, new.clientMessageID)
-        else { throw MessageErrors.clientMessageIDReused }
-        let earlier = try Self.message(from: row)
-        guard earlier.recipientID == new.recipientID, earlier.text == new.text else {
+        // Its message is the answer; when it is another message, the id is refused.
+        guard let earlier = try await Self.earlier(db, new) else {
           throw MessageErrors.clientMessageIDReused
         }
         return MessageSendOutcome(message: earlier, created: false)
+      }
+      if hidden {
+        try await db.rows(JoinThread.self, new.senderID, threadID, new.recipientID)
+      } else {
+        try await db.rows(JoinThreadBoth.self, new.senderID, threadID, new.recipientID)
       }
       // The row as stored, made here rather than read back.
       let message = MessageRecord(
@@ -157,17 +172,14 @@ extension PostgresStore: MessageStore {
     limit < 0 ? nil : Int64(limit)
   }
 
-  /// The sender's message with the same client message id, from the send checks: returned when
-  /// it is the same message, refused when it is not.
-  private static func earlier(_ new: NewMessage, _ checks: PostgresRow) throws -> MessageRecord {
-    var columns = Columns(checks, from: 5)
-    let earlier = MessageRecord(
-      id: try columns.next(Int64.self), threadID: try columns.next(Int64.self),
-      senderID: new.senderID, recipientID: try columns.next(Int64.self),
-      clientMessageID: new.clientMessageID, text: try columns.next(String.self),
-      sentAtUnixMs: try columns.next(Int64.self),
-      deliveredAtUnixMs: try columns.next(Int64?.self),
-      readAtUnixMs: try columns.next(Int64?.self), hidden: try columns.next(Int64.self) != 0)
+  /// The sender's message with the same client message id: returned when it is the same
+  /// message, refused when it is not; nil when there is none.
+  private static func earlier(_ db: SQLConnection, _ new: NewMessage) async throws
+    -> MessageRecord?
+  {
+    guard let row = try await db.row(MessageByClientID.self, new.senderID, new.clientMessageID)
+    else { return nil }
+    let earlier = try message(from: row)
     guard earlier.recipientID == new.recipientID, earlier.text == new.text else {
       throw MessageErrors.clientMessageIDReused
     }
@@ -227,22 +239,16 @@ extension PostgresStore: MessageStore {
 
   // MARK: Statements
 
-  /// What a send checks, in one statement: the sender's ($1) message with the same client
-  /// message id ($2; its id NULL when none), whether the recipient ($3) exists, whether the
-  /// sender blocked the recipient, whether the recipient blocked the sender, the pair's thread
-  /// (NULL when none; $4 the lower id, $5 the higher), then the earlier message's columns.
+  /// What a send checks, in one statement: whether the recipient ($2) exists, whether the
+  /// sender ($1) blocked the recipient, whether the recipient blocked the sender, and the
+  /// pair's thread (NULL when none; $3 the lower id, $4 the higher).
   enum SendChecks: SQLStatement {
     static let sql = """
-      SELECT earlier.id,
-        EXISTS (SELECT 1 FROM player WHERE id = $3),
-        EXISTS (SELECT 1 FROM block WHERE blocker_id = $1 AND blocked_id = $3),
-        EXISTS (SELECT 1 FROM block WHERE blocker_id = $3 AND blocked_id = $1),
-        (SELECT id FROM message_thread WHERE low_player_id = $4 AND high_player_id = $5),
-        earlier.id, earlier.thread_id, earlier.recipient_id, earlier.text, earlier.sent_at_ms,
-        earlier.delivered_at_ms, earlier.read_at_ms, earlier.hidden
-      FROM (SELECT 1) AS one
-      LEFT JOIN direct_message AS earlier
-        ON earlier.sender_id = $1 AND earlier.client_message_id = $2
+      SELECT
+        EXISTS (SELECT 1 FROM player WHERE id = $2),
+        EXISTS (SELECT 1 FROM block WHERE blocker_id = $1 AND blocked_id = $2),
+        EXISTS (SELECT 1 FROM block WHERE blocker_id = $2 AND blocked_id = $1),
+        (SELECT id FROM message_thread WHERE low_player_id = $3 AND high_player_id = $4)
       """
   }
 

@@ -331,9 +331,13 @@ extension PostgresStore: PlayerStore {
 
   // MARK: Events
 
+  // Appends for one busy player from many writers on every instance take turns on the player's
+  // event queue lock (`write(queueingEventsOf:)`), where serializable transactions meeting at
+  // the player's counter would be refused and run again, over and over.
+
   public func appendEvent(playerID: Int64, payload: [UInt8], atUnixMs: Int64) async throws -> UInt64
   {
-    try await write { db in
+    try await write(queueingEventsOf: [playerID]) { db in
       try await Self.appendEvent(db, playerID: playerID, payload: payload, atUnixMs: atUnixMs)
     }
   }
@@ -341,7 +345,7 @@ extension PostgresStore: PlayerStore {
   public func appendEvents(_ events: [(playerID: Int64, payload: [UInt8])], atUnixMs: Int64)
     async throws -> [UInt64]
   {
-    try await write { db in
+    try await write(queueingEventsOf: events.map(\.playerID)) { db in
       var sequences: [UInt64] = []
       sequences.reserveCapacity(events.count)
       for event in events {
@@ -430,10 +434,12 @@ extension PostgresStore {
       guard placement == .append else { return upload }
       try await Self.checkOpenBytes(
         db, adding: data.count, limit: openBytesLimit, atUnixMs: atUnixMs)
-      try await db.rows(PieceInsert.self, uploadID, offset, Data(data))
+      // The upload's row first: the same piece sent twice at once (two instances, a resend)
+      // meets there, where the later transaction is run again and finds the piece stored.
       try await db.rows(
         UploadReceived.self, Int64(data.count), atUnixMs + DocumentUploadRules.lifetimeMs,
         uploadID)
+      try await db.rows(PieceInsert.self, uploadID, offset, Data(data))
       return try await Self.openUpload(db, id: uploadID, playerID: playerID, atUnixMs: atUnixMs)
     }
   }

@@ -318,8 +318,11 @@ extension PostgresStore: SocialStore {
       """
   }
 
+  /// In the key's order, as the embedded store's table (clustered on its key) gives them.
   enum Friends: SQLStatement {
-    static let sql = "SELECT friend_id, since_ms FROM friendship WHERE player_id = $1"
+    static let sql = """
+      SELECT friend_id, since_ms FROM friendship WHERE player_id = $1 ORDER BY friend_id
+      """
   }
 
   enum FriendsPage: SQLStatement {

@@ -114,13 +114,29 @@ public final class PostgresStore: Sendable {
     _ = await running.value
   }
 
-  /// Runs `body` as one serializable transaction (again if it meets a concurrent one) and
-  /// returns once the feed has handed its changes on.
-  func write<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
-    let (value, transaction) = try await database.transaction(body)
+  /// Runs `body` as one serializable transaction (again if it meets a concurrent one; see
+  /// `SQLDatabase.Isolation` for the other choice) and returns once the feed has handed its
+  /// changes on.
+  ///
+  /// `queueingEventsOf`: the players the write appends events for, when they are known before
+  /// it starts. Writes that number one player's events all update that player's counter; in
+  /// serializable transactions the ones waiting for it would each be refused and run again
+  /// whenever one commits. Named here, they take turns on an advisory lock per player, taken
+  /// before the transaction begins, and none is refused.
+  func write<T: Sendable>(
+    isolation: SQLDatabase.Isolation = .serializable, queueingEventsOf players: [Int64] = [],
+    _ body: (SQLConnection) async throws -> T
+  ) async throws -> T {
+    let (value, transaction) = try await database.transaction(
+      isolation: isolation, queueingOn: players.map(Self.eventQueueKey), body)
     // A transaction that wrote nothing has no id, and nothing to wait for.
     if let transaction { try await tail.caughtUp(through: transaction) }
     return value
+  }
+
+  /// The advisory lock key of `player`'s event counter: apart from the migration lock's.
+  static func eventQueueKey(_ player: Int64) -> Int64 {
+    0x4556_0000_0000_0000 | (player & 0x0000_FFFF_FFFF_FFFF)
   }
 
   /// Runs `body` on a pooled connection, each statement on its own.

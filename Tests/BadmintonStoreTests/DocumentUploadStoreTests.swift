@@ -157,6 +157,72 @@ struct DocumentUploadStoreTests {
     }
   }
 
+  @Test(
+    "a player with the most unfinished uploads is UPLOAD_LIMIT until one expires",
+    arguments: StoreKind.allCases)
+  func start_openUploadLimit(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let player = try await store.createPlayer(StoreFixtures.newPlayer())
+      let document = Self.document(size: 20)
+      for start in 0..<Int64(DocumentUploadRules.maximumOpenUploads) {
+        _ = try await store.startDocumentUpload(
+          playerID: player.id, contentType: "image/png", totalSize: 40, firstPiece: document,
+          atUnixMs: start, openBytesLimit: Self.limit)
+      }
+      let error = await #expect(throws: DomainError.self) {
+        _ = try await store.startDocumentUpload(
+          playerID: player.id, contentType: "image/png", totalSize: 40, firstPiece: document,
+          atUnixMs: 100, openBytesLimit: Self.limit)
+      }
+      #expect(error?.reason == "UPLOAD_LIMIT")
+      // Once the first has expired it is removed, and a new one may start.
+      let later = try await store.startDocumentUpload(
+        playerID: player.id, contentType: "image/png", totalSize: 40, firstPiece: document,
+        atUnixMs: DocumentUploadRules.lifetimeMs, openBytesLimit: Self.limit)
+      #expect(later.received == 20)
+      #expect(try await Self.pieceCount(store) == DocumentUploadRules.maximumOpenUploads)
+    }
+  }
+
+  @Test(
+    "pieces that would take everyone's unfinished uploads past the byte limit are refused",
+    arguments: StoreKind.allCases)
+  func openBytes_limitOverEveryone(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let a = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613800000001"))
+      let b = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613800000002"))
+      let document = Self.document(size: 100)
+      let limit: Int64 = 150
+      let first = try await store.startDocumentUpload(
+        playerID: a.id, contentType: "image/png", totalSize: 100,
+        firstPiece: Array(document[0..<60]), atUnixMs: 0, openBytesLimit: limit)
+      _ = try await store.startDocumentUpload(
+        playerID: b.id, contentType: "image/png", totalSize: 100,
+        firstPiece: Array(document[0..<80]), atUnixMs: 0, openBytesLimit: limit)
+      await #expect(throws: OpenUploadsFull(limit: limit)) {
+        _ = try await store.appendDocumentPiece(
+          playerID: a.id, uploadID: first.id, offset: 60, statedTotal: 100,
+          data: Array(document[60..<71]), atUnixMs: 1, openBytesLimit: limit)
+      }
+      let fits = try await store.appendDocumentPiece(
+        playerID: a.id, uploadID: first.id, offset: 60, statedTotal: 100,
+        data: Array(document[60..<70]), atUnixMs: 1, openBytesLimit: limit)
+      #expect(fits.received == 70)
+      // Another player's upload is not found under this one's id.
+      let error = await #expect(throws: DomainError.self) {
+        _ = try await store.appendDocumentPiece(
+          playerID: b.id, uploadID: first.id, offset: 70, statedTotal: 100,
+          data: [1], atUnixMs: 1, openBytesLimit: limit)
+      }
+      #expect(error?.reason == "UPLOAD_NOT_FOUND")
+      await #expect(throws: OpenUploadsFull(limit: limit)) {
+        _ = try await store.startDocumentUpload(
+          playerID: b.id, contentType: "image/png", totalSize: 100, firstPiece: [1],
+          atUnixMs: 2, openBytesLimit: limit)
+      }
+    }
+  }
+
   @Test("migrating to pieces cuts each stored document into pieces that read back whole")
   func migration_cutsStoredDocuments() async throws {
     let queue = try DatabaseQueue()

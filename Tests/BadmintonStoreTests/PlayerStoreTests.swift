@@ -1,6 +1,7 @@
 import BadmintonDomain
 import BadmintonStore
 import PropertyBased
+import Synchronization
 import Testing
 
 @Suite("Player store: players, profiles and locations")
@@ -281,6 +282,85 @@ struct PlayerStoreTests {
       #expect(try await store.players(ids: [c.id, 404, a.id, -1]) == [a.id: a, c.id: c])
       #expect(try await store.players(ids: [b.id, b.id]) == [b.id: b])
       #expect(try await store.players(ids: [404]).isEmpty)
+    }
+  }
+
+  // MARK: Passwords
+
+  @Test(
+    "replacePassword swaps the digest only while the stored one is still the current one",
+    arguments: StoreKind.allCases)
+  func replacePassword_onlyOverCurrent(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let player = try await store.createPlayer(StoreFixtures.newPlayer())
+      let other = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+447700900123"))
+      let stronger = PasswordDigest(hash: [9, 8, 7, 0], salt: [6, 5], parameters: "scrypt:32:8:1")
+      let newer = PasswordDigest(hash: [1], salt: [2], parameters: "scrypt:32:8:1")
+      #expect(try await store.passwordParameterCounts() == ["scrypt:16:1:1": 2])
+
+      let replaced = try await store.replacePassword(
+        id: player.id, current: StoreFixtures.digest, with: stronger)
+      #expect(replaced)
+      #expect(try await store.player(id: player.id)?.password == stronger)
+      // A digest made from the old one no longer replaces what is stored now.
+      let stale = try await store.replacePassword(
+        id: player.id, current: StoreFixtures.digest, with: newer)
+      #expect(!stale)
+      #expect(try await store.player(id: player.id)?.password == stronger)
+      let unknown = try await store.replacePassword(
+        id: player.id + other.id, current: StoreFixtures.digest, with: newer)
+      #expect(!unknown)
+      #expect(try await store.player(id: other.id) == other)
+      #expect(
+        try await store.passwordParameterCounts() == ["scrypt:16:1:1": 1, "scrypt:32:8:1": 1])
+    }
+  }
+
+  @Test(
+    "each location change of a player raises its revision by one, and allLocations gives it",
+    arguments: StoreKind.allCases)
+  func updateLocation_revisions(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let a = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613800000001"))
+      let b = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613800000002"))
+      let here = Coordinate(latitude: 31.2, longitude: 121.5)
+      var revisions: [Int64] = []
+      for step in 0..<3 {
+        revisions.append(
+          try await store.updateLocation(id: a.id, to: here, atUnixMs: Int64(step)))
+      }
+      let first = try await store.updateLocation(id: b.id, to: here, atUnixMs: 9)
+      #expect(revisions == [1, 2, 3])
+      #expect(first == 1)
+      let listed = try await store.allLocations()
+      #expect(listed.map(\.playerID) == [a.id, b.id])
+      #expect(listed.map(\.revision) == [3, 1])
+    }
+  }
+
+  @Test(
+    "replayPlayers gives every player in id order, as the feed gave it last",
+    arguments: StoreKind.allCases)
+  func replayPlayers_matchesFeed(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let recorder = StoreFixtures.FeedRecorder(store.feed)
+      store.startFeed()
+      var ids: [Int64] = []
+      for index in 0..<12 {
+        ids.append(
+          try await store.createPlayer(
+            StoreFixtures.newPlayer(phone: "+86139\(10_000_000 + index)")
+          ).id)
+      }
+      _ = try await store.updateProfile(id: ids[3], ProfileChanges(nickname: "Renamed"))
+      try await store.updateLocation(
+        id: ids[7], to: Coordinate(latitude: 1, longitude: 2), atUnixMs: 5)
+      var latest: [Int64: PlayerRecord] = [:]
+      for case .player(let player) in recorder.recorded { latest[player.id] = player }
+
+      let replayed = Mutex<[StoreChange]>([])
+      try await store.replayPlayers { change in replayed.withLock { $0.append(change) } }
+      #expect(replayed.withLock { $0 } == ids.map { .player(latest[$0]!) })
     }
   }
 }

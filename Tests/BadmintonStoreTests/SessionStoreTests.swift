@@ -1,6 +1,7 @@
 import BadmintonDomain
 import BadmintonStore
 import PropertyBased
+import Synchronization
 import Testing
 
 @Suite("Player store: login sessions")
@@ -103,6 +104,38 @@ struct SessionStoreTests {
           #expect((found != nil) == (session.expiresAtUnixMs >= Int64(cutoff)))
         }
       }
+    }
+  }
+
+  @Test(
+    "replaySessions gives the sessions unexpired at the time, under the row ids the feed gave them",
+    arguments: StoreKind.allCases)
+  func replaySessions_matchesFeed(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let recorder = StoreFixtures.FeedRecorder(store.feed)
+      store.startFeed()
+      let player = try await store.createPlayer(StoreFixtures.newPlayer())
+      for (index, expiry) in [500, 2_000, 1_000, 3_000, 1_001].enumerated() {
+        try await store.createSession(
+          SessionRecord(
+            tokenHash: [UInt8(index), 7], playerID: player.id, createdAtUnixMs: 0,
+            expiresAtUnixMs: Int64(expiry)))
+      }
+      // An ended session is not replayed.
+      try await store.deleteSession(tokenHash: [3, 7])
+      var live: [Int64: SessionRecord] = [:]
+      for case .session(let rowID, let session) in recorder.recorded { live[rowID] = session }
+      let expected = live.keys.sorted().compactMap { rowID -> StoreChange? in
+        guard let session = live[rowID], session.expiresAtUnixMs > 1_000 else { return nil }
+        return .session(rowID: rowID, session)
+      }
+      #expect(expected.count == 2)
+
+      let replayed = Mutex<[StoreChange]>([])
+      try await store.replaySessions(nowUnixMs: 1_000) { change in
+        replayed.withLock { $0.append(change) }
+      }
+      #expect(replayed.withLock { $0 } == expected)
     }
   }
 }

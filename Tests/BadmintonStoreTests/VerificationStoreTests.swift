@@ -221,4 +221,39 @@ struct VerificationStoreTests {
       #expect(try await store.player(id: player.id) == player)
     }
   }
+
+  @Test(
+    "a player with the most pending requests is VERIFICATION_PENDING_LIMIT until one is reviewed",
+    arguments: StoreKind.allCases)
+  func createVerification_pendingLimit(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let player = try await store.createPlayer(StoreFixtures.newPlayer())
+      let other = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+447700900123"))
+      var pending: [VerificationRecord] = []
+      for index in 0..<VerificationRules.maximumPending {
+        pending.append(
+          try await store.createVerification(
+            playerID: player.id, kind: .regional, contentType: "image/png",
+            document: StoreFixtures.pngDocument, atUnixMs: Int64(index)))
+      }
+      let error = await #expect(throws: DomainError.self) {
+        _ = try await store.createVerification(
+          playerID: player.id, kind: .national, contentType: "image/png",
+          document: StoreFixtures.pngDocument, atUnixMs: 10)
+      }
+      #expect(error?.reason == "VERIFICATION_PENDING_LIMIT")
+      #expect(try await store.verifications(playerID: player.id) == pending.reversed())
+      // Another player's requests do not count.
+      let others = try await store.createVerification(
+        playerID: other.id, kind: .regional, contentType: "image/png",
+        document: StoreFixtures.pngDocument, atUnixMs: 11)
+      #expect(others.state == .pending)
+      _ = try await store.reviewVerification(
+        id: pending[0].id, approve: false, note: "", reviewerID: other.id, atUnixMs: 12)
+      let next = try await store.createVerification(
+        playerID: player.id, kind: .national, contentType: "image/png",
+        document: StoreFixtures.pngDocument, atUnixMs: 13)
+      #expect(next.state == .pending)
+    }
+  }
 }

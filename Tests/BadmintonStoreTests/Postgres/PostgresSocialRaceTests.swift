@@ -127,6 +127,36 @@ struct PostgresSocialRaceTests {
   }
 }
 
+extension PostgresSocialRaceTests {
+  @Test("many players sending at once through two instances all commit, each message once")
+  func manySenders_allCommit() async throws {
+    try await Self.withTwoInstances { first, second in
+      let pairs = try await Self.pairs(first, 16)
+      let perPair = 20
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for (index, (sender, recipient)) in pairs.enumerated() {
+          group.addTask {
+            for number in 0..<perPair {
+              let store = (index + number) % 2 == 0 ? first : second
+              let sent = try await store.sendMessage(
+                NewMessage(
+                  senderID: number % 3 == 0 ? recipient : sender,
+                  recipientID: number % 3 == 0 ? sender : recipient,
+                  clientMessageID: "m\(number)", text: "hi", sentAtUnixMs: Int64(number))
+              ) { [($0.recipientID, [1])] }
+              #expect(sent.created)
+            }
+          }
+        }
+        try await group.waitForAll()
+      }
+      #expect(
+        try await StoreSQL.integer(first, "SELECT count(*) FROM direct_message")
+          == Int64(pairs.count * perPair))
+    }
+  }
+}
+
 /// The outcome of `body`: its value, or the error it threw.
 private func outcome<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {
   do {
