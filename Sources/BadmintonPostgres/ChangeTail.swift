@@ -140,8 +140,9 @@ final class ChangeTail: Sendable {
             try await self.readAll(db)
             try await self.pruneIfDue(db)
             if self.state.withLock({ !$0.waiters.isEmpty }) {
-              // A write waits behind a transaction still running: look again shortly.
-              try await Task.sleep(for: .milliseconds(1))
+              // A write waits behind a transaction still running. Its end wakes this loop when
+              // it was this instance's or changed a followed row; else look again shortly.
+              try await Task.sleep(for: .milliseconds(2))
               self.wake.yield()
             }
           }
@@ -181,9 +182,9 @@ final class ChangeTail: Sendable {
 
   enum ChangesBetween: SQLStatement {
     static let sql = """
-      SELECT txid::text, tbl, row_key, deleted FROM change_row
+      SELECT txid::text AS transaction, tbl, row_key, deleted FROM change_row
       WHERE txid >= $1::text::xid8 AND txid < $2::text::xid8
-      ORDER BY txid, ord LIMIT $3
+      ORDER BY change_row.txid, ord LIMIT $3
       """
   }
 
@@ -192,6 +193,24 @@ final class ChangeTail: Sendable {
       SELECT txid::text, tbl, row_key, deleted FROM change_row
       WHERE txid = $1::text::xid8 ORDER BY ord
       """
+  }
+
+  enum Probe: SQLStatement {
+    static let sql = """
+      SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+        EXISTS (SELECT 1 FROM change_row WHERE txid >= $1::text::xid8
+          AND txid < pg_snapshot_xmin(pg_current_snapshot())),
+        (SELECT max(through_txid) FROM change_log_pruned)::text
+      """
+  }
+
+  /// Stops the process when changes this instance has not seen were pruned: its projections
+  /// cannot be brought up to date from the log, only rebuilt, which a restart does.
+  private static func checkNotPruned(_ prunedText: String?, cursor: UInt64) throws {
+    guard let prunedText, let pruned = UInt64(prunedText), pruned >= cursor else { return }
+    fatalError(
+      "this instance fell more than \(retention) behind the change log (at transaction "
+        + "\(cursor), pruned below \(pruned)); restart it to rebuild its state")
   }
 
   enum PrunedThrough: SQLStatement {
@@ -214,6 +233,17 @@ final class ChangeTail: Sendable {
   /// below the horizon.
   private func readOnce(_ db: SQLConnection) async throws -> Bool {
     let cursor = state.withLock { $0.cursor }
+    // One statement first: most reads find nothing new, and then need no more.
+    guard let probe = try await db.row(Probe.self, String(cursor)) else { return false }
+    let (horizonText, pending, prunedText) = try probe.decode((String, Bool, String?).self)
+    guard let horizon = UInt64(horizonText) else { throw ChangeTailError.unreadableHorizon }
+    try Self.checkNotPruned(prunedText, cursor: cursor)
+    if !pending {
+      // Every transaction below the horizon has ended and none of those from the cursor on
+      // changed a followed row: the cursor moves past them all.
+      state.withLock { $0.cursor = max($0.cursor, horizon) }
+      return false
+    }
     try await db.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
     let read: (next: UInt64, more: Bool, transactions: [[StoreChange]])
     do {
@@ -232,15 +262,8 @@ final class ChangeTail: Sendable {
     -> (next: UInt64, more: Bool, transactions: [[StoreChange]])
   {
     let horizon = try await Self.horizon(db)
-    if let text = try await db.row(PrunedThrough.self)?.decode(String?.self),
-      let pruned = UInt64(text), pruned > cursor
-    {
-      // The changes this instance has not seen are gone: its projections cannot be brought up
-      // to date from the log, only rebuilt. Stop, and let the restart rebuild them.
-      fatalError(
-        "this instance fell more than \(Self.retention) behind the change log (at transaction "
-          + "\(cursor), pruned below \(pruned)); restart it to rebuild its state")
-    }
+    try Self.checkNotPruned(
+      try await db.row(PrunedThrough.self)?.decode(String?.self), cursor: cursor)
     guard horizon > cursor else { return (cursor, false, []) }
     var rows = try await changes(
       db.rows(ChangesBetween.self, String(cursor), String(horizon), Int64(Self.batch)))
