@@ -11,8 +11,12 @@ extension PostgresStore: MessageStore {
   public func sendMessage(
     _ new: NewMessage, notify: @escaping @Sendable (MessageRecord) -> OutgoingEvents
   ) async throws -> MessageSendOutcome {
-    // The recipient's event is numbered by their counter: sends to one player take turns.
-    try await write(queueingEventsOf: [new.recipientID]) { db in
+    // The recipient's event is numbered by their counter: sends to one player take turns. So do
+    // sends from one player: every message a player sees is then drawn its id and committed
+    // while no other of theirs is being written, so their messages commit in id order, and a
+    // SyncMessages cursor never passes one that a transaction still in flight will commit
+    // under a lower id.
+    try await write(queueingEventsOf: [new.senderID, new.recipientID]) { db in
       // Everything a send checks, read in one statement before anything is written: a refused
       // send changes nothing. The sender's earlier message with the same client message id is
       // not read here but found by the insert itself (below): a read of that index before the

@@ -157,6 +157,62 @@ extension PostgresSocialRaceTests {
   }
 }
 
+extension PostgresSocialRaceTests {
+  @Test(
+    "a sync cursor that follows a player's messages while they send through two instances misses none"
+  )
+  func syncCursor_missesNone() async throws {
+    try await Self.withTwoInstances { first, second in
+      let pairs = try await Self.pairs(first, 3)
+      let player = pairs[0].0
+      let others = [pairs[0].1, pairs[1].0, pairs[1].1, pairs[2].0]
+      let perOther = 40
+      let notify: @Sendable (MessageRecord) -> OutgoingEvents = {
+        [($0.recipientID, [1])]
+      }
+      let seen = try await withThrowingTaskGroup(of: [Int64].self) { group in
+        // The player sends to four others at once, through both instances.
+        for (index, other) in others.enumerated() {
+          group.addTask {
+            for number in 0..<perOther {
+              _ = try await (index % 2 == 0 ? first : second).sendMessage(
+                NewMessage(
+                  senderID: player, recipientID: other, clientMessageID: "\(other)-\(number)",
+                  text: "hi", sentAtUnixMs: Int64(number)),
+                notify: notify)
+            }
+            return []
+          }
+        }
+        // Another of the player's devices catches up all the while, from its cursor.
+        group.addTask {
+          var cursor: Int64 = 0
+          var seen: [Int64] = []
+          while seen.count < others.count * perOther {
+            let page = try await first.messages(playerID: player, afterMessageID: cursor, limit: 50)
+            seen += page.map(\.id)
+            cursor = page.last?.id ?? cursor
+            if page.isEmpty { await Task.yield() }
+            let stored = try await StoreSQL.integer(first, "SELECT count(*) FROM direct_message")
+            if stored == Int64(others.count * perOther) {
+              // Everything is stored: one last page, then what it missed is missed for good.
+              seen += try await first.messages(playerID: player, afterMessageID: cursor, limit: 500)
+                .map(\.id)
+              break
+            }
+          }
+          return seen
+        }
+        var seen: [Int64] = []
+        for try await ids in group { seen += ids }
+        return seen
+      }
+      #expect(seen.count == others.count * perOther)
+      #expect(Set(seen).count == seen.count)
+    }
+  }
+}
+
 /// The outcome of `body`: its value, or the error it threw.
 private func outcome<T: Sendable>(_ body: () async throws -> T) async -> Result<T, any Error> {
   do {
