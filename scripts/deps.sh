@@ -4,9 +4,10 @@
 set -euo pipefail
 
 # python3: scripts/fuzz writes the fuzz target's service stubs with it.
-# postgresql-15: the PostgreSQL store's tests start a throwaway cluster of it.
-packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev pkg-config python3
-  postgresql-15)
+packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev pkg-config python3)
+# --tests: also PostgreSQL 15's server, of which the tests start a throwaway cluster (the
+# embedded server needs none).
+if [ "${1:-}" = "--tests" ]; then packages+=(postgresql-15); fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

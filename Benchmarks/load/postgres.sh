@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
 done
 
 bin=${BADMINTON_POSTGRES_BIN:-/usr/lib/postgresql/15/bin}
-[ -x "$bin/initdb" ] || { echo "no PostgreSQL server at $bin: run scripts/deps.sh" >&2; exit 2; }
+[ -x "$bin/initdb" ] || { echo "no PostgreSQL server at $bin: run scripts/deps.sh --tests" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/badminton-pg-load.XXXXXX")
 chmod 755 "$work"

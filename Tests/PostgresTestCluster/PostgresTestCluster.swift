@@ -9,8 +9,8 @@ import Synchronization
 /// first time a test asks for a database, listening on a Unix socket in that folder only, and
 /// stopped and removed when the test process exits. Each test gets a database of its own.
 ///
-/// The server is Debian's PostgreSQL 15 (`postgresql-15`, which `scripts/deps.sh` installs), or
-/// the one whose programs are in `BADMINTON_POSTGRES_BIN`. PostgreSQL refuses to run as root, so
+/// The server is Debian's PostgreSQL 15 (`postgresql-15`, which `scripts/deps.sh --tests`
+/// installs), or the one whose programs are in `BADMINTON_POSTGRES_BIN`. PostgreSQL refuses to run as root, so
 /// when the tests run as root the cluster runs as the `postgres` user the package made.
 ///
 /// The cluster runs with `fsync = off`: the tests check what the product does, not what
@@ -80,7 +80,7 @@ public enum PostgresTestCluster {
       ?? "/usr/lib/postgresql/15/bin"
     guard FileManager.default.isExecutableFile(atPath: bin + "/initdb") else {
       throw StartError(
-        description: "no PostgreSQL server at \(bin): run scripts/deps.sh (postgresql-15)")
+        description: "no PostgreSQL server at \(bin): run scripts/deps.sh --tests (postgresql-15)")
     }
     let folder = NSTemporaryDirectory() + "badminton-pg-\(getpid())-\(UUID().uuidString.prefix(8))"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
