@@ -271,7 +271,9 @@ let package = Package(
         "BadmintonRPC",
         "BadmintonServices",
         "BadmintonStore",
-        // Several badminton-server processes on one database (MultiInstanceTests).
+        // Several badminton-server processes on one database (MultiInstanceTests), and services
+        // on the PostgreSQL store.
+        "BadmintonPostgres",
         "PostgresTestCluster",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),

@@ -302,7 +302,8 @@ final class ChangeTail: Sendable {
     }
   }
 
-  /// Once a minute, removes the log older than `retention`.
+  /// Once a minute, removes the log older than `retention` and below the horizon (so a
+  /// transaction that stays open never has its changes pruned before every instance read them).
   private func pruneIfDue(_ db: SQLConnection) async throws {
     let now = ContinuousClock.now
     let due = state.withLock { state in
@@ -317,7 +318,8 @@ final class ChangeTail: Sendable {
   enum PruneChangeLog: SQLStatement {
     static let sql = """
       WITH old AS (
-        DELETE FROM change_row WHERE noted_at < clock_timestamp() - $1::interval
+        DELETE FROM change_row WHERE noted_at < clock_timestamp() - $1::text::interval
+          AND txid < pg_snapshot_xmin(pg_current_snapshot())
         RETURNING txid)
       INSERT INTO change_log_pruned (through_txid)
         SELECT max(txid) FROM old HAVING max(txid) IS NOT NULL

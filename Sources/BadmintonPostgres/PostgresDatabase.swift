@@ -1,3 +1,4 @@
+import BadmintonDomain
 import Foundation
 import Logging
 import PostgresNIO
@@ -117,6 +118,17 @@ func isRetryable(_ error: any Error) -> Bool {
   }
 }
 
+/// `error` as the caller should see it: PostgreSQL's refusal of text it cannot store (U+0000,
+/// SQLSTATE 22021), which the embedded store keeps, becomes a clear refusal of the request
+/// rather than an internal error.
+func storableError(_ error: any Error) -> any Error {
+  guard sqlState(error) == "22021" else { return error }
+  return DomainError(
+    .invalidArgument, "TEXT_NOT_STORABLE",
+    en: "The text holds a character the database cannot store (U+0000).",
+    zhCN: "文本中含有数据库无法保存的字符（U+0000）。")
+}
+
 /// Whether `error` is a unique constraint refusing a row (SQLSTATE 23505).
 func isUniqueViolation(_ error: any Error) -> Bool {
   sqlState(error) == "23505"
@@ -132,8 +144,12 @@ struct SQLDatabase: Sendable {
 
   /// Runs `body` on a pooled connection, outside any transaction: each statement is its own.
   func read<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
-    try await client.withConnection { connection in
-      try await body(SQLConnection(connection: connection, logger: logger))
+    do {
+      return try await client.withConnection { connection in
+        try await body(SQLConnection(connection: connection, logger: logger))
+      }
+    } catch {
+      throw storableError(error)
     }
   }
 
@@ -149,7 +165,7 @@ struct SQLDatabase: Sendable {
         return value
       } catch {
         try? await sql.run("ROLLBACK")
-        throw error
+        throw storableError(error)
       }
     }
   }
@@ -192,8 +208,8 @@ struct SQLDatabase: Sendable {
           // Taken before the transaction begins, so its snapshot is taken once the previous
           // holder has committed: writers of one hot row take turns instead of refusing each
           // other. Session locks, released below whatever happens (or with the connection).
-          for key in Set(keys).sorted() { try await sql.rows(QueueLock.self, key) }
           do {
+            for key in Set(keys).sorted() { try await sql.rows(QueueLock.self, key) }
             try await sql.run("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
             do {
               let value = try await body(sql)
@@ -214,6 +230,8 @@ struct SQLDatabase: Sendable {
         // A short, growing, random pause, so two transactions that keep meeting part ways.
         let pause = UInt64.random(in: 0...(UInt64(min(attempt, 8)) * 500_000))
         try await Task.sleep(nanoseconds: pause)
+      } catch {
+        throw storableError(error)
       }
     }
   }

@@ -715,9 +715,6 @@ extension PostgresStore {
   }
 }
 
-/// A stub's error, for the parts of the store not ported yet.
-struct NotBuilt: Error {}
-
 /// A row's cells read one after the other, in the order the statement selects them.
 private struct Cells {
   private let row: PostgresRandomAccessRow

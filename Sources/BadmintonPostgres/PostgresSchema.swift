@@ -331,6 +331,7 @@ enum PostgresSchema {
     CREATE INDEX change_row_time ON change_row(noted_at);
     -- The transaction id below which changes were pruned: an instance behind it cannot catch up.
     CREATE TABLE change_log_pruned (through_txid xid8 NOT NULL);
+    CREATE INDEX change_log_pruned_txid ON change_log_pruned(through_txid);
 
     CREATE FUNCTION badminton_note_change() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

@@ -3,6 +3,7 @@ import Foundation
 public import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// The store on PostgreSQL: the same interface as the embedded store, for several server
 /// instances on one database.
@@ -21,6 +22,8 @@ public final class PostgresStore: Sendable {
   public let feed = ChangeFeed()
   let database: SQLDatabase
   let tail: ChangeTail
+  /// This instance's turns on the players' event queues.
+  let turns = KeyedTurns()
   private let running: Task<Void, Never>
 
   /// How to reach the database and how many connections to keep.
@@ -59,6 +62,10 @@ public final class PostgresStore: Sendable {
     tail = ChangeTail(database: database, feed: feed, cursor: cursor, logger: logger)
   }
 
+  /// How long PostgreSQL lets one of the store's connections sit idle inside a transaction before
+  /// it ends the session. A store's transactions never wait on anything but the database.
+  public static let idleTransactionTimeoutMs = 10_000
+
   /// Connects to the database, applies the migrations it lacks, and notes where the change log
   /// stands (every transaction older than the oldest one still writing has ended, and what it
   /// wrote is in the tables): the feed starts from that point once `startFeed()` is called (or the first write
@@ -70,6 +77,11 @@ public final class PostgresStore: Sendable {
     var client = try clientConfiguration(url: configuration.url)
     client.options.maximumConnections = configuration.poolSize
     client.options.minimumConnections = 0
+    // A transaction left open by an instance whose machine vanished would hold every instance's
+    // change tail (and so every write) at its id until TCP noticed: the server ends it first.
+    client.options.additionalStartupParameters = [
+      ("idle_in_transaction_session_timeout", "\(idleTransactionTimeoutMs)")
+    ]
     let postgres = PostgresClient(configuration: client, backgroundLogger: logger)
     let database = SQLDatabase(client: postgres, logger: logger)
     let running = Task { await postgres.run() }
@@ -127,8 +139,14 @@ public final class PostgresStore: Sendable {
     isolation: SQLDatabase.Isolation = .serializable, queueingEventsOf players: [Int64] = [],
     _ body: (SQLConnection) async throws -> T
   ) async throws -> T {
+    // Turns are taken here first, one write per player at a time on this instance, so the writes
+    // waiting for a busy player hold no pooled connection: only the one whose turn it is waits
+    // on the database's lock, behind the other instances' writes.
+    let keys = Set(players.map(Self.eventQueueKey)).sorted()
+    for key in keys { await turns.acquire(key) }
+    defer { for key in keys { turns.release(key) } }
     let (value, transaction) = try await database.transaction(
-      isolation: isolation, queueingOn: players.map(Self.eventQueueKey), body)
+      isolation: isolation, queueingOn: keys, body)
     // A transaction that wrote nothing has no id, and nothing to wait for.
     if let transaction { try await tail.caughtUp(through: transaction) }
     return value
@@ -210,5 +228,41 @@ public final class PostgresStore: Sendable {
     return PostgresClient.Configuration(
       host: host, port: components.port ?? 5432, username: user, password: password,
       database: database, tls: .disable)
+  }
+}
+
+/// One holder per key at a time, the others waiting in arrival order.
+final class KeyedTurns: Sendable {
+  /// The keys held, each with the writes waiting for it.
+  private let state = Mutex<[Int64: [CheckedContinuation<Void, Never>]]>([:])
+
+  /// Returns once `key` is this caller's.
+  func acquire(_ key: Int64) async {
+    await withCheckedContinuation { continuation in
+      let now = state.withLock { held -> Bool in
+        guard held[key] != nil else {
+          held[key] = []
+          return true
+        }
+        held[key]!.append(continuation)
+        return false
+      }
+      if now { continuation.resume() }
+    }
+  }
+
+  /// Gives `key` to the next waiting caller, or frees it.
+  func release(_ key: Int64) {
+    let next = state.withLock { held -> CheckedContinuation<Void, Never>? in
+      guard var waiting = held[key] else { return nil }
+      guard !waiting.isEmpty else {
+        held[key] = nil
+        return nil
+      }
+      let next = waiting.removeFirst()
+      held[key] = waiting
+      return next
+    }
+    next?.resume()
   }
 }

@@ -105,7 +105,11 @@ public struct AccountsService: Accounts.ServiceProtocol {
   /// The player whose phone and password `request` names; `INVALID_CREDENTIALS` otherwise,
   /// after the same password work either way.
   private func checkedPlayer(_ request: LoginRequest) async throws -> PlayerRecord {
-    guard let player = try await store.player(phone: request.phone) else {
+    // A phone no registration could have stored is an unknown phone, answered without asking
+    // the store (whose database may refuse such text outright, U+0000 on PostgreSQL): it
+    // costs a password check and counts against the throttle like any unknown phone.
+    let storable = (try? PlayerRules.validatePhone(request.phone)) != nil
+    guard storable, let player = try await store.player(phone: request.phone) else {
       try await hasher.verifyNothing(request.password, phone: request.phone)
       throw Self.invalidCredentials
     }

@@ -1,9 +1,11 @@
 import BadmintonAPI
 import BadmintonDomain
+import BadmintonPostgres
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import Logging
+import PostgresTestCluster
 import PropertyBased
 import Synchronization
 import Testing
@@ -304,6 +306,36 @@ struct AccountLimitsTests {
     for _ in 0..<5 {
       #expect(await login("wrong guess", from: "192.0.2.1")?.reason == "INVALID_CREDENTIALS")
     }
+  }
+
+  @Test(
+    "a login with a phone no registration could store (U+0000 in it) is an unknown phone on PostgreSQL too: refused, counted, throttled, without asking the database"
+  )
+  func loginThrottle_unstorablePhone() async throws {
+    let clock = ManualClock()
+    let store = try await PostgresStore.open(
+      .init(url: try PostgresTestCluster.makeDatabase(), poolSize: 4))
+    let service = AccountsService(
+      store: store,
+      hasher: PasswordHasher(
+        cost: .testing, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+        derivation: GatedDerivation(open: true)),
+      clock: clock, sessionLifetime: .seconds(3600), loginThrottle: LoginThrottle(clock: clock))
+    var reasons: [String] = []
+    for attempt in 0..<8 {
+      let refused = await refusal {
+        _ = try await service.login(
+          LoginRequest(phone: "+86138\u{0}0013800", password: "guess"),
+          context: context(from: "198.51.100.\(attempt)"))
+      }
+      reasons.append(refused?.reason ?? "OK")
+    }
+    // PostgreSQL refuses U+0000 in text: asked, it failed the call, and the attempt was given
+    // back to the throttle, so one address could make the database work without end.
+    #expect(
+      reasons == Array(repeating: "INVALID_CREDENTIALS", count: 5)
+        + Array(repeating: "TOO_MANY_LOGIN_ATTEMPTS", count: 3))
+    await store.close()
   }
 
   @Test("logins sent together count from the moment they are admitted, not when they fail")

@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import PostgresNIO
 import PostgresTestCluster
 import PropertyBased
 import Synchronization
@@ -164,6 +165,32 @@ struct ChangeTailTests {
       try await db.row(ChangeTail.Horizon.self) != nil
     }
     #expect(value)
+    await store.close()
+  }
+
+  @Test(
+    "pruning removes the log older than its age and below the oldest open transaction, and notes where it pruned"
+  )
+  func prune_removesOnlyWhatEveryInstanceRead() async throws {
+    let url = try PostgresTestCluster.makeDatabase()
+    let store = try await PostgresStore.open(.init(url: url, poolSize: 4))
+    let player = try await store.createPlayer(StoreFixtures.newPlayer())
+    _ = try await store.appendEvent(playerID: player.id, payload: [1], atUnixMs: 1)
+    try await store.synchronize()
+    let (before, after, pruned) = try await store.read { db in
+      let count = "SELECT count(*)::bigint FROM change_row"
+      let before = try await db.connection.query(.init(unsafeSQL: count), logger: db.logger)
+        .decode(Int64.self).reduce(0, +)
+      // Everything is older than no time at all: all of it goes.
+      try await db.rows(ChangeTail.PruneChangeLog.self, "0 seconds")
+      let after = try await db.connection.query(.init(unsafeSQL: count), logger: db.logger)
+        .decode(Int64.self).reduce(0, +)
+      let pruned = try await db.row(ChangeTail.PrunedThrough.self)?.decode(String?.self)
+      return (before, after, pruned)
+    }
+    #expect(before >= 2)
+    #expect(after == 0)
+    #expect(pruned.flatMap { UInt64($0) }.map { $0 < store.tail.cursor } == true)
     await store.close()
   }
 }
