@@ -178,25 +178,16 @@ struct SQLDatabase: Sendable {
     static let sql = "SELECT pg_current_xact_id_if_assigned()::text"
   }
 
-  /// How a transaction sees the transactions committed while it runs.
-  enum Isolation: String, Sendable {
-    /// As if the transactions had run one after the other: the default.
-    case serializable = "SERIALIZABLE"
-    /// Each statement sees what was committed when it started, and one that waits for a row
-    /// another transaction holds goes on with that row as committed. Only for a transaction
-    /// whose every statement writes just what it reads (a counter's `UPDATE … RETURNING`): such
-    /// a transaction waits its turn at a hot row where a serializable one is refused and run
-    /// again, over and over while many write that row.
-    case readCommitted = "READ COMMITTED"
-  }
-
-  /// Runs `body` in one transaction (`SERIALIZABLE` unless `isolation` says otherwise) and
-  /// commits it; run again from the start when PostgreSQL refuses it for a transaction that
-  /// ran at the same time (on this instance or another), so `body` must only read and write
-  /// through the connection it is given. If `body` throws, nothing it wrote remains. Returns
-  /// `body`'s value and the id of the transaction that committed, nil when it wrote nothing.
+  /// Runs `body` in one `SERIALIZABLE` transaction and commits it; run again from the start
+  /// when PostgreSQL refuses it for a transaction that ran at the same time (on this instance
+  /// or another), so `body` must only read and write through the connection it is given. If
+  /// `body` throws, nothing it wrote remains. Returns `body`'s value and the id of the
+  /// transaction that committed, nil when it wrote nothing.
+  ///
+  /// Always serializable: the change tail's order rests on it (a later writer of a row has the
+  /// larger transaction id), which a weaker level would break.
   func transaction<T: Sendable>(
-    isolation: Isolation = .serializable, queueingOn keys: [Int64] = [],
+    queueingOn keys: [Int64] = [],
     _ body: (SQLConnection) async throws -> T
   ) async throws -> (T, UInt64?) {
     var attempt = 0
@@ -210,7 +201,7 @@ struct SQLDatabase: Sendable {
           // other. Session locks, released below whatever happens (or with the connection).
           do {
             for key in Set(keys).sorted() { try await sql.rows(QueueLock.self, key) }
-            try await sql.run("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
+            try await sql.run("BEGIN ISOLATION LEVEL SERIALIZABLE")
             do {
               let value = try await body(sql)
               let id = try await sql.row(TransactionID.self)?.decode(String?.self)

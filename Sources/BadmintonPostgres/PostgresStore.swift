@@ -126,9 +126,8 @@ public final class PostgresStore: Sendable {
     _ = await running.value
   }
 
-  /// Runs `body` as one serializable transaction (again if it meets a concurrent one; see
-  /// `SQLDatabase.Isolation` for the other choice) and returns once the feed has handed its
-  /// changes on.
+  /// Runs `body` as one serializable transaction (again if it meets a concurrent one) and
+  /// returns once the feed has handed its changes on.
   ///
   /// `queueingEventsOf`: the players the write appends events for, when they are known before
   /// it starts. Writes that number one player's events all update that player's counter; in
@@ -136,17 +135,23 @@ public final class PostgresStore: Sendable {
   /// whenever one commits. Named here, they take turns on an advisory lock per player, taken
   /// before the transaction begins, and none is refused.
   func write<T: Sendable>(
-    isolation: SQLDatabase.Isolation = .serializable, queueingEventsOf players: [Int64] = [],
-    _ body: (SQLConnection) async throws -> T
+    queueingEventsOf players: [Int64] = [], _ body: (SQLConnection) async throws -> T
   ) async throws -> T {
     // Turns are taken here first, one write per player at a time on this instance, so the writes
     // waiting for a busy player hold no pooled connection: only the one whose turn it is waits
-    // on the database's lock, behind the other instances' writes.
+    // on the database's lock, behind the other instances' writes. A turn ends with the
+    // transaction, before the wait for the feed.
     let keys = Set(players.map(Self.eventQueueKey)).sorted()
     for key in keys { await turns.acquire(key) }
-    defer { for key in keys { turns.release(key) } }
-    let (value, transaction) = try await database.transaction(
-      isolation: isolation, queueingOn: keys, body)
+    let outcome: (T, UInt64?)
+    do {
+      outcome = try await database.transaction(queueingOn: keys, body)
+      for key in keys { turns.release(key) }
+    } catch {
+      for key in keys { turns.release(key) }
+      throw error
+    }
+    let (value, transaction) = outcome
     // A transaction that wrote nothing has no id, and nothing to wait for.
     if let transaction { try await tail.caughtUp(through: transaction) }
     return value
