@@ -51,17 +51,25 @@ let package = Package(
       pkgConfig: "libzstd",
       providers: [.apt(["libzstd-dev"])]
     ),
+    // The protocol's messages (Proto/badminton/rpc/v1), which the RPC core is built on.
     .target(
-      name: "CBadmintonProto",
+      name: "CBadmintonRPCProto",
       dependencies: ["CProtobufC"],
       linkerSettings: [.linkedLibrary("protobuf-c")]
     ),
+    // The product's messages (Proto/badminton/v1).
+    .target(
+      name: "CBadmintonProto",
+      dependencies: ["CBadmintonRPCProto", "CProtobufC"],
+      linkerSettings: [.linkedLibrary("protobuf-c")]
+    ),
 
-    // The RPC core: frames, envelope, status, zstd, message bridging, server and client.
+    // The RPC core: frames, envelope, status, zstd, message bridging, server and client. It knows
+    // the protocol's messages only; a product brings its own through the codec protocol.
     .target(
       name: "BadmintonRPC",
       dependencies: [
-        "CBadmintonProto",
+        "CBadmintonRPCProto",
         "CProtobufC",
         "CZstd",
         .product(name: "NIOCore", package: "swift-nio"),
@@ -102,7 +110,7 @@ let package = Package(
     // The JSON form of every message in Proto/, driven by protoc-c's descriptors.
     .target(
       name: "BadmintonJSON",
-      dependencies: ["BadmintonRPC", "CBadmintonProto", "CProtobufC"],
+      dependencies: ["BadmintonRPC", "CBadmintonRPCProto", "CProtobufC"],
       swiftSettings: defaultSwiftSettings
     ),
 
@@ -183,7 +191,7 @@ let package = Package(
         "BadmintonAPI",
         "BadmintonJSON",
         "BadmintonRPC",
-        "CBadmintonProto",
+        "CBadmintonRPCProto",
         "CProtobufC",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
@@ -203,7 +211,7 @@ let package = Package(
       dependencies: [
         "BadmintonMetrics",
         "BadmintonRPC",
-        "CBadmintonProto",
+        "CBadmintonRPCProto",
         "CZstd",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -237,7 +245,7 @@ let package = Package(
         "BadmintonAPI",
         "BadmintonJSON",
         "BadmintonRPC",
-        "CBadmintonProto",
+        "CBadmintonRPCProto",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: defaultSwiftSettings
@@ -289,7 +297,7 @@ let package = Package(
         "BadmintonAPI",
         "BadmintonJSON",
         "BadmintonRPC",
-        "CBadmintonProto",
+        "CBadmintonRPCProto",
       ],
       swiftSettings: defaultSwiftSettings
     ),

@@ -1,5 +1,5 @@
 import BadmintonRPC
-import CBadmintonProto
+import CBadmintonRPCProto
 
 /// The kind of a field's values, from protoc-c's `ProtobufCType`.
 enum FieldKind: Equatable {

@@ -1,3 +1,4 @@
+import BadmintonAPI
 import BadmintonRPC
 
 /// The methods a server serves, as its reflection service lists them, and the lookup of the
@@ -72,10 +73,16 @@ struct MethodCatalog {
     String(info.path.split(separator: "/").last ?? "")
   }
 
+  /// Every message this build of `badminton` knows, the protocol's and the product's, by full
+  /// name.
+  static let knownMessages: [String: CMessageDescriptor] = Dictionary(
+    uniqueKeysWithValues: (RPCContract.messageTypes + APIContract.messageTypes).map {
+      ($0.fullName, $0.cDescriptor)
+    })
+
   /// The descriptor of the message type `fullName`, which this build of `badminton` must know.
   static func message(_ fullName: String) throws(CLIFailure) -> CMessageDescriptor {
-    guard let descriptor = CDescriptors.allMessages.first(where: { $0.fullName == fullName })
-    else {
+    guard let descriptor = knownMessages[fullName] else {
       throw CLIFailure(
         message: "this badminton does not know the message \(fullName); update it to match the "
           + "server", status: ExitStatus.usage)

@@ -26,181 +26,12 @@ struct RoundTripCase: Sendable, CustomTestStringConvertible {
 
 @Suite("BadmintonBuddy API messages and services")
 struct MessageRoundTripTests {
-  /// Every message type of the API.
+  /// Every message type generated from `Proto/`: the product's and the protocol's.
   static var messageTypes: [any ProtobufMessage.Type] {
-    [
-      ReputationSummary.self,
-      RegisterRequest.self, RegisterResponse.self, LoginRequest.self, LoginResponse.self,
-      LogoutRequest.self, LogoutResponse.self,
-      Profile.self, GetProfileRequest.self, GetMyProfileRequest.self, UpdateProfileRequest.self,
-      UpdateLocationRequest.self, UpdateLocationResponse.self, NearbyPlayersRequest.self,
-      NearbyPlayer.self, NearbyPlayersResponse.self, SubmitVerificationRequest.self,
-      UploadDocumentPieceRequest.self, DocumentUpload.self,
-      Verification.self, ListMyVerificationsRequest.self, ListPendingVerificationsRequest.self,
-      ListVerificationsResponse.self, ReviewVerificationRequest.self,
-      SetVerifiedLevelRequest.self, GetVerificationDocumentRequest.self, VerificationDocument.self,
-      SubscribeRequest.self, Event.self,
-      LocalDate.self, GeoPoint.self, TimeSlot.self, SkillTolerance.self,
-      PostAvailabilityRequest.self, Availability.self, CancelAvailabilityRequest.self,
-      CancelAvailabilityResponse.self, ListMyAvailabilityRequest.self,
-      ListMyAvailabilityResponse.self, RecurringSlot.self, SaveRecurringSlotsRequest.self,
-      GetRecurringSlotsRequest.self, RecurringSlots.self, FindMatchesRequest.self,
-      MatchCandidate.self, MatchRelaxation.self, FindMatchesResponse.self, PartnerAvailable.self,
-      ProposalInvitee.self, Proposal.self, ProposeMatchRequest.self, RespondToProposalRequest.self,
-      GetProposalRequest.self, MatchParticipant.self, Match.self, GetMatchRequest.self,
-      ListMyMatchesRequest.self, ListMyMatchesResponse.self, CancelMatchRequest.self,
-      ProposalReceived.self, ProposalEnded.self, MatchChanged.self,
-      PlayerCard.self, FriendRequest.self, SendFriendRequestRequest.self,
-      AnswerFriendRequestRequest.self, Friend.self, ListFriendsRequest.self,
-      ListFriendsResponse.self, ListFriendRequestsRequest.self, ListFriendRequestsResponse.self,
-      RemoveFriendRequest.self, RemoveFriendResponse.self, BlockRequest.self, BlockResponse.self,
-      UnblockRequest.self, UnblockResponse.self, ListBlockedRequest.self, BlockedPlayer.self,
-      ListBlockedResponse.self, RoomParticipant.self, Room.self, CreateRoomRequest.self,
-      JoinRoomRequest.self, GetRoomRequest.self, InviteToRoomRequest.self,
-      InviteToRoomResponse.self, KickFromRoomRequest.self, LeaveRoomRequest.self,
-      LeaveRoomResponse.self, StartMatchRequest.self, StartMatchResponse.self, RoomChanged.self,
-      RoomInvitation.self, DirectMessage.self, SendMessageRequest.self, AckDeliveredRequest.self,
-      AckDeliveredResponse.self, MarkReadRequest.self, MarkReadResponse.self,
-      LoadMessagesRequest.self, LoadMessagesResponse.self, ListThreadsRequest.self,
-      MessageThread.self, ListThreadsResponse.self, SyncMessagesRequest.self,
-      SyncMessagesResponse.self, DeleteConversationRequest.self, DeleteConversationResponse.self,
-      MessageReceipt.self, DaySchedule.self, GetMyScheduleRequest.self, WeekSchedule.self,
-      UpdateDayStatusRequest.self, GetFriendsSchedulesRequest.self, FriendSchedule.self,
-      GetFriendsSchedulesResponse.self, CompleteMatchRequest.self, PlayerRating.self,
-      Survey.self, ListPendingSurveysRequest.self, ListPendingSurveysResponse.self,
-      SubmitSurveyRequest.self, GetReputationRequest.self, Reputation.self,
-      SurveyRequested.self,
-    ]
+    APIContract.messageTypes + RPCContract.messageTypes
   }
 
-  static let roundTripCases: [RoundTripCase] = [
-    .of(APIMessageGen.reputationSummaries),
-    .of(APIMessageGen.registerRequests),
-    .of(APIMessageGen.registerResponses),
-    .of(APIMessageGen.loginRequests),
-    .of(APIMessageGen.loginResponses),
-    .of(APIMessageGen.logoutRequests),
-    .of(APIMessageGen.logoutResponses),
-    .of(APIMessageGen.profiles),
-    .of(APIMessageGen.getProfileRequests),
-    .of(APIMessageGen.getMyProfileRequests),
-    .of(APIMessageGen.updateProfileRequests),
-    .of(APIMessageGen.updateLocationRequests),
-    .of(APIMessageGen.updateLocationResponses),
-    .of(APIMessageGen.nearbyPlayersRequests),
-    .of(APIMessageGen.nearbyPlayers),
-    .of(APIMessageGen.nearbyPlayersResponses),
-    .of(APIMessageGen.submitVerificationRequests),
-    .of(APIMessageGen.uploadDocumentPieceRequests),
-    .of(APIMessageGen.documentUploads),
-    .of(APIMessageGen.verifications),
-    .of(APIMessageGen.listMyVerificationsRequests),
-    .of(APIMessageGen.listPendingVerificationsRequests),
-    .of(APIMessageGen.listVerificationsResponses),
-    .of(APIMessageGen.reviewVerificationRequests),
-    .of(APIMessageGen.setVerifiedLevelRequests),
-    .of(APIMessageGen.getVerificationDocumentRequests),
-    .of(APIMessageGen.verificationDocuments),
-    .of(APIMessageGen.subscribeRequests),
-    .of(APIMessageGen.events),
-    .of(APIMessageGen.localDates),
-    .of(APIMessageGen.geoPoints),
-    .of(APIMessageGen.timeSlots),
-    .of(APIMessageGen.skillTolerances),
-    .of(APIMessageGen.postAvailabilityRequests),
-    .of(APIMessageGen.availabilities),
-    .of(APIMessageGen.cancelAvailabilityRequests),
-    .of(APIMessageGen.cancelAvailabilityResponses),
-    .of(APIMessageGen.listMyAvailabilityRequests),
-    .of(APIMessageGen.listMyAvailabilityResponses),
-    .of(APIMessageGen.recurringSlots),
-    .of(APIMessageGen.saveRecurringSlotsRequests),
-    .of(APIMessageGen.getRecurringSlotsRequests),
-    .of(APIMessageGen.recurringSlotSets),
-    .of(APIMessageGen.findMatchesRequests),
-    .of(APIMessageGen.matchCandidates),
-    .of(APIMessageGen.matchRelaxations),
-    .of(APIMessageGen.findMatchesResponses),
-    .of(APIMessageGen.partnerAvailables),
-    .of(APIMessageGen.proposalInvitees),
-    .of(APIMessageGen.proposals),
-    .of(APIMessageGen.proposeMatchRequests),
-    .of(APIMessageGen.respondToProposalRequests),
-    .of(APIMessageGen.getProposalRequests),
-    .of(APIMessageGen.matchParticipants),
-    .of(APIMessageGen.matches),
-    .of(APIMessageGen.getMatchRequests),
-    .of(APIMessageGen.listMyMatchesRequests),
-    .of(APIMessageGen.listMyMatchesResponses),
-    .of(APIMessageGen.cancelMatchRequests),
-    .of(APIMessageGen.proposalReceiveds),
-    .of(APIMessageGen.proposalEndeds),
-    .of(APIMessageGen.matchChangeds),
-    .of(APIMessageGen.playerCardValues),
-    .of(APIMessageGen.friendRequestValues),
-    .of(APIMessageGen.sendFriendRequestRequestValues),
-    .of(APIMessageGen.answerFriendRequestRequestValues),
-    .of(APIMessageGen.friendValues),
-    .of(APIMessageGen.listFriendsRequestValues),
-    .of(APIMessageGen.listFriendsResponseValues),
-    .of(APIMessageGen.listFriendRequestsRequestValues),
-    .of(APIMessageGen.listFriendRequestsResponseValues),
-    .of(APIMessageGen.removeFriendRequestValues),
-    .of(APIMessageGen.removeFriendResponseValues),
-    .of(APIMessageGen.blockRequestValues),
-    .of(APIMessageGen.blockResponseValues),
-    .of(APIMessageGen.unblockRequestValues),
-    .of(APIMessageGen.unblockResponseValues),
-    .of(APIMessageGen.listBlockedRequestValues),
-    .of(APIMessageGen.blockedPlayerValues),
-    .of(APIMessageGen.listBlockedResponseValues),
-    .of(APIMessageGen.roomParticipantValues),
-    .of(APIMessageGen.roomValues),
-    .of(APIMessageGen.createRoomRequestValues),
-    .of(APIMessageGen.joinRoomRequestValues),
-    .of(APIMessageGen.getRoomRequestValues),
-    .of(APIMessageGen.inviteToRoomRequestValues),
-    .of(APIMessageGen.inviteToRoomResponseValues),
-    .of(APIMessageGen.kickFromRoomRequestValues),
-    .of(APIMessageGen.leaveRoomRequestValues),
-    .of(APIMessageGen.leaveRoomResponseValues),
-    .of(APIMessageGen.startMatchRequestValues),
-    .of(APIMessageGen.startMatchResponseValues),
-    .of(APIMessageGen.roomChangedValues),
-    .of(APIMessageGen.roomInvitationValues),
-    .of(APIMessageGen.directMessageValues),
-    .of(APIMessageGen.sendMessageRequestValues),
-    .of(APIMessageGen.ackDeliveredRequestValues),
-    .of(APIMessageGen.ackDeliveredResponseValues),
-    .of(APIMessageGen.markReadRequestValues),
-    .of(APIMessageGen.markReadResponseValues),
-    .of(APIMessageGen.loadMessagesRequestValues),
-    .of(APIMessageGen.loadMessagesResponseValues),
-    .of(APIMessageGen.listThreadsRequestValues),
-    .of(APIMessageGen.messageThreadValues),
-    .of(APIMessageGen.listThreadsResponseValues),
-    .of(APIMessageGen.syncMessagesRequestValues),
-    .of(APIMessageGen.syncMessagesResponseValues),
-    .of(APIMessageGen.deleteConversationRequestValues),
-    .of(APIMessageGen.deleteConversationResponseValues),
-    .of(APIMessageGen.messageReceiptValues),
-    .of(APIMessageGen.dayScheduleValues),
-    .of(APIMessageGen.getMyScheduleRequestValues),
-    .of(APIMessageGen.weekScheduleValues),
-    .of(APIMessageGen.updateDayStatusRequestValues),
-    .of(APIMessageGen.getFriendsSchedulesRequestValues),
-    .of(APIMessageGen.friendScheduleValues),
-    .of(APIMessageGen.getFriendsSchedulesResponseValues),
-    .of(APIMessageGen.completeMatchRequestValues),
-    .of(APIMessageGen.playerRatingValues),
-    .of(APIMessageGen.surveyValues),
-    .of(APIMessageGen.listPendingSurveysRequestValues),
-    .of(APIMessageGen.listPendingSurveysResponseValues),
-    .of(APIMessageGen.submitSurveyRequestValues),
-    .of(APIMessageGen.getReputationRequestValues),
-    .of(APIMessageGen.reputationValues),
-    .of(APIMessageGen.surveyRequestedValues),
-  ]
+  static let roundTripCases = MessageGen.roundTripCases
 
   @Test("every message survives encode then decode", arguments: roundTripCases)
   func message_roundTrips(_ roundTrip: RoundTripCase) async {
@@ -214,13 +45,18 @@ struct MessageRoundTripTests {
     #expect(checked.count == Self.roundTripCases.count)
   }
 
-  @Test("the message types are exactly the messages protoc-c generated for badminton.v1")
+  @Test("the registries list every message protoc-c generated, each once, in its own package")
   func messageTypes_matchDescriptors() {
-    let generated = Set(CDescriptors.allMessages.map(\.fullName))
-    let names = Self.messageTypes.map { $0.fullName }
-    for name in names { #expect(generated.contains(name)) }
-    #expect(Set(names) == generated.filter { $0.hasPrefix("badminton.v1.") })
-    #expect(Set(names).count == names.count)
+    let api = APIContract.messageTypes.map { $0.fullName }
+    let rpc = RPCContract.messageTypes.map { $0.fullName }
+    #expect(api.allSatisfy { $0.hasPrefix("badminton.v1.") })
+    #expect(rpc.allSatisfy { $0.hasPrefix("badminton.rpc.v1.") })
+    #expect(Set(api + rpc).count == api.count + rpc.count)
+    // Every message a service names, in either direction, is in a registry.
+    let named = (APIContract.services + RPCContract.services).flatMap(\.methods).flatMap {
+      [$0.requestType, $0.responseType]
+    }
+    #expect(Set(named).isSubset(of: Set(api + rpc)))
   }
 
   @Test("each service lists the methods protoc-c generated, with the same message types")
@@ -231,10 +67,10 @@ struct MessageRoundTripTests {
         Friends.descriptor, Rooms.descriptor, Messages.descriptor, Schedule.descriptor,
         Surveys.descriptor,
       ])
-    let generated = CDescriptors.allServices.filter { $0.fullName.hasPrefix("badminton.v1.") }
+    let generated = APIContract.services
     #expect(Set(generated.map(\.fullName)) == Set(BadmintonAPI.services.map(\.name)))
     for service in BadmintonAPI.services {
-      let c = try #require(CDescriptors.allServices.first { $0.fullName == service.name })
+      let c = try #require(generated.first { $0.fullName == service.name })
       let expected = c.methods.map {
         "/\(c.fullName)/\($0.name) \($0.requestType) -> \($0.responseType)"
       }

@@ -1,7 +1,7 @@
 import BadmintonAPI
 import BadmintonJSON
 import BadmintonRPC
-import CBadmintonProto
+import CBadmintonRPCProto
 import Foundation
 import Testing
 
@@ -123,7 +123,7 @@ struct CLITests {
     let result = try world.run(["list"])
     #expect(result.status == 0, "\(result.stderr)")
     let lines = Set(result.stdout.split(separator: "\n").map(String.init))
-    for service in CDescriptors.allServices {
+    for service in RPCContract.services + APIContract.services {
       for method in service.methods {
         let start =
           "/\(service.fullName)/\(method.name) \(method.requestType) -> "

@@ -1,5 +1,5 @@
 import BadmintonRPC
-import CBadmintonProto
+import CBadmintonRPCProto
 import PropertyBased
 
 @testable import BadmintonJSON

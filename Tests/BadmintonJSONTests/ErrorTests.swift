@@ -104,9 +104,9 @@ struct ErrorTests {
     let request = try ProtoJSON.decode("{\"state\": 2}", as: FriendRequest.self)
     #expect(request.state == .accepted)
     let document = try ProtoJSON.decode(
-      "{\"document\": \"-_8\"}", as: CDescriptors.message("badminton.v1.VerificationDocument"))
+      "{\"document\": \"-_8\"}", as: VerificationDocument.cDescriptor)
     let standard = try ProtoJSON.decode(
-      "{\"document\": \"+/8=\"}", as: CDescriptors.message("badminton.v1.VerificationDocument"))
+      "{\"document\": \"+/8=\"}", as: VerificationDocument.cDescriptor)
     #expect(document == standard)
   }
 

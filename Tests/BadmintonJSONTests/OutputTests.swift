@@ -58,7 +58,7 @@ struct OutputTests {
     #expect(ProtoJSON.encode(request).contains("\"state\": \"FRIEND_REQUEST_DECLINED\""))
     request.state = FriendRequestState(rawValue: 42)
     #expect(ProtoJSON.encode(request).contains("\"state\": 42"))
-    let descriptor = CDescriptors.message("badminton.v1.VerificationDocument")
+    let descriptor = VerificationDocument.cDescriptor
     let json = "{\n  \"document\": \"AQL/\"\n}\n"
     let bytes = try ProtoJSON.decode(json, as: descriptor)
     #expect(try ProtoJSON.encode(bytes, as: descriptor) == json)

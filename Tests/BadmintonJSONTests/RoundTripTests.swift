@@ -7,7 +7,7 @@ import Testing
 @Suite("JSON round trip over every descriptor (property 22)")
 struct RoundTripTests {
   /// Every message in `Proto/`, badminton.rpc.v1 included.
-  static let descriptors = CDescriptors.allMessages
+  static let descriptors = (APIContract.messageTypes + RPCContract.messageTypes).map { $0.cDescriptor }
 
   @Test(
     "bytes -> JSON -> bytes is identical, JSON -> bytes -> JSON is stable", arguments: descriptors)
@@ -49,7 +49,7 @@ struct RoundTripTests {
 
   @Test("repeated scalars are read packed and unpacked, and written as protoc-c packs them")
   func packedAndUnpacked() throws {
-    let descriptor = CDescriptors.message("badminton.v1.AckDeliveredRequest")
+    let descriptor = AckDeliveredRequest.cDescriptor
     // message_ids = 1: packed [1, 300], then the same values unpacked.
     let packed: [UInt8] = [0x0A, 0x03, 0x01, 0xAC, 0x02]
     let unpacked: [UInt8] = [0x08, 0x01, 0x08, 0xAC, 0x02]

@@ -63,7 +63,7 @@ struct ConnectionLimitsTests {
     let seen = try await refused.readUntilClosed()
     #expect(seen.count == 1)
     let goAway = try #require(seen.first)
-    #expect(goAway.kind == .goAway)
+    #expect(goAway.kind == .goaway)
     #expect(goAway.status?.code == .resourceExhausted)
     #expect(goAway.status?.reason == reason)
     #expect(goAway.status?.retryAfterMs == 1000)
@@ -249,7 +249,7 @@ struct ConnectionLimitsTests {
     running.probe.open("unary")
     seen += try await raw.readUntilClosed()
     // Stream messages sent before the drain may come first.
-    let goAway = try #require(seen.firstIndex { $0.kind == .goAway })
+    let goAway = try #require(seen.firstIndex { $0.kind == .goaway })
     let streamEnd = try #require(seen.firstIndex { $0.callID == 1 && $0.kind == .streamEnd })
     #expect(goAway < streamEnd)
     #expect(seen[streamEnd].status?.reason == "SERVER_SHUTTING_DOWN")

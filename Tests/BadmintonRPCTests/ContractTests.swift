@@ -16,8 +16,7 @@ struct ContractTests {
   /// What protoc-c generated from the built-in services' `.proto` files.
   private var protoMethods: Set<Method> {
     Set(
-      CDescriptors.allServices.filter { $0.fullName.hasPrefix("badminton.rpc.v1.") }.flatMap {
-        service in
+      RPCContract.services.flatMap { service in
         service.methods.map {
           Method(
             path: "/\(service.fullName)/\($0.name)", requestType: $0.requestType,
@@ -44,10 +43,7 @@ struct ContractTests {
   func stubs_matchProto() {
     let stubs = [Health.descriptor, Reflection.descriptor]
     #expect(methods(stubs.flatMap(\.methods)) == protoMethods)
-    #expect(
-      Set(stubs.map(\.name))
-        == Set(
-          CDescriptors.allServices.map(\.fullName).filter { $0.hasPrefix("badminton.rpc.v1.") }))
+    #expect(Set(stubs.map(\.name)) == Set(RPCContract.services.map(\.fullName)))
   }
 
   @Test("reflection over the wire lists the same methods")
@@ -66,8 +62,7 @@ struct ContractTests {
 
   @Test("every message type generated from Proto/ has its descriptor")
   func everyMessage_hasDescriptor() {
-    let names = Set(
-      CDescriptors.allMessages.map(\.fullName).filter { $0.hasPrefix("badminton.rpc.v1.") })
+    let names = Set(RPCContract.messageTypes.map { $0.fullName })
     for type in [
       Envelope.self, Metadata.self, Status.self, FieldViolation.self, HealthCheckRequest.self,
       HealthCheckResponse.self, ListMethodsRequest.self, ListMethodsResponse.self, MethodInfo.self,

@@ -84,10 +84,10 @@ private func inlineConnection(
 
 private func call(
   _ callID: UInt64, _ command: String, method: String = InlineService.open.path,
-  token: String? = nil, timeoutMilliseconds: UInt32 = 0
+  token: String? = nil, timeoutMs: UInt32 = 0
 ) -> Envelope {
   Envelope(
-    callID: callID, kind: .request, method: method, timeoutMilliseconds: timeoutMilliseconds,
+    callID: callID, kind: .request, method: method, timeoutMs: timeoutMs,
     metadata: token.map { [Metadata(key: "authorization", value: "Bearer \($0)")] } ?? [],
     payload: HealthCheckRequest(service: command).serializedBytes())
 }
@@ -134,7 +134,7 @@ struct InlineHandlerTests {
   func inline_deadlineAnsweredOnce() throws {
     let (connection, _) = try inlineConnection()
     defer { try? connection.finish() }
-    try connection.receive(call(1, "echo:in time", timeoutMilliseconds: 50))
+    try connection.receive(call(1, "echo:in time", timeoutMs: 50))
     let answers = try connection.sent()
     #expect(answers.map(\.status?.code) == [.ok])
     connection.advance(by: .milliseconds(100))

@@ -50,7 +50,7 @@ struct MessageEncodingTests {
     #expect(decoded.callID == 1)
     #expect(decoded.kind == .request)
     #expect(decoded.method == "/badminton.rpc.v1.Health/Check")
-    #expect(decoded.timeoutMilliseconds == 250)
+    #expect(decoded.timeoutMs == 250)
     #expect(decoded.metadata == [Metadata(key: "locale", value: "zh-CN")])
     #expect(decoded.status == nil)
 

@@ -100,7 +100,7 @@ struct MetricsTests {
     let raw = try await RawConnection.connect(port: server.running.port)
     try await raw.send(Envelope(callID: 0, kind: .request, method: TestService.unary.path))
     let seen = try await raw.readUntilClosed()
-    #expect(seen.map(\.kind) == [.goAway])
+    #expect(seen.map(\.kind) == [.goaway])
     #expect(seen.first?.status?.reason == "CALL_ID_ZERO")
 
     let scrape = try await server.scrape()

@@ -131,7 +131,7 @@ struct ProtocolViolationTests {
         try await offender.send(violation.bytes)
         let seen = try await offender.readUntilClosed()
         let goAway = try #require(seen.last)
-        #expect(goAway.kind == .goAway)
+        #expect(goAway.kind == .goaway)
         #expect(goAway.callID == 0)
         #expect(goAway.status?.reason == violation.reason)
         #expect(goAway.status?.code == violation.code)

@@ -82,7 +82,7 @@ struct RequestFrameLimitTests {
     return Envelope(
       callID: .max, kind: EnvelopeKind(rawValue: -1),
       method: String(repeating: "m", count: FrameFormat.maximumMethodBytes),
-      timeoutMilliseconds: .max, metadata: metadata,
+      timeoutMs: .max, metadata: metadata,
       payload: Array(repeating: 0xAB, count: payload))
   }
 
@@ -177,7 +177,7 @@ struct RequestFrameLimitTests {
       // One byte more is refused from the header alone: no body follows it.
       try await raw.send(Self.header(bodyLimit + 1))
       let goAway = try #require(try await raw.readUntilClosed().last)
-      #expect(goAway.kind == .goAway)
+      #expect(goAway.kind == .goaway)
       #expect(goAway.status?.reason == "FRAME_TOO_LARGE")
       #expect(goAway.status?.code == .resourceExhausted)
       #expect(raw.isClosedByPeer)

@@ -259,7 +259,7 @@ struct MethodLimitTests {
     ) { _, port, probe in
       let raw = try await RawConnection.connect(port: port)
       try await raw.send(
-        Raw.request(1, "held", method: LimitedService.stubborn.path, timeoutMilliseconds: 1))
+        Raw.request(1, "held", method: LimitedService.stubborn.path, timeoutMs: 1))
       #expect(try await raw.readEnvelope()?.status?.reason == "DEADLINE_EXCEEDED")
       #expect(await probe.wait { $0.started == 1 })
       try await raw.send(Raw.request(2, "next", method: LimitedService.small.path))
@@ -469,7 +469,7 @@ struct LargeFrameSessionTests {
       let large = String(repeating: "a", count: 100_000)
       try await raw.send(Raw.request(1, large, method: UploadService.upload.path))
       let seen = try await raw.readUntilClosed()
-      #expect(seen.last?.kind == .goAway)
+      #expect(seen.last?.kind == .goaway)
       #expect(seen.last?.status?.reason == "LARGE_FRAME_NEEDS_SESSION")
     }
   }
@@ -535,7 +535,7 @@ struct LargeFrameSessionTests {
       upload.metadata = check.metadata
       try await raw.send(upload)
       let seen = try await raw.readUntilClosed()
-      #expect(seen.last?.kind == .goAway)
+      #expect(seen.last?.kind == .goaway)
       #expect(seen.last?.status?.reason == "LARGE_FRAME_NEEDS_SESSION")
     }
   }

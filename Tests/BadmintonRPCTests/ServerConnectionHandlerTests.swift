@@ -19,7 +19,7 @@ struct ServerConnectionHandlerTests {
     bytes.writeBytes(RawFrames.frame(Envelope(callID: 0, kind: .ping).serializedBytes()))
     try connection.receive(bytes)
     let seen = try connection.sent()
-    #expect(seen.map(\.kind) == [.goAway])
+    #expect(seen.map(\.kind) == [.goaway])
     #expect(seen.first?.status?.reason == "CALL_ID_ZERO")
     #expect(probe.started == 0)
     #expect(!connection.isOpen)
@@ -33,10 +33,10 @@ struct ServerConnectionHandlerTests {
     let connection = try EmbeddedServerConnection(
       server: embeddedTestServer(
         ServerConfiguration(shutdownGracePeriod: .seconds(5)), probe: probe))
-    try connection.receive(Raw.request(1, "gate:never", timeoutMilliseconds: 1000))
+    try connection.receive(Raw.request(1, "gate:never", timeoutMs: 1000))
     #expect(probe.started == 1)
     connection.connection.beginDrain()
-    #expect(try connection.sent().map(\.kind) == [.goAway])
+    #expect(try connection.sent().map(\.kind) == [.goaway])
     // A violation closes the connection before either timer is due.
     try connection.receive(ByteBuffer(bytes: [0x80]))
     #expect(try connection.sent().map(\.status?.reason) == ["RESERVED_FLAGS_SET"])
@@ -68,7 +68,7 @@ struct ServerConnectionHandlerTests {
     let connection = try EmbeddedServerConnection(server: embeddedTestServer(probe: probe))
     try connection.receive(Raw.request(1, "gate:slow:done"))
     connection.connection.beginDrain()
-    #expect(try connection.sent().map(\.kind) == [.goAway])
+    #expect(try connection.sent().map(\.kind) == [.goaway])
     connection.advance(by: ServerConnectionHandler.drainLinger)
     // The linger has passed, but a call is open: the connection waits for it.
     #expect(connection.isOpen)

@@ -161,7 +161,7 @@ struct ServerConnectionStateMachineTests {
     #expect(
       machine.receivedPing(callID: 3, payload: [1, 2]) == [.pong(callID: 3, payload: [1, 2])])
     #expect(machine.receivedOther(kind: .pong) == [])
-    #expect(machine.receivedOther(kind: .goAway) == [])
+    #expect(machine.receivedOther(kind: .goaway) == [])
     let large = [UInt8](repeating: 0, count: FrameFormat.maximumPingPayload + 1)
     var pinged = Self.machine()
     #expect(

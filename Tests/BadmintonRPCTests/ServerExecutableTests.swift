@@ -48,8 +48,8 @@ struct ServerExecutableTests {
     let seen = try await raw.readUntilClosed()
     // GOAWAY comes first, then the NOT_SERVING update and the end of the watch.
     let goAway = try #require(seen.first)
-    #expect(goAway.kind == .goAway)
-    #expect(seen.filter { $0.kind == .goAway }.count == 1)
+    #expect(goAway.kind == .goaway)
+    #expect(seen.filter { $0.kind == .goaway }.count == 1)
     #expect(goAway.status?.reason == "SERVER_SHUTTING_DOWN")
     let updates = seen.filter { $0.kind == .streamMessage }.map {
       try? HealthCheckResponse(serializedBytes: $0.payload).status

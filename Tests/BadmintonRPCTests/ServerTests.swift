@@ -150,7 +150,7 @@ struct ServerTests {
     try await withTestServer { _, port, probe in
       let raw = try await RawConnection.connect(port: port)
       // The handler waits at a gate that never opens: only the deadline can end the call.
-      try await raw.send(Raw.request(1, "gate:never:late", timeoutMilliseconds: 150))
+      try await raw.send(Raw.request(1, "gate:never:late", timeoutMs: 150))
       let answer = try #require(try await raw.readEnvelope())
       #expect(answer.callID == 1)
       #expect(answer.kind == .response)
@@ -167,7 +167,7 @@ struct ServerTests {
   func deadline_firesOnTime() throws {
     let probe = HandlerProbe()
     let connection = try EmbeddedServerConnection(server: embeddedTestServer(probe: probe))
-    try connection.receive(Raw.request(1, "gate:never:late", timeoutMilliseconds: 150))
+    try connection.receive(Raw.request(1, "gate:never:late", timeoutMs: 150))
     #expect(probe.started == 1)
     connection.advance(by: .milliseconds(149))
     #expect(try connection.sent().isEmpty)
@@ -470,7 +470,7 @@ struct ServerTests {
     #expect(silent.isOpen)
     silent.advance(by: .milliseconds(1))
     let seen = try silent.sent()
-    #expect(seen.map(\.kind) == [.goAway])
+    #expect(seen.map(\.kind) == [.goaway])
     #expect(seen.first?.status?.reason == "IDLE_TIMEOUT")
     #expect(seen.first?.status?.code == .unavailable)
     #expect(!silent.isOpen)
@@ -525,7 +525,7 @@ struct ServerTests {
       toClient += carried.toClient
     }
     #expect(server.isOpen)
-    #expect(!toClient.contains { $0.kind == .goAway })
+    #expect(!toClient.contains { $0.kind == .goaway })
     // A PING every keepalive interval, each answered.
     #expect(toServer.count == 6000 / 150)
     #expect(toServer.allSatisfy { $0.kind == .ping })
@@ -649,7 +649,7 @@ struct ServerTests {
       running.server.beginGracefulShutdown()
 
       let goAway = try #require(try await raw.readEnvelope())
-      #expect(goAway.kind == .goAway)
+      #expect(goAway.kind == .goaway)
       #expect(goAway.callID == 0)
       #expect(goAway.status?.code == .unavailable)
       #expect(goAway.status?.reason == "SERVER_SHUTTING_DOWN")
@@ -680,7 +680,7 @@ struct ServerTests {
     #expect(Raw.text(try connection.sent().first) == "before")
     connection.connection.beginDrain()
     let goAway = try connection.sent()
-    #expect(goAway.map(\.kind) == [.goAway])
+    #expect(goAway.map(\.kind) == [.goaway])
     #expect(goAway.first?.status?.reason == "SERVER_SHUTTING_DOWN")
     // A request on its way when GOAWAY left arrives within the linger after it.
     connection.advance(by: ServerConnectionHandler.drainLinger - .milliseconds(1))
@@ -705,7 +705,7 @@ struct ServerTests {
     try connection.receive(Raw.request(1, "gate:never"))
     #expect(probe.started == 1)
     connection.connection.beginDrain()
-    #expect(try connection.sent().map(\.kind) == [.goAway])
+    #expect(try connection.sent().map(\.kind) == [.goaway])
     connection.advance(by: .milliseconds(1999))
     #expect(try connection.sent().isEmpty)
     #expect(connection.isOpen)

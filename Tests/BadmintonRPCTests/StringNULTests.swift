@@ -1,4 +1,4 @@
-import CBadmintonProto
+import CBadmintonRPCProto
 import PropertyBased
 import Testing
 
@@ -99,7 +99,7 @@ enum WireSampleGen {
   }
 
   static let samples = Generator { rng in
-    let chosen = CDescriptors.allMessages.randomElement(using: &rng)!
+    let chosen = RPCContract.messageTypes.randomElement(using: &rng)!.cDescriptor
     let descriptor = chosen.pointer
     let nodes = message(descriptor, depth: 0, &rng)
     let sites = stringSites(nodes)

@@ -145,7 +145,7 @@ struct TLSTests {
       let raw = try await RawConnection.connect(port: port)
       try await raw.send(Raw.request(1, "echo:hi"))
       let seen = try await raw.readUntilClosed()
-      #expect(seen.map(\.kind) == [.goAway])
+      #expect(seen.map(\.kind) == [.goaway])
       #expect(seen.first?.status?.reason == "TLS_REQUIRED")
       #expect(seen.first?.status?.code == .unavailable)
     }

@@ -15,7 +15,7 @@ struct ContractTests {
 
   private var protoMethods: Set<Method> {
     Set(
-      CDescriptors.allServices.flatMap { service in
+      (RPCContract.services + APIContract.services).flatMap { service in
         service.methods.map {
           Method(
             path: "/\(service.fullName)/\($0.name)", requestType: $0.requestType,
@@ -44,6 +44,6 @@ struct ContractTests {
   func stubs_matchProto() {
     let stubs = [Health.descriptor, Reflection.descriptor] + BadmintonAPI.services
     #expect(methods(stubs.flatMap(\.methods)) == protoMethods)
-    #expect(Set(stubs.map(\.name)) == Set(CDescriptors.allServices.map(\.fullName)))
+    #expect(Set(stubs.map(\.name)) == Set((RPCContract.services + APIContract.services).map(\.fullName)))
   }
 }

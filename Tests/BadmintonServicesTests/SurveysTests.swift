@@ -1,7 +1,7 @@
 import BadmintonAPI
 import BadmintonRPC
 import BadmintonStore
-import CBadmintonProto
+import CBadmintonRPCProto
 import PropertyBased
 import Testing
 

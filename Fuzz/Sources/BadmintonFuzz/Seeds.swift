@@ -39,9 +39,9 @@ func writeSeeds(to folder: String) {
   let cancel = Envelope(callID: 1, kind: .cancel)
   let missing = Envelope(
     callID: 2, kind: .request, method: "/badminton.v1.Matching/FindMatches",
-    timeoutMilliseconds: 5000, metadata: [Metadata(key: "locale", value: "zh-CN")])
+    timeoutMs: 5000, metadata: [Metadata(key: "locale", value: "zh-CN")])
   let goAway = Envelope(
-    callID: 0, kind: .goAway,
+    callID: 0, kind: .goaway,
     status: Status(
       code: .unavailable, message: "The server is shutting down.", reason: "SERVER_SHUTTING_DOWN"))
   write(

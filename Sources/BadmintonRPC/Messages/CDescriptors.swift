@@ -1,4 +1,4 @@
-public import CBadmintonProto
+public import CBadmintonRPCProto
 
 /// protoc-c's descriptor of one message.
 ///
@@ -7,6 +7,9 @@ public import CBadmintonProto
 public struct CMessageDescriptor: @unchecked Sendable, Hashable {
   /// The descriptor.
   public let pointer: UnsafePointer<ProtobufCMessageDescriptor>
+
+  /// Wraps protoc-c's descriptor of a message.
+  public init(pointer: UnsafePointer<ProtobufCMessageDescriptor>) { self.pointer = pointer }
 
   /// The message's full protobuf name, e.g. `badminton.rpc.v1.Envelope`.
   public var fullName: String { String(cString: pointer.pointee.name) }
@@ -18,6 +21,9 @@ public struct CMessageDescriptor: @unchecked Sendable, Hashable {
 public struct CServiceDescriptor: @unchecked Sendable, Hashable {
   /// The descriptor.
   public let pointer: UnsafePointer<ProtobufCServiceDescriptor>
+
+  /// Wraps protoc-c's descriptor of a service.
+  public init(pointer: UnsafePointer<ProtobufCServiceDescriptor>) { self.pointer = pointer }
 
   /// The service's full protobuf name, e.g. `badminton.rpc.v1.Health`.
   public var fullName: String { String(cString: pointer.pointee.name) }
@@ -32,39 +38,5 @@ public struct CServiceDescriptor: @unchecked Sendable, Hashable {
         String(cString: method.output.pointee.name)
       )
     }
-  }
-}
-
-/// Every message and service descriptor generated from `Proto/`.
-public enum CDescriptors {
-  /// Every message descriptor.
-  public static let allMessages: [CMessageDescriptor] = {
-    var result: [CMessageDescriptor] = []
-    var cursor = cbadminton_message_descriptors()!
-    while let descriptor = cursor.pointee {
-      result.append(CMessageDescriptor(pointer: descriptor))
-      cursor += 1
-    }
-    return result
-  }()
-
-  /// Every service descriptor.
-  public static let allServices: [CServiceDescriptor] = {
-    var result: [CServiceDescriptor] = []
-    var cursor = cbadminton_service_descriptors()!
-    while let descriptor = cursor.pointee {
-      result.append(CServiceDescriptor(pointer: descriptor))
-      cursor += 1
-    }
-    return result
-  }()
-
-  /// The descriptor of the message called `fullName`; a name that `Proto/` does not define is a
-  /// programming error.
-  public static func message(_ fullName: String) -> CMessageDescriptor {
-    guard let descriptor = allMessages.first(where: { $0.fullName == fullName }) else {
-      fatalError("no message \(fullName) in Proto/; run Codegen/generate.sh")
-    }
-    return descriptor
   }
 }

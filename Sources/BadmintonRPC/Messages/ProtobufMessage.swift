@@ -1,4 +1,4 @@
-public import CBadmintonProto
+public import CBadmintonRPCProto
 
 /// A protobuf message with a Swift type, encoded and decoded through protoc-c's generated code.
 ///
@@ -175,6 +175,13 @@ public final class CArena {
     return (strings.count, array)
   }
 
+  /// A protobuf-c array of binary data: the count and the array.
+  public func byteArrays(_ values: [[UInt8]]) -> (
+    count: Int, array: UnsafeMutablePointer<ProtobufCBinaryData>?
+  ) {
+    scalars(values.map { bytes($0) })
+  }
+
   /// A protobuf-c array of scalars: the count and the array.
   public func scalars<T: BitwiseCopyable>(_ values: [T]) -> (
     count: Int, array: UnsafeMutablePointer<T>?
@@ -199,6 +206,26 @@ public enum CField {
   public static func bytes(_ data: ProtobufCBinaryData) -> [UInt8] {
     guard data.len > 0, let base = data.data else { return [] }
     return Array(UnsafeBufferPointer(start: base, count: data.len))
+  }
+
+  /// A protobuf-c repeated scalar field (numbers, `protobuf_c_boolean`s or enums).
+  public static func scalars<T>(_ count: Int, _ array: UnsafeMutablePointer<T>?) -> [T] {
+    guard count > 0, let array else { return [] }
+    return Array(UnsafeBufferPointer(start: array, count: count))
+  }
+
+  /// A protobuf-c repeated string field.
+  public static func strings(
+    _ count: Int, _ array: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+  ) -> [String] {
+    scalars(count, array).map(string)
+  }
+
+  /// A protobuf-c repeated bytes field.
+  public static func byteArrays(_ count: Int, _ array: UnsafeMutablePointer<ProtobufCBinaryData>?)
+    -> [[UInt8]]
+  {
+    scalars(count, array).map(bytes)
   }
 
   /// A protobuf-c repeated message field.

@@ -1,4 +1,4 @@
-internal import CBadmintonProto
+internal import CBadmintonRPCProto
 
 #if canImport(Glibc)
   internal import Glibc

@@ -1,6 +1,6 @@
 import ArgumentParser
 import BadmintonRPC
-import CBadmintonProto
+import CBadmintonRPCProto
 
 /// `badminton describe METHOD`: the method's request message, field by field, with the
 /// messages and enums it uses.
@@ -24,7 +24,7 @@ struct DescribeCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await Output.reporting(locale: global.rpcLocale) {
-      if let message = CDescriptors.allMessages.first(where: { $0.fullName == method }) {
+      if let message = MethodCatalog.knownMessages[method] {
         Output.write(Self.describe(message.pointer))
         return
       }

@@ -69,7 +69,7 @@ enum MessageGen {
       callID: uint64(&rng),
       kind: EnvelopeKind(rawValue: enumNumber(&rng, defined: 0...8)),
       method: string(&rng),
-      timeoutMilliseconds: Bool.random(using: &rng)
+      timeoutMs: Bool.random(using: &rng)
         ? 0 : UInt32.random(in: 0...UInt32.max, using: &rng),
       metadata: (0..<Int.random(in: 0...4, using: &rng)).map { _ in metadata(&rng) },
       payload: bytes(&rng),
@@ -147,7 +147,7 @@ enum ReferenceEncoder {
 
   static func encode(_ e: Envelope) -> [UInt8] {
     uint(1, e.callID) + enumField(2, e.kind.rawValue) + string(3, e.method)
-      + uint(4, UInt64(e.timeoutMilliseconds))
+      + uint(4, UInt64(e.timeoutMs))
       + e.metadata.flatMap { bytes(5, encode($0), always: true) }
       + bytes(6, e.payload)
       + (e.status.map { bytes(7, encode($0), always: true) } ?? [])

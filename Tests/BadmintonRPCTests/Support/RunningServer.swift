@@ -57,10 +57,10 @@ struct RunningServer {
 enum Raw {
   static func request(
     _ callID: UInt64, _ command: String, method: String = TestService.unary.path,
-    timeoutMilliseconds: UInt32 = 0, locale: String? = nil
+    timeoutMs: UInt32 = 0, locale: String? = nil
   ) -> Envelope {
     Envelope(
-      callID: callID, kind: .request, method: method, timeoutMilliseconds: timeoutMilliseconds,
+      callID: callID, kind: .request, method: method, timeoutMs: timeoutMs,
       metadata: locale.map { [Metadata(key: "locale", value: $0)] } ?? [],
       payload: HealthCheckRequest(service: command).serializedBytes())
   }

@@ -48,21 +48,21 @@ final class ClientConnectionHandler: ChannelInboundHandler {
   ) {
     guard !closed else { return pending.fail(RPCError.connectionLost) }
     var call = Call(pending: pending)
-    var timeoutMilliseconds: UInt32 = 0
+    var timeoutMs: UInt32 = 0
     if let timeout {
       let milliseconds = max(
         1,
         timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-      timeoutMilliseconds = UInt32(clamping: milliseconds)
+      timeoutMs = UInt32(clamping: milliseconds)
       let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-      call.deadline = context.eventLoop.scheduleTask(in: .milliseconds(Int64(timeoutMilliseconds)))
+      call.deadline = context.eventLoop.scheduleTask(in: .milliseconds(Int64(timeoutMs)))
       {
         handler.value.end(callID, with: .deadlineExceeded)
       }
     }
     calls[callID] = call
     let request = Envelope(
-      callID: callID, kind: .request, method: method, timeoutMilliseconds: timeoutMilliseconds,
+      callID: callID, kind: .request, method: method, timeoutMs: timeoutMs,
       metadata: metadata, payload: payload)
     context.write(wrapOutboundOut(request), promise: nil)
     flushSoon()
@@ -139,7 +139,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         promise: nil)
     case .pong:
       pings.removeValue(forKey: envelope.payload)?.resume()
-    case .goAway:
+    case .goaway:
       // Calls in flight go on; new calls go to a new connection. With none in flight this one
       // has nothing left to do.
       flags.goAwayReceived.store(true, ordering: .releasing)

@@ -63,7 +63,7 @@ final class ConnectionRefusalHandler: ChannelInboundHandler {
   init(error: RPCError) { self.error = error }
 
   func channelActive(context: ChannelHandlerContext) {
-    let goAway = Envelope(callID: 0, kind: .goAway, status: error.status(in: .en))
+    let goAway = Envelope(callID: 0, kind: .goaway, status: error.status(in: .en))
     let channel = context.channel
     context.writeAndFlush(wrapOutboundOut(goAway)).whenComplete { _ in
       channel.close(promise: nil)

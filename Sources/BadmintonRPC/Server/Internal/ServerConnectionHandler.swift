@@ -153,8 +153,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
       metadataBytes: envelope.metadata.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count },
       payloadBytes: envelope.payload.count,
       locale: RPCLocale(metadataValue: envelope.metadataValue("locale")),
-      timeout: envelope.timeoutMilliseconds > 0
-        ? .milliseconds(Int64(envelope.timeoutMilliseconds)) : nil,
+      timeout: envelope.timeoutMs > 0
+        ? .milliseconds(Int64(envelope.timeoutMs)) : nil,
       target: method.map { .init(kind: $0.kind, maximumRequestBytes: $0.maximumRequestBytes) },
       sessionAuthenticated: trust?.sessionAuthenticated)
     let budget = requestBudget
@@ -221,7 +221,7 @@ final class ServerConnectionHandler: ChannelInboundHandler {
         break
       }
       metrics.goAwaySent(reason.error)
-      return write(Envelope(callID: 0, kind: .goAway, status: reason.error.status(in: locale)))
+      return write(Envelope(callID: 0, kind: .goaway, status: reason.error.status(in: locale)))
     case .scheduleFlush:
       let handler = NIOLoopBound(self, eventLoop: eventLoop)
       eventLoop.execute { handler.value.perform(handler.value.machine.flushDue()) }
@@ -299,8 +299,8 @@ final class ServerConnectionHandler: ChannelInboundHandler {
     let loop = eventLoop!
     let handler = NIOLoopBound(self, eventLoop: loop)
     let deadline: ContinuousClock.Instant? =
-      request.timeoutMilliseconds > 0
-      ? .now + .milliseconds(Int64(request.timeoutMilliseconds)) : nil
+      request.timeoutMs > 0
+      ? .now + .milliseconds(Int64(request.timeoutMs)) : nil
     let serverContext = ServerContext(
       callID: callID, method: request.method, metadata: request.metadata, deadline: deadline,
       peer: peer, logger: logger)

@@ -300,7 +300,7 @@ struct ServerConnectionStateMachine {
   mutating func receivedOther(kind: EnvelopeKind) -> [Action] {
     guard !isClosed else { return [] }
     switch kind {
-    case .pong, .goAway: return []
+    case .pong, .goaway: return []
     default: return violation(.unexpectedKind(kind))
     }
   }

@@ -91,7 +91,7 @@ final class TLSGateHandler: ChannelInboundHandler {
       logger.debug("plain bytes on a TLS connection: TLS_REQUIRED")
       var frame = context.channel.allocator.buffer(capacity: 256)
       FrameEncoder(configuration: WireConfiguration()).encode(
-        Envelope(callID: 0, kind: .goAway, status: RPCError.tlsRequired.status(in: .en)),
+        Envelope(callID: 0, kind: .goaway, status: RPCError.tlsRequired.status(in: .en)),
         into: &frame)
       let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
       context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in

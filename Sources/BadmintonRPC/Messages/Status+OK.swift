@@ -1,0 +1,4 @@
+extension Status {
+  /// The OK status.
+  public static let ok = Status(code: .ok)
+}
