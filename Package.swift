@@ -235,6 +235,8 @@ let package = Package(
       dependencies: [
         "BadmintonAPI",
         "BadmintonRPC",
+        // protoc-c's descriptors, from which the completeness test writes its values.
+        "CBadmintonRPCProto",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: defaultSwiftSettings

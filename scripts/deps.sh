@@ -6,8 +6,10 @@ set -euo pipefail
 # python3: scripts/fuzz writes the fuzz target's service stubs with it.
 packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev pkg-config python3)
 # --tests: also PostgreSQL 15's server, of which the tests start a throwaway cluster (the
-# embedded server needs none).
-if [ "${1:-}" = "--tests" ]; then packages+=(postgresql-15); fi
+# embedded server needs none), and protoc.
+# protoc (and the descriptor.proto it reads Proto/'s options from): the completeness test encodes
+# and decodes every message with Google's protobuf to check ours against it.
+if [ "${1:-}" = "--tests" ]; then packages+=(postgresql-15 protobuf-compiler libprotobuf-dev); fi
 missing=()
 for package in "${packages[@]}"; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")

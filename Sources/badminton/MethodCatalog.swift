@@ -73,16 +73,9 @@ struct MethodCatalog {
     String(info.path.split(separator: "/").last ?? "")
   }
 
-  /// Every message this build of `badminton` knows, the protocol's and the product's, by full
-  /// name.
-  static let knownMessages: [String: CMessageDescriptor] = Dictionary(
-    uniqueKeysWithValues: (RPCContract.messageTypes + APIContract.messageTypes).map {
-      ($0.fullName, $0.cDescriptor)
-    })
-
   /// The descriptor of the message type `fullName`, which this build of `badminton` must know.
   static func message(_ fullName: String) throws(CLIFailure) -> CMessageDescriptor {
-    guard let descriptor = knownMessages[fullName] else {
+    guard let descriptor = APIContract.descriptorsByName[fullName] else {
       throw CLIFailure(
         message: "this badminton does not know the message \(fullName); update it to match the "
           + "server", status: ExitStatus.usage)

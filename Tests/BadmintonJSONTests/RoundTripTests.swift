@@ -7,7 +7,9 @@ import Testing
 @Suite("JSON round trip over every descriptor (property 22)")
 struct RoundTripTests {
   /// Every message in `Proto/`, badminton.rpc.v1 included.
-  static let descriptors = (APIContract.messageTypes + RPCContract.messageTypes).map { $0.cDescriptor }
+  static let descriptors = (APIContract.messageTypes + RPCContract.messageTypes).map {
+    $0.cDescriptor
+  }
 
   @Test(
     "bytes -> JSON -> bytes is identical, JSON -> bytes -> JSON is stable", arguments: descriptors)

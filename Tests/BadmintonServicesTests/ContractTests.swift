@@ -44,6 +44,7 @@ struct ContractTests {
   func stubs_matchProto() {
     let stubs = [Health.descriptor, Reflection.descriptor] + BadmintonAPI.services
     #expect(methods(stubs.flatMap(\.methods)) == protoMethods)
-    #expect(Set(stubs.map(\.name)) == Set((RPCContract.services + APIContract.services).map(\.fullName)))
+    #expect(
+      Set(stubs.map(\.name)) == Set((RPCContract.services + APIContract.services).map(\.fullName)))
   }
 }

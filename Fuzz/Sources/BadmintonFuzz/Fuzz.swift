@@ -1,3 +1,4 @@
+import BadmintonAPI
 import BadmintonJSON
 import BadmintonRPC
 import Dispatch
@@ -200,7 +201,7 @@ func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
 /// comes out goes through the method's decoding, and printed as JSON and parsed again, it gives
 /// the same bytes.
 func fuzzJSON(method info: MethodInfo, _ bytes: [UInt8]) {
-  let descriptor = CDescriptors.message(info.requestType)
+  let descriptor = APIContract.descriptorsByName[info.requestType]!
   let text = String(decoding: bytes, as: UTF8.self)
   guard let binary = try? ProtoJSON.decode(text, as: descriptor) else { return }
   invoke(registry.method(at: info.path)!, payload: binary, metadata: [])
@@ -220,7 +221,7 @@ func fuzzJSON(method info: MethodInfo, _ bytes: [UInt8]) {
 
 /// Binary bytes of `info`'s request printed as JSON; what prints parses again.
 func fuzzBinaryToJSON(method info: MethodInfo, _ bytes: [UInt8]) {
-  let descriptor = CDescriptors.message(info.requestType)
+  let descriptor = APIContract.descriptorsByName[info.requestType]!
   guard let printed = try? ProtoJSON.encode(bytes, as: descriptor) else { return }
   _ = try? ProtoJSON.encode(bytes, as: descriptor, compact: true)
   do {

@@ -1,6 +1,7 @@
+import BadmintonAPI
 import BadmintonJSON
 import BadmintonRPC
-import CBadmintonProto
+import CBadmintonRPCProto
 import Glibc
 import NIOCore
 
@@ -64,7 +65,7 @@ func writeSeeds(to folder: String) {
   write("envelope-request-metadata", .envelope, 0, large.serializedBytes())
 
   for (index, info) in methods.enumerated() {
-    let descriptor = CDescriptors.message(info.requestType)
+    let descriptor = APIContract.descriptorsByName[info.requestType]!
     let json = sampleJSON(descriptor.pointer, depth: 0)
     let payload: [UInt8]
     do {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BadmintonAPI
 import BadmintonRPC
 import CBadmintonRPCProto
 
@@ -24,7 +25,7 @@ struct DescribeCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await Output.reporting(locale: global.rpcLocale) {
-      if let message = MethodCatalog.knownMessages[method] {
+      if let message = APIContract.descriptorsByName[method] {
         Output.write(Self.describe(message.pointer))
         return
       }

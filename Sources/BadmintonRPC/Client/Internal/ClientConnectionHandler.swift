@@ -55,8 +55,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
       timeoutMs = UInt32(clamping: milliseconds)
       let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-      call.deadline = context.eventLoop.scheduleTask(in: .milliseconds(Int64(timeoutMs)))
-      {
+      call.deadline = context.eventLoop.scheduleTask(in: .milliseconds(Int64(timeoutMs))) {
         handler.value.end(callID, with: .deadlineExceeded)
       }
     }
