@@ -6,7 +6,8 @@
 #   .proto comments as doc comments, and a registry of each package's messages and services)
 #   into Sources/BadmintonRPC/Generated and Sources/BadmintonAPI/Generated, by the generator in
 #   Codegen/ (a Swift package of its own) from `protoc --include_imports --include_source_info --descriptor_set_out`;
-# - the random-value generators of the property tests, Tests/BadmintonAPITests/Generated.
+# - the random-value generators of the property tests, Tests/BadmintonAPITests/Generated (every
+#   message, with a round-trip case each) and Tests/BadmintonRPCTests/Generated (the protocol's).
 # The Swift is formatted with the repository's .swift-format. `--check` regenerates into a
 # temporary folder and fails when anything committed differs.
 set -euo pipefail
@@ -119,11 +120,12 @@ write_c_target CBadmintonProto badminton/v1
 protoc --include_imports --include_source_info --descriptor_set_out="$out/descriptors.pb" -I . "${protos[@]}"
 swift build --package-path "$root/Codegen" -c release --product badminton-codegen >&2
 codegen="$(swift build --package-path "$root/Codegen" -c release --show-bin-path)/badminton-codegen"
-mkdir -p "$out/swift/rpc" "$out/swift/api" "$out/swift/tests"
+mkdir -p "$out/swift/rpc" "$out/swift/api" "$out/swift/api-tests" "$out/swift/rpc-tests"
 "$codegen" --descriptor-set "$out/descriptors.pb" \
   --module "badminton.rpc.v1=BadmintonRPC:CBadmintonRPCProto:RPCContract:$out/swift/rpc" \
   --module "badminton.v1=BadmintonAPI:CBadmintonProto:APIContract:$out/swift/api" \
-  --test-generators "$out/swift/tests/MessageGen.pb.swift"
+  --test-generators "badminton.rpc.v1=$out/swift/rpc-tests/MessageGen.pb.swift" \
+  --test-generators "badminton.rpc.v1,badminton.v1=$out/swift/api-tests/MessageGen.pb.swift:round-trip"
 swift format format --configuration "$root/.swift-format" --in-place --recursive "$out/swift"
 
 # ---- Compare or copy. Each pair: what was generated, where it is committed.
@@ -134,7 +136,8 @@ pairs=(
   "c/CBadmintonProto/include" "Sources/CBadmintonProto/include"
   "swift/rpc" "Sources/BadmintonRPC/Generated"
   "swift/api" "Sources/BadmintonAPI/Generated"
-  "swift/tests" "Tests/BadmintonAPITests/Generated"
+  "swift/api-tests" "Tests/BadmintonAPITests/Generated"
+  "swift/rpc-tests" "Tests/BadmintonRPCTests/Generated"
 )
 # Written by hand beside the generated headers, never compared or removed.
 hand_written=(-x module.modulemap -x CBadmintonRPCProtoShims.h)

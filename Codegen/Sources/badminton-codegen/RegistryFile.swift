@@ -38,6 +38,8 @@ struct RegistryFile {
 struct TestGeneratorFile {
   let files: [FileDescriptor]
   let imports: [String]
+  /// Whether to list a round-trip case per message (the test target defines `RoundTripCase`).
+  let roundTripCases: Bool
 
   func render() throws -> String {
     var out = banner(source: "*")
@@ -51,11 +53,13 @@ struct TestGeneratorFile {
         cases.append("    .of(Generator { rng in \(Naming.lowerFirst(message.name))(&rng) }),\n")
       }
     }
-    out += "\n  /// A round-trip case for every message generated from `Proto/`.\n"
-    out += "  static let roundTripCases: [RoundTripCase] = [\n"
-    out += cases.joined()
-    out += "  ]\n}\n"
-    return out
+    if roundTripCases {
+      out += "\n  /// A round-trip case for every message generated from `Proto/`.\n"
+      out += "  static let roundTripCases: [RoundTripCase] = [\n"
+      out += cases.joined()
+      out += "  ]\n"
+    }
+    return out + "}\n"
   }
 
   private func checkNoCycle(_ message: Descriptor, path: [String]) throws {

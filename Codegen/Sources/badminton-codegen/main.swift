@@ -3,12 +3,13 @@ import SwiftProtobuf
 import SwiftProtobufPluginLibrary
 
 /// `badminton-codegen --descriptor-set FILE --module PACKAGE=SwiftModule:CModule:Registry:DIR ...
-/// --test-generators FILE`: writes the Swift message layer of every module, and the test
-/// generators, from the descriptor set protoc wrote with `--include_source_info`.
+/// --test-generators PACKAGES=FILE[:round-trip] ...`: writes the Swift message layer of every
+/// module, and the test generators of the packages named (with a round-trip case per message
+/// when `:round-trip` follows), from the descriptor set protoc wrote with `--include_source_info`.
 func run(_ arguments: [String]) throws {
   var descriptorSet: String?
   var modules: [ModuleTarget] = []
-  var testGenerators: String?
+  var testGenerators: [(packages: [String], file: String, roundTripCases: Bool)] = []
   var iterator = arguments.makeIterator()
   while let argument = iterator.next() {
     guard let value = iterator.next() else {
@@ -17,7 +18,16 @@ func run(_ arguments: [String]) throws {
     switch argument {
     case "--descriptor-set": descriptorSet = value
     case "--module": modules.append(try ModuleTarget(argument: value))
-    case "--test-generators": testGenerators = value
+    case "--test-generators":
+      // PACKAGE[,PACKAGE...]=FILE[:round-trip]
+      let halves = value.split(separator: "=", maxSplits: 1).map(String.init)
+      guard halves.count == 2 else {
+        throw CodegenError(description: "--test-generators takes PACKAGES=FILE[:round-trip]")
+      }
+      let roundTrip = halves[1].hasSuffix(":round-trip")
+      let file = roundTrip ? String(halves[1].dropLast(":round-trip".count)) : halves[1]
+      testGenerators.append(
+        (halves[0].split(separator: ",").map(String.init), file, roundTrip))
     default: throw CodegenError(description: "unknown argument \(argument)")
     }
   }
@@ -25,7 +35,7 @@ func run(_ arguments: [String]) throws {
     throw CodegenError(
       description:
         "usage: badminton-codegen --descriptor-set FILE --module PACKAGE=SwiftModule:CModule:Registry:DIR"
-        + " ... [--test-generators FILE]")
+        + " ... [--test-generators PACKAGE[,PACKAGE...]=FILE[:round-trip] ...]")
   }
 
   let data = try Data(contentsOf: URL(fileURLWithPath: descriptorSet))
@@ -46,10 +56,14 @@ func run(_ arguments: [String]) throws {
     try write(registry, to: module.directory, module.registry)
     generated += files
   }
-  if let testGenerators {
-    let imports = ["PropertyBased"] + modules.map(\.swiftModule)
-    let text = try TestGeneratorFile(files: generated, imports: imports).render()
-    try text.write(toFile: testGenerators, atomically: true, encoding: .utf8)
+  for output in testGenerators {
+    let files = generated.filter { output.packages.contains($0.package) }
+    let imports =
+      ["PropertyBased"] + modules.filter { output.packages.contains($0.protoPackage) }.map(\.swiftModule)
+    let text = try TestGeneratorFile(
+      files: files, imports: imports, roundTripCases: output.roundTripCases
+    ).render()
+    try text.write(toFile: output.file, atomically: true, encoding: .utf8)
   }
 }
 

@@ -1,7 +1,8 @@
 import BadmintonRPC
 import PropertyBased
 
-/// Random values of every message, for property tests.
+/// Random values of the protocol's messages, for property tests: the field values here, written
+/// by hand; one function per message, setting every field, in `Generated/MessageGen.pb.swift`.
 enum MessageGen {
   static func string(_ rng: inout any SeededRandomNumberGenerator, maxLength: Int = 40) -> String {
     let length = Int.random(in: 0...maxLength, using: &rng)
@@ -46,41 +47,24 @@ enum MessageGen {
       : Int32.random(in: defined, using: &rng)
   }
 
-  static func metadata(_ rng: inout any SeededRandomNumberGenerator) -> Metadata {
-    Metadata(key: string(&rng, maxLength: 12), value: string(&rng))
+  static func uint32(_ rng: inout any SeededRandomNumberGenerator) -> UInt32 {
+    Bool.random(using: &rng) ? 0 : UInt32.random(in: 0...UInt32.max, using: &rng)
   }
 
-  static func fieldViolation(_ rng: inout any SeededRandomNumberGenerator) -> FieldViolation {
-    FieldViolation(
-      field: string(&rng, maxLength: 20), reason: string(&rng, maxLength: 20),
-      description: string(&rng))
+  static func bool(_ rng: inout any SeededRandomNumberGenerator) -> Bool {
+    Bool.random(using: &rng)
   }
 
-  static func status(_ rng: inout any SeededRandomNumberGenerator) -> Status {
-    Status(
-      code: StatusCode(rawValue: enumNumber(&rng, defined: 0...16)),
-      message: string(&rng), reason: string(&rng, maxLength: 24),
-      violations: (0..<Int.random(in: 0...3, using: &rng)).map { _ in fieldViolation(&rng) },
-      retryAfterMs: Bool.random(using: &rng) ? 0 : uint64(&rng))
+  static func count(_ rng: inout any SeededRandomNumberGenerator) -> Int {
+    Int.random(in: 0...4, using: &rng)
   }
 
-  static func envelope(_ rng: inout any SeededRandomNumberGenerator) -> Envelope {
-    Envelope(
-      callID: uint64(&rng),
-      kind: EnvelopeKind(rawValue: enumNumber(&rng, defined: 0...8)),
-      method: string(&rng),
-      timeoutMs: Bool.random(using: &rng)
-        ? 0 : UInt32.random(in: 0...UInt32.max, using: &rng),
-      metadata: (0..<Int.random(in: 0...4, using: &rng)).map { _ in metadata(&rng) },
-      payload: bytes(&rng),
-      status: Bool.random(using: &rng) ? status(&rng) : nil)
-  }
-
-  static func methodInfo(_ rng: inout any SeededRandomNumberGenerator) -> MethodInfo {
-    MethodInfo(
-      path: string(&rng), requestType: string(&rng), responseType: string(&rng),
-      serverStreaming: Bool.random(using: &rng), idempotent: Bool.random(using: &rng),
-      requiresAuthentication: Bool.random(using: &rng))
+  /// Absent half of the time.
+  static func optional<T>(
+    _ rng: inout any SeededRandomNumberGenerator,
+    _ make: (inout any SeededRandomNumberGenerator) -> T
+  ) -> T? {
+    bool(&rng) ? make(&rng) : nil
   }
 
   static let envelopes = Generator { rng in envelope(&rng) }
@@ -88,14 +72,9 @@ enum MessageGen {
   static let metadataEntries = Generator { rng in metadata(&rng) }
   static let fieldViolations = Generator { rng in fieldViolation(&rng) }
   static let methodInfos = Generator { rng in methodInfo(&rng) }
-  static let methodLists = Generator { rng in
-    ListMethodsResponse(
-      methods: (0..<Int.random(in: 0...6, using: &rng)).map { _ in methodInfo(&rng) })
-  }
-  static let healthRequests = Generator { rng in HealthCheckRequest(service: string(&rng)) }
-  static let healthResponses = Generator { rng in
-    HealthCheckResponse(status: ServingStatus(rawValue: enumNumber(&rng, defined: 0...3)))
-  }
+  static let methodLists = Generator { rng in listMethodsResponse(&rng) }
+  static let healthRequests = Generator { rng in healthCheckRequest(&rng) }
+  static let healthResponses = Generator { rng in healthCheckResponse(&rng) }
 }
 
 /// An independent protobuf encoder, written from the wire-format specification the way
