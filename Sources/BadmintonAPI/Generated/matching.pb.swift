@@ -997,7 +997,7 @@ public struct MatchCandidate: ProtobufMessage, Hashable {
   /// The difference between the two players' display levels, 0-8.
   public var skillDifference: Int32 = 0
 
-  /// The time both can play.
+  /// The time both can play: at least 30 minutes.
   public var overlap: TimeSlot = TimeSlot()
 
   /// The message with every field at its default.

@@ -612,7 +612,7 @@ struct  Badminton__V1__MatchCandidate
    */
   int32_t skill_difference;
   /*
-   * The time both can play.
+   * The time both can play: at least 30 minutes.
    */
   Badminton__V1__TimeSlot *overlap;
 };
