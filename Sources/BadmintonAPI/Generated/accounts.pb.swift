@@ -3,7 +3,7 @@
 public import BadmintonRPC
 public import CBadmintonProto
 
-/// `badminton.v1.RegisterRequest`.
+/// Creates an account. It does not log the player in: call Login afterwards.
 public struct RegisterRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.RegisterRequest`.
   public typealias CMessage = Badminton__V1__RegisterRequest
@@ -12,16 +12,19 @@ public struct RegisterRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__register_request__descriptor_pointer())
   }
 
-  /// E.164, for example `+8613800138000`.
+  /// E.164: `+`, then 2 to 15 digits, the first not `0`, for example `+8613800138000`; stored
+  /// exactly as sent. Unique among accounts.
   public var phone: String = ""
 
-  /// 1-30 characters after trimming.
+  /// 1-30 characters (grapheme clusters) and at most 240 UTF-8 bytes after trimming white space
+  /// at both ends; stored trimmed.
   public var nickname: String = ""
 
-  /// At least 8 characters.
+  /// 8 to 256 characters (grapheme clusters) and at most 1024 UTF-8 bytes; not trimmed.
   public var password: String = ""
 
-  /// 1-7; 8 and 9 need a verified championship (see Players.SubmitVerification).
+  /// 1-7; 8 and 9 need a verified championship (see Players.SubmitVerification), so a new
+  /// account cannot have them.
   public var selfLevel: Int32 = 0
 
   /// `en` or `zh-CN`; empty = `en`.
@@ -67,7 +70,7 @@ public struct RegisterRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.RegisterResponse`.
+/// The new account.
 public struct RegisterResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.RegisterResponse`.
   public typealias CMessage = Badminton__V1__RegisterResponse
@@ -76,7 +79,7 @@ public struct RegisterResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__register_response__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The new player's id: an increasing integer, never reused.
   public var userID: Int64 = 0
 
   /// The message with every field at its default.
@@ -103,7 +106,8 @@ public struct RegisterResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.LoginRequest`.
+/// Starts a session. Each login starts a session of its own, so a player may be logged in on
+/// several devices at once.
 public struct LoginRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.LoginRequest`.
   public typealias CMessage = Badminton__V1__LoginRequest
@@ -112,10 +116,10 @@ public struct LoginRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__login_request__descriptor_pointer())
   }
 
-  /// `phone`.
+  /// The phone the account was registered with, exactly as sent then.
   public var phone: String = ""
 
-  /// `password`.
+  /// The account's password.
   public var password: String = ""
 
   /// The message with every field at its default.
@@ -146,7 +150,7 @@ public struct LoginRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.LoginResponse`.
+/// The new session.
 public struct LoginResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.LoginResponse`.
   public typealias CMessage = Badminton__V1__LoginResponse
@@ -158,10 +162,11 @@ public struct LoginResponse: ProtobufMessage, Hashable {
   /// Send as `authorization: Bearer <token>`.
   public var token: String = ""
 
-  /// `user_id`.
+  /// The player the session belongs to.
   public var userID: Int64 = 0
 
-  /// When the session ends, in milliseconds since 1970-01-01 UTC.
+  /// When the session ends, in milliseconds since 1970-01-01 UTC (the server's clock): the login
+  /// time plus the server's session length (30 days by default). Using it does not extend it.
   public var expiresAtUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -196,7 +201,7 @@ public struct LoginResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.LogoutRequest`.
+/// Ends the session whose token the call carries; it has no fields.
 public struct LogoutRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.LogoutRequest`.
   public typealias CMessage = Badminton__V1__LogoutRequest
@@ -219,7 +224,7 @@ public struct LogoutRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.LogoutResponse`.
+/// The session has ended; it has no fields.
 public struct LogoutResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.LogoutResponse`.
   public typealias CMessage = Badminton__V1__LogoutResponse

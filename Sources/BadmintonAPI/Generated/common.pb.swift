@@ -3,8 +3,9 @@
 public import BadmintonRPC
 public import CBadmintonProto
 
-/// How a player's peers rated them after matches. Until the first evaluation: accuracy 0,
-/// punctuality 100, character 3, count 0.
+/// How a player's peers rated them after matches: aggregates only, never who rated what. Until
+/// the first evaluation: accuracy 0, punctuality 100, character 3, count 0. Each accepted survey
+/// updates it in the transaction that stores the survey (docs/surveys.md §5).
 public struct ReputationSummary: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ReputationSummary`.
   public typealias CMessage = Badminton__V1__ReputationSummary
@@ -13,14 +14,16 @@ public struct ReputationSummary: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__reputation_summary__descriptor_pointer())
   }
 
-  /// Number of peer evaluations received.
+  /// Number of peer evaluations received: one per rating of this player in an accepted survey.
   public var evaluationCount: Int32 = 0
 
-  /// Average distance between peers' skill ratings and the player's self-reported level
-  /// (0 = peers agree exactly); see docs/players.md.
+  /// Skill accuracy: the average absolute difference between each skill rating peers gave and
+  /// the player's self-reported level when that rating was accepted. 0 = peers agree exactly;
+  /// larger values mean peers rated the player further from their own level.
   public var averageSkillAccuracy: Double = 0
 
-  /// Share of matches the player was on time for, 0-100.
+  /// Share of peer ratings that said the player was on time, 0-100 (in doubles each match brings
+  /// up to 3 ratings).
   public var punctualityPercentage: Double = 0
 
   /// Average character rating, 1-5.
@@ -62,7 +65,8 @@ public struct ReputationSummary: ProtobufMessage, Hashable {
   }
 }
 
-/// A player as others see them in lists: friends, requests, rooms, threads.
+/// A player as others see them in lists: friends, requests, blocked players, rooms, threads,
+/// friends' schedules. Never carries a phone or a locale.
 public struct PlayerCard: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.PlayerCard`.
   public typealias CMessage = Badminton__V1__PlayerCard
@@ -71,19 +75,19 @@ public struct PlayerCard: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__player_card__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player's id.
   public var userID: Int64 = 0
 
-  /// `nickname`.
+  /// The player's nickname, trimmed.
   public var nickname: String = ""
 
-  /// `display_level`.
+  /// The level to show, as on the player's profile (`Profile.display_level`).
   public var displayLevel: Int32 = 0
 
   /// Fewer than 5 peer evaluations: the display level is the self-reported one.
   public var newPlayer: Bool = false
 
-  /// `reputation`.
+  /// The player's reputation, as on their profile.
   public var reputation: ReputationSummary = ReputationSummary()
 
   /// The message with every field at its default.

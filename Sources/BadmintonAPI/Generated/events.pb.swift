@@ -3,7 +3,7 @@
 public import BadmintonRPC
 public import CBadmintonProto
 
-/// `badminton.v1.SubscribeRequest`.
+/// Where to start the stream.
 public struct SubscribeRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.SubscribeRequest`.
   public typealias CMessage = Badminton__V1__SubscribeRequest
@@ -40,7 +40,8 @@ public struct SubscribeRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.Event`.
+/// One thing the server tells a player. It is stored in the player's inbox before it is pushed,
+/// and kept 30 days.
 public struct Event: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.Event`.
   public typealias CMessage = Badminton__V1__Event
@@ -49,45 +50,54 @@ public struct Event: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__event__descriptor_pointer())
   }
 
-  /// `oneof body`.
+  /// What happened. New kinds are added as new fields of the oneof: a client that meets one it
+  /// does not know still advances its cursor past the event.
   public enum Body: Hashable, Sendable {
-    /// One of the player's verification requests was approved or rejected.
+    /// One of the player's verification requests was approved or rejected: the reviewed request.
     case verificationReviewed(Verification)
-    /// Someone posted availability that fits one of the player's own (a standing search).
+    /// Someone posted availability that fits one of the player's own (a standing search): the
+    /// player's availability it fits and the newcomer as a candidate.
     case partnerAvailable(PartnerAvailable)
-    /// A player invites this one to play.
+    /// A player invites this one to play: the proposal and the proposer's nickname, display
+    /// level and reputation.
     case proposalReceived(ProposalReceived)
     /// A proposal this player is part of was declined or lapsed.
     case proposalEnded(ProposalEnded)
-    /// A match this player is part of was confirmed.
+    /// A proposal this player is part of was accepted by everyone: the confirmed match, with
+    /// the teams. (A match started in a room is told by `room_changed`.)
     case matchConfirmed(MatchChanged)
     /// A match this player is part of was cancelled by another participant.
     case matchCancelled(MatchChanged)
     /// A player asks this one to be friends.
     case friendRequestReceived(FriendRequest)
-    /// A player accepted this one's friend request.
+    /// A player accepted this one's friend request, or asked back while it was pending.
     case friendRequestAccepted(FriendRequest)
-    /// A friend invites this player to their room.
+    /// A friend invites this player to their room: the room, with its code, and the inviter.
     case roomInvitation(RoomInvitation)
-    /// Something happened in a room this player is in, or was kicked from.
+    /// Something happened in a room this player is in, or was kicked from: the room after the
+    /// change, the kind of change, who did it and to whom.
     case roomChanged(RoomChanged)
     /// A player sent this one a message.
     case messageReceived(DirectMessage)
     /// Messages this player sent were delivered to, or read by, the recipient.
     case messageReceipt(MessageReceipt)
-    /// A match this player is part of was completed: its result is recorded.
+    /// A match this player is part of was completed: the match in state COMPLETED, with its
+    /// result. Every participant gets it, the one who recorded the result too.
     case matchCompleted(MatchChanged)
-    /// This player has a survey to fill in for a completed match, due in 48 hours.
+    /// This player has a survey to fill in for a completed match, due in 48 hours: the survey
+    /// as it was when sent (a replay still shows it pending; its deadline tells).
     case surveyRequested(SurveyRequested)
   }
 
-  /// Per player, increasing with every event; the cursor to resubscribe from.
+  /// Per player, from 1, one more with every event, never reused; the cursor to resubscribe
+  /// from.
   public var sequence: UInt64 = 0
 
-  /// `created_at_unix_ms`.
+  /// When the event was written, in milliseconds since 1970-01-01 UTC.
   public var createdAtUnixMs: Int64 = 0
 
-  /// `oneof body`.
+  /// What happened. New kinds are added as new fields of the oneof: a client that meets one it
+  /// does not know still advances its cursor past the event.
   public var body: Body? = nil
 
   /// The message with every field at its default.

@@ -3,7 +3,7 @@
 public import BadmintonRPC
 public import CBadmintonProto
 
-/// `badminton.v1.FriendRequestState`.
+/// Where a friend request stands.
 public struct FriendRequestState: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -11,16 +11,16 @@ public struct FriendRequestState: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `FRIEND_REQUEST_STATE_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = FriendRequestState(rawValue: 0)
 
   /// Waiting for the recipient's answer.
   public static let pending = FriendRequestState(rawValue: 1)
 
-  /// `FRIEND_REQUEST_ACCEPTED`.
+  /// The recipient accepted it (or asked back): the two are friends.
   public static let accepted = FriendRequestState(rawValue: 2)
 
-  /// `FRIEND_REQUEST_DECLINED`.
+  /// The recipient declined it; the sender may ask again.
   public static let declined = FriendRequestState(rawValue: 3)
 
   /// The name the `.proto` gives the number.
@@ -35,7 +35,7 @@ public struct FriendRequestState: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.FriendRequest`.
+/// One player's request to be another's friend.
 public struct FriendRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.FriendRequest`.
   public typealias CMessage = Badminton__V1__FriendRequest
@@ -44,22 +44,22 @@ public struct FriendRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__friend_request__descriptor_pointer())
   }
 
-  /// `id`.
+  /// The request's id, increasing: newer requests have larger ids.
   public var id: Int64 = 0
 
-  /// `sender`.
+  /// Who asked.
   public var sender: PlayerCard = PlayerCard()
 
-  /// `recipient`.
+  /// Who was asked.
   public var recipient: PlayerCard = PlayerCard()
 
-  /// `state`.
+  /// Where the request stands.
   public var state: FriendRequestState = FriendRequestState(rawValue: 0)
 
-  /// `sent_at_unix_ms`.
+  /// When it was sent, in milliseconds since 1970-01-01 UTC.
   public var sentAtUnixMs: Int64 = 0
 
-  /// Set once answered.
+  /// When it was accepted or declined; 0 while pending.
   public var answeredAtUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -106,7 +106,7 @@ public struct FriendRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.SendFriendRequestRequest`.
+/// Asks a player to be friends.
 public struct SendFriendRequestRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.SendFriendRequestRequest`.
   public typealias CMessage = Badminton__V1__SendFriendRequestRequest
@@ -115,7 +115,7 @@ public struct SendFriendRequestRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__send_friend_request_request__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player to ask; not the caller.
   public var userID: Int64 = 0
 
   /// The message with every field at its default.
@@ -142,7 +142,7 @@ public struct SendFriendRequestRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.AnswerFriendRequestRequest`.
+/// Accepts or declines a request sent to the caller.
 public struct AnswerFriendRequestRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.AnswerFriendRequestRequest`.
   public typealias CMessage = Badminton__V1__AnswerFriendRequestRequest
@@ -151,7 +151,7 @@ public struct AnswerFriendRequestRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__answer_friend_request_request__descriptor_pointer())
   }
 
-  /// `request_id`.
+  /// The `FriendRequest.id` of a request sent to the caller.
   public var requestID: Int64 = 0
 
   /// The message with every field at its default.
@@ -178,7 +178,7 @@ public struct AnswerFriendRequestRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.Friend`.
+/// One of the caller's friends.
 public struct Friend: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.Friend`.
   public typealias CMessage = Badminton__V1__Friend
@@ -187,10 +187,10 @@ public struct Friend: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__friend__descriptor_pointer())
   }
 
-  /// `player`.
+  /// The friend.
   public var player: PlayerCard = PlayerCard()
 
-  /// `since_unix_ms`.
+  /// When the two became friends, in milliseconds since 1970-01-01 UTC.
   public var sinceUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -221,7 +221,7 @@ public struct Friend: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListFriendsRequest`.
+/// Lists the caller's friends; it has no fields.
 public struct ListFriendsRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListFriendsRequest`.
   public typealias CMessage = Badminton__V1__ListFriendsRequest
@@ -244,7 +244,7 @@ public struct ListFriendsRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListFriendsResponse`.
+/// Every friend of the caller, in one answer (not paged).
 public struct ListFriendsResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListFriendsResponse`.
   public typealias CMessage = Badminton__V1__ListFriendsResponse
@@ -253,7 +253,7 @@ public struct ListFriendsResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__list_friends_response__descriptor_pointer())
   }
 
-  /// By nickname.
+  /// By nickname, then user id.
   public var friends: [Friend] = []
 
   /// The message with every field at its default.
@@ -280,7 +280,7 @@ public struct ListFriendsResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListFriendRequestsRequest`.
+/// One page of the caller's incoming or outgoing friend requests.
 public struct ListFriendRequestsRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListFriendRequestsRequest`.
   public typealias CMessage = Badminton__V1__ListFriendRequestsRequest
@@ -332,7 +332,7 @@ public struct ListFriendRequestsRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListFriendRequestsResponse`.
+/// One page of one list of friend requests; the other list is empty.
 public struct ListFriendRequestsResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListFriendRequestsResponse`.
   public typealias CMessage = Badminton__V1__ListFriendRequestsResponse
@@ -341,10 +341,12 @@ public struct ListFriendRequestsResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__list_friend_requests_response__descriptor_pointer())
   }
 
-  /// Sent to the caller, newest first; filled when the request asked for incoming requests.
+  /// Sent to the caller, newest first (by id); filled when the request asked for incoming
+  /// requests. Requests from players the caller blocked are left out.
   public var incoming: [FriendRequest] = []
 
-  /// Sent by the caller, newest first; filled when the request asked for outgoing requests.
+  /// Sent by the caller, newest first (by id); filled when the request asked for outgoing
+  /// requests.
   public var outgoing: [FriendRequest] = []
 
   /// The `page_token` of the next page of the same list; empty when this page is the last.
@@ -382,7 +384,7 @@ public struct ListFriendRequestsResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.RemoveFriendRequest`.
+/// Ends a friendship on both sides.
 public struct RemoveFriendRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.RemoveFriendRequest`.
   public typealias CMessage = Badminton__V1__RemoveFriendRequest
@@ -391,7 +393,7 @@ public struct RemoveFriendRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__remove_friend_request__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The friend to remove; a player who is not a friend is not an error.
   public var userID: Int64 = 0
 
   /// The message with every field at its default.
@@ -418,7 +420,7 @@ public struct RemoveFriendRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.RemoveFriendResponse`.
+/// The friendship has ended; it has no fields.
 public struct RemoveFriendResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.RemoveFriendResponse`.
   public typealias CMessage = Badminton__V1__RemoveFriendResponse
@@ -441,7 +443,7 @@ public struct RemoveFriendResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.BlockRequest`.
+/// Blocks a player.
 public struct BlockRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.BlockRequest`.
   public typealias CMessage = Badminton__V1__BlockRequest
@@ -450,7 +452,7 @@ public struct BlockRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__block_request__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player to block.
   public var userID: Int64 = 0
 
   /// The message with every field at its default.
@@ -477,7 +479,7 @@ public struct BlockRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.BlockResponse`.
+/// The player is blocked; it has no fields.
 public struct BlockResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.BlockResponse`.
   public typealias CMessage = Badminton__V1__BlockResponse
@@ -500,7 +502,7 @@ public struct BlockResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.UnblockRequest`.
+/// Lifts a block.
 public struct UnblockRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.UnblockRequest`.
   public typealias CMessage = Badminton__V1__UnblockRequest
@@ -509,7 +511,7 @@ public struct UnblockRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__unblock_request__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player to unblock.
   public var userID: Int64 = 0
 
   /// The message with every field at its default.
@@ -536,7 +538,7 @@ public struct UnblockRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.UnblockResponse`.
+/// The block is lifted; it has no fields.
 public struct UnblockResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.UnblockResponse`.
   public typealias CMessage = Badminton__V1__UnblockResponse
@@ -559,7 +561,7 @@ public struct UnblockResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListBlockedRequest`.
+/// Lists the players the caller blocked; it has no fields.
 public struct ListBlockedRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListBlockedRequest`.
   public typealias CMessage = Badminton__V1__ListBlockedRequest
@@ -582,7 +584,7 @@ public struct ListBlockedRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.BlockedPlayer`.
+/// A player the caller blocked.
 public struct BlockedPlayer: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.BlockedPlayer`.
   public typealias CMessage = Badminton__V1__BlockedPlayer
@@ -591,10 +593,10 @@ public struct BlockedPlayer: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__blocked_player__descriptor_pointer())
   }
 
-  /// `player`.
+  /// The blocked player.
   public var player: PlayerCard = PlayerCard()
 
-  /// `blocked_at_unix_ms`.
+  /// When the caller blocked them, in milliseconds since 1970-01-01 UTC.
   public var blockedAtUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -625,7 +627,7 @@ public struct BlockedPlayer: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListBlockedResponse`.
+/// Every player the caller blocked, in one answer (not paged).
 public struct ListBlockedResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListBlockedResponse`.
   public typealias CMessage = Badminton__V1__ListBlockedResponse

@@ -3,7 +3,7 @@
 public import BadmintonRPC
 public import CBadmintonProto
 
-/// `badminton.v1.MatchMode`.
+/// How many play: singles (2 players) or doubles (4).
 public struct MatchMode: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -11,13 +11,13 @@ public struct MatchMode: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `MATCH_MODE_UNSPECIFIED`.
+  /// Not set; refused where a mode is needed (`MATCH_MODE_INVALID`).
   public static let unspecified = MatchMode(rawValue: 0)
 
-  /// `SINGLES`.
+  /// One against one: 2 players.
   public static let singles = MatchMode(rawValue: 1)
 
-  /// `DOUBLES`.
+  /// Two against two: 4 players.
   public static let doubles = MatchMode(rawValue: 2)
 
   /// The name the `.proto` gives the number.
@@ -39,7 +39,7 @@ public struct AvailabilitySource: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `AVAILABILITY_SOURCE_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = AvailabilitySource(rawValue: 0)
 
   /// PostAvailability.
@@ -59,7 +59,7 @@ public struct AvailabilitySource: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.RelaxationKind`.
+/// A change to a search that found nothing.
 public struct RelaxationKind: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -67,13 +67,13 @@ public struct RelaxationKind: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `RELAXATION_KIND_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = RelaxationKind(rawValue: 0)
 
-  /// The time range widened on each side.
+  /// The time range widened by 1 hour, then by 2, on each side, as far as 8 hours allow.
   public static let widenTime = RelaxationKind(rawValue: 1)
 
-  /// The skill tolerance raised.
+  /// The skill tolerance raised by 1 level, then by 2, at most to 8.
   public static let raiseSkillTolerance = RelaxationKind(rawValue: 2)
 
   /// The radius raised to 50 miles.
@@ -91,7 +91,7 @@ public struct RelaxationKind: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.ProposalState`.
+/// Where a proposal stands.
 public struct ProposalState: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -99,7 +99,7 @@ public struct ProposalState: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `PROPOSAL_STATE_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = ProposalState(rawValue: 0)
 
   /// Waiting for the invited players' answers.
@@ -108,7 +108,7 @@ public struct ProposalState: Hashable, Sendable, CustomStringConvertible {
   /// Everyone accepted: the match is confirmed.
   public static let accepted = ProposalState(rawValue: 2)
 
-  /// Someone declined.
+  /// An invited player declined.
   public static let declined = ProposalState(rawValue: 3)
 
   /// The slot started, 24 hours passed, or an availability it needed was used or cancelled.
@@ -127,7 +127,7 @@ public struct ProposalState: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.InviteeAnswer`.
+/// An invited player's answer to a proposal.
 public struct InviteeAnswer: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -135,16 +135,16 @@ public struct InviteeAnswer: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `INVITEE_ANSWER_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = InviteeAnswer(rawValue: 0)
 
-  /// `ANSWER_PENDING`.
+  /// Not answered yet.
   public static let pending = InviteeAnswer(rawValue: 1)
 
-  /// `ANSWER_ACCEPTED`.
+  /// Accepted.
   public static let accepted = InviteeAnswer(rawValue: 2)
 
-  /// `ANSWER_DECLINED`.
+  /// Declined.
   public static let declined = InviteeAnswer(rawValue: 3)
 
   /// The name the `.proto` gives the number.
@@ -159,7 +159,7 @@ public struct InviteeAnswer: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.MatchState`.
+/// Where a match stands.
 public struct MatchState: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -167,13 +167,14 @@ public struct MatchState: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `MATCH_STATE_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = MatchState(rawValue: 0)
 
-  /// `CONFIRMED`.
+  /// Agreed: every player accepted, or the room's owner started it. It books its players for its
+  /// slot.
   public static let confirmed = MatchState(rawValue: 1)
 
-  /// `CANCELLED`.
+  /// A participant cancelled it before its start.
   public static let cancelled = MatchState(rawValue: 2)
 
   /// Played: the result is recorded (badminton.v1.Surveys CompleteMatch).
@@ -200,7 +201,7 @@ public struct LocalDate: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__local_date__descriptor_pointer())
   }
 
-  /// `year`.
+  /// The year, for example 2026.
   public var year: Int32 = 0
 
   /// 1-12.
@@ -241,7 +242,7 @@ public struct LocalDate: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GeoPoint`.
+/// A point on the earth, in WGS 84 degrees.
 public struct GeoPoint: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GeoPoint`.
   public typealias CMessage = Badminton__V1__GeoPoint
@@ -293,10 +294,10 @@ public struct TimeSlot: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__time_slot__descriptor_pointer())
   }
 
-  /// `start_unix_ms`.
+  /// The first instant, in milliseconds since 1970-01-01 UTC.
   public var startUnixMs: Int64 = 0
 
-  /// `end_unix_ms`.
+  /// The first instant after the slot, in milliseconds since 1970-01-01 UTC.
   public var endUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -336,7 +337,7 @@ public struct SkillTolerance: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__skill_tolerance__descriptor_pointer())
   }
 
-  /// 0-8.
+  /// The largest difference of display levels allowed, 0-8.
   public var levels: Int32 = 0
 
   /// The message with every field at its default.
@@ -363,7 +364,8 @@ public struct SkillTolerance: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.PostAvailabilityRequest`.
+/// Says when and where the caller can play. The rules and their reason codes are in
+/// docs/matching.md §1.
 public struct PostAvailabilityRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.PostAvailabilityRequest`.
   public typealias CMessage = Badminton__V1__PostAvailabilityRequest
@@ -372,28 +374,31 @@ public struct PostAvailabilityRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__post_availability_request__descriptor_pointer())
   }
 
-  /// `mode`.
+  /// SINGLES or DOUBLES.
   public var mode: MatchMode = MatchMode(rawValue: 0)
 
-  /// Today to 13 days ahead, in `time_zone`.
+  /// A real calendar date from today to 13 days ahead, in `time_zone`.
   public var date: LocalDate = LocalDate()
 
-  /// Minutes after local midnight, 0-1439.
+  /// Minutes after local midnight, 0-1439; the start may not be in the past.
   public var startMinute: Int32 = 0
 
-  /// Minutes after local midnight, 1-1440; 1 to 8 hours after the start.
+  /// Minutes after local midnight, 1-1440 (1440 = the midnight ending the day); 1 to 8 hours
+  /// after the start.
   public var endMinute: Int32 = 0
 
-  /// An IANA time zone, e.g. `Asia/Shanghai`.
+  /// A canonical IANA time zone name, e.g. `Asia/Shanghai`, or `UTC`; the date and minutes are
+  /// local times there.
   public var timeZone: String = ""
 
-  /// Absent: the caller's last known location.
+  /// Where the caller plays from. Absent: the caller's last known location (`LOCATION_UNKNOWN`
+  /// when there is none).
   public var location: GeoPoint? = nil
 
-  /// Up to 50; 0 = 10.
+  /// How far the caller will travel, in miles: more than 0, at most 50; 0 = 10.
   public var radiusMiles: Double = 0
 
-  /// Absent: 2.
+  /// How far a partner's display level may be from the caller's. Absent: 2.
   public var skillTolerance: SkillTolerance? = nil
 
   /// The message with every field at its default.
@@ -450,7 +455,8 @@ public struct PostAvailabilityRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// One stretch of time a player can play.
+/// One stretch of time a player can play, posted or from a recurring slot. Active until the
+/// player cancels it, a match uses it, or its end passes.
 public struct Availability: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.Availability`.
   public typealias CMessage = Badminton__V1__Availability
@@ -459,43 +465,44 @@ public struct Availability: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__availability__descriptor_pointer())
   }
 
-  /// `id`.
+  /// The availability's id.
   public var id: Int64 = 0
 
-  /// `user_id`.
+  /// The player who can play.
   public var userID: Int64 = 0
 
-  /// `mode`.
+  /// SINGLES or DOUBLES.
   public var mode: MatchMode = MatchMode(rawValue: 0)
 
-  /// `date`.
+  /// The calendar date in `time_zone`.
   public var date: LocalDate = LocalDate()
 
-  /// `start_minute`.
+  /// Minutes after local midnight, 0-1439.
   public var startMinute: Int32 = 0
 
-  /// `end_minute`.
+  /// Minutes after local midnight, 1-1440.
   public var endMinute: Int32 = 0
 
-  /// `time_zone`.
+  /// The IANA time zone of `date` and the minutes.
   public var timeZone: String = ""
 
-  /// The same time as absolute instants.
+  /// The same time as absolute instants, by the time zone's rules for that date (a slot on a
+  /// daylight-saving day has its real length).
   public var slot: TimeSlot = TimeSlot()
 
-  /// `location`.
+  /// Where the player plays from: the one posted, or their last known location then.
   public var location: GeoPoint = GeoPoint()
 
-  /// `radius_miles`.
+  /// How far the player will travel, in miles, 0 < radius <= 50.
   public var radiusMiles: Double = 0
 
-  /// `skill_tolerance`.
+  /// How far a partner's display level may be from the player's, 0-8.
   public var skillTolerance: Int32 = 0
 
-  /// `posted_at_unix_ms`.
+  /// When it was posted (or the recurring day added), in milliseconds since 1970-01-01 UTC.
   public var postedAtUnixMs: Int64 = 0
 
-  /// `source`.
+  /// Posted, or a day of a recurring slot.
   public var source: AvailabilitySource = AvailabilitySource(rawValue: 0)
 
   /// The message with every field at its default.
@@ -570,7 +577,7 @@ public struct Availability: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.CancelAvailabilityRequest`.
+/// Cancels one of the caller's active availability.
 public struct CancelAvailabilityRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.CancelAvailabilityRequest`.
   public typealias CMessage = Badminton__V1__CancelAvailabilityRequest
@@ -579,7 +586,7 @@ public struct CancelAvailabilityRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__cancel_availability_request__descriptor_pointer())
   }
 
-  /// `availability_id`.
+  /// An active availability of the caller's.
   public var availabilityID: Int64 = 0
 
   /// The message with every field at its default.
@@ -606,7 +613,7 @@ public struct CancelAvailabilityRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.CancelAvailabilityResponse`.
+/// The availability is cancelled; it has no fields.
 public struct CancelAvailabilityResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.CancelAvailabilityResponse`.
   public typealias CMessage = Badminton__V1__CancelAvailabilityResponse
@@ -629,7 +636,7 @@ public struct CancelAvailabilityResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListMyAvailabilityRequest`.
+/// Lists the caller's active availability; it has no fields.
 public struct ListMyAvailabilityRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListMyAvailabilityRequest`.
   public typealias CMessage = Badminton__V1__ListMyAvailabilityRequest
@@ -652,7 +659,7 @@ public struct ListMyAvailabilityRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListMyAvailabilityResponse`.
+/// The caller's active availability.
 public struct ListMyAvailabilityResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListMyAvailabilityResponse`.
   public typealias CMessage = Badminton__V1__ListMyAvailabilityResponse
@@ -661,7 +668,7 @@ public struct ListMyAvailabilityResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__list_my_availability_response__descriptor_pointer())
   }
 
-  /// The caller's active availability, earliest start first.
+  /// The caller's active availability, posted and recurring, earliest start first.
   public var availability: [Availability] = []
 
   /// The message with every field at its default.
@@ -700,16 +707,16 @@ public struct RecurringSlot: ProtobufMessage, Hashable {
   /// 1 = Sunday ... 7 = Saturday.
   public var weekday: Int32 = 0
 
-  /// `start_minute`.
+  /// Minutes after local midnight, 0-1439.
   public var startMinute: Int32 = 0
 
-  /// `end_minute`.
+  /// Minutes after local midnight, 1-1440; 1 to 8 hours after the start.
   public var endMinute: Int32 = 0
 
-  /// `mode`.
+  /// SINGLES or DOUBLES.
   public var mode: MatchMode = MatchMode(rawValue: 0)
 
-  /// `active`.
+  /// Only an active slot adds days; an inactive one is kept but adds none.
   public var active: Bool = false
 
   /// The message with every field at its default.
@@ -764,16 +771,16 @@ public struct SaveRecurringSlotsRequest: ProtobufMessage, Hashable {
   /// At most 5.
   public var slots: [RecurringSlot] = []
 
-  /// `time_zone`.
+  /// The IANA time zone of the slots' weekdays and minutes, as in PostAvailability.
   public var timeZone: String = ""
 
-  /// Absent: the caller's last known location.
+  /// Where the player plays from. Absent: the caller's last known location.
   public var location: GeoPoint? = nil
 
-  /// Up to 50; 0 = 10.
+  /// How far the player will travel, in miles: more than 0, at most 50; 0 = 10.
   public var radiusMiles: Double = 0
 
-  /// Absent: 2.
+  /// How far a partner's display level may be from the player's. Absent: 2.
   public var skillTolerance: SkillTolerance? = nil
 
   /// The message with every field at its default.
@@ -818,7 +825,7 @@ public struct SaveRecurringSlotsRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetRecurringSlotsRequest`.
+/// Reads the caller's recurring slots; it has no fields.
 public struct GetRecurringSlotsRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetRecurringSlotsRequest`.
   public typealias CMessage = Badminton__V1__GetRecurringSlotsRequest
@@ -841,7 +848,8 @@ public struct GetRecurringSlotsRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.RecurringSlots`.
+/// The caller's recurring slots and the settings their days are posted with; every field at its
+/// default when nothing was saved.
 public struct RecurringSlots: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.RecurringSlots`.
   public typealias CMessage = Badminton__V1__RecurringSlots
@@ -850,19 +858,19 @@ public struct RecurringSlots: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__recurring_slots__descriptor_pointer())
   }
 
-  /// `slots`.
+  /// The weekly slots, at most 5.
   public var slots: [RecurringSlot] = []
 
-  /// `time_zone`.
+  /// The IANA time zone of the slots.
   public var timeZone: String = ""
 
-  /// `location`.
+  /// Where the player plays from.
   public var location: GeoPoint? = nil
 
-  /// `radius_miles`.
+  /// How far the player will travel, in miles.
   public var radiusMiles: Double = 0
 
-  /// `skill_tolerance`.
+  /// How far a partner's display level may be from the player's, 0-8.
   public var skillTolerance: Int32 = 0
 
   /// The message with every field at its default.
@@ -905,7 +913,7 @@ public struct RecurringSlots: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.FindMatchesRequest`.
+/// Searches for partners for one of the caller's availability (docs/matching.md §2).
 public struct FindMatchesRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.FindMatchesRequest`.
   public typealias CMessage = Badminton__V1__FindMatchesRequest
@@ -964,31 +972,32 @@ public struct MatchCandidate: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__match_candidate__descriptor_pointer())
   }
 
-  /// `availability_id`.
+  /// The partner's availability: what ProposeMatch takes.
   public var availabilityID: Int64 = 0
 
-  /// `user_id`.
+  /// The partner.
   public var userID: Int64 = 0
 
-  /// `nickname`.
+  /// The partner's nickname.
   public var nickname: String = ""
 
-  /// `display_level`.
+  /// The partner's display level (`Profile.display_level`).
   public var displayLevel: Int32 = 0
 
-  /// `new_player`.
+  /// The partner has fewer than 5 peer evaluations.
   public var newPlayer: Bool = false
 
-  /// `reputation`.
+  /// The partner's reputation.
   public var reputation: ReputationSummary = ReputationSummary()
 
-  /// `distance_miles`.
+  /// The shown distance between the two availability locations, in miles: a whole number of
+  /// half miles, at least 0.5 (docs/players.md §7.6).
   public var distanceMiles: Double = 0
 
-  /// `skill_difference`.
+  /// The difference between the two players' display levels, 0-8.
   public var skillDifference: Int32 = 0
 
-  /// The time both can play.
+  /// The time both can play: at least 30 minutes.
   public var overlap: TimeSlot = TimeSlot()
 
   /// The message with every field at its default.
@@ -1057,19 +1066,20 @@ public struct MatchRelaxation: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__match_relaxation__descriptor_pointer())
   }
 
-  /// `kind`.
+  /// The change.
   public var kind: RelaxationKind = RelaxationKind(rawValue: 0)
 
   /// The slot, tolerance and radius the count was made with.
   public var slot: TimeSlot = TimeSlot()
 
-  /// `skill_tolerance`.
+  /// The caller's skill tolerance the count was made with, 0-8.
   public var skillTolerance: Int32 = 0
 
-  /// `radius_miles`.
+  /// The caller's radius the count was made with, in miles.
   public var radiusMiles: Double = 0
 
-  /// `candidate_count`.
+  /// How many partners the search would find with this change alone; the other players' own
+  /// radius and tolerance still apply.
   public var candidateCount: Int32 = 0
 
   /// The message with every field at its default.
@@ -1112,7 +1122,7 @@ public struct MatchRelaxation: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.FindMatchesResponse`.
+/// One page of the partners that fit.
 public struct FindMatchesResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.FindMatchesResponse`.
   public typealias CMessage = Badminton__V1__FindMatchesResponse
@@ -1121,13 +1131,14 @@ public struct FindMatchesResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__find_matches_response__descriptor_pointer())
   }
 
-  /// Smallest skill difference first, then nearest, then earliest posted.
+  /// Smallest skill difference first, then nearest, then earliest posted, then by availability
+  /// id.
   public var candidates: [MatchCandidate] = []
 
-  /// `next_page_token`.
+  /// The `page_token` of the next page; empty when this page is the last.
   public var nextPageToken: String = ""
 
-  /// Only when nothing fits at all: how many partners each relaxation would find.
+  /// Only when the first page is empty: how many partners each relaxation would find.
   public var suggestions: [MatchRelaxation] = []
 
   /// The message with every field at its default.
@@ -1174,7 +1185,7 @@ public struct PartnerAvailable: ProtobufMessage, Hashable {
   /// The player's availability it fits.
   public var availabilityID: Int64 = 0
 
-  /// `candidate`.
+  /// The newcomer, as FindMatches from that availability would show them.
   public var candidate: MatchCandidate = MatchCandidate()
 
   /// The message with every field at its default.
@@ -1205,7 +1216,7 @@ public struct PartnerAvailable: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ProposalInvitee`.
+/// One player invited by a proposal.
 public struct ProposalInvitee: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ProposalInvitee`.
   public typealias CMessage = Badminton__V1__ProposalInvitee
@@ -1214,13 +1225,13 @@ public struct ProposalInvitee: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__proposal_invitee__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The invited player.
   public var userID: Int64 = 0
 
-  /// `availability_id`.
+  /// The invited player's availability the proposal chose.
   public var availabilityID: Int64 = 0
 
-  /// `answer`.
+  /// Their answer so far.
   public var answer: InviteeAnswer = InviteeAnswer(rawValue: 0)
 
   /// The message with every field at its default.
@@ -1264,34 +1275,35 @@ public struct Proposal: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__proposal__descriptor_pointer())
   }
 
-  /// `id`.
+  /// The proposal's id.
   public var id: Int64 = 0
 
-  /// `proposer_id`.
+  /// The player who proposed.
   public var proposerID: Int64 = 0
 
-  /// `proposer_availability_id`.
+  /// The proposer's availability the proposal was made for.
   public var proposerAvailabilityID: Int64 = 0
 
-  /// `mode`.
+  /// SINGLES or DOUBLES.
   public var mode: MatchMode = MatchMode(rawValue: 0)
 
-  /// The time all of them can play.
+  /// The time all of them can play: at least 30 minutes.
   public var slot: TimeSlot = TimeSlot()
 
-  /// `invitees`.
+  /// The invited players: 1 for singles, 3 for doubles.
   public var invitees: [ProposalInvitee] = []
 
-  /// `state`.
+  /// Where the proposal stands; an expired one reads as PROPOSAL_LAPSED at once.
   public var state: ProposalState = ProposalState(rawValue: 0)
 
-  /// `created_at_unix_ms`.
+  /// When it was made, in milliseconds since 1970-01-01 UTC.
   public var createdAtUnixMs: Int64 = 0
 
-  /// The earlier of the slot's start and 24 hours after creation.
+  /// When it stops waiting for answers: the earlier of the slot's start and 24 hours after
+  /// creation.
   public var expiresAtUnixMs: Int64 = 0
 
-  /// Set once the proposal is accepted.
+  /// The confirmed match, once the proposal is accepted; 0 before.
   public var matchID: Int64 = 0
 
   /// The message with every field at its default.
@@ -1354,7 +1366,7 @@ public struct Proposal: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ProposeMatchRequest`.
+/// Invites the players of chosen availability to play (docs/matching.md §6).
 public struct ProposeMatchRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ProposeMatchRequest`.
   public typealias CMessage = Badminton__V1__ProposeMatchRequest
@@ -1366,7 +1378,7 @@ public struct ProposeMatchRequest: ProtobufMessage, Hashable {
   /// One of the caller's active availability.
   public var availabilityID: Int64 = 0
 
-  /// Availability from FindMatches: 1 for singles, 3 for doubles.
+  /// Availability from FindMatches, all different: exactly 1 for singles, 3 for doubles.
   public var candidateAvailabilityIDs: [Int64] = []
 
   /// The message with every field at its default.
@@ -1399,7 +1411,7 @@ public struct ProposeMatchRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.RespondToProposalRequest`.
+/// An invited player's answer to a proposal.
 public struct RespondToProposalRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.RespondToProposalRequest`.
   public typealias CMessage = Badminton__V1__RespondToProposalRequest
@@ -1408,10 +1420,10 @@ public struct RespondToProposalRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__respond_to_proposal_request__descriptor_pointer())
   }
 
-  /// `proposal_id`.
+  /// A proposal the caller is invited to.
   public var proposalID: Int64 = 0
 
-  /// `accept`.
+  /// True accepts, false declines (which ends the proposal).
   public var accept: Bool = false
 
   /// The message with every field at its default.
@@ -1442,7 +1454,7 @@ public struct RespondToProposalRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetProposalRequest`.
+/// Reads a proposal the caller is part of.
 public struct GetProposalRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetProposalRequest`.
   public typealias CMessage = Badminton__V1__GetProposalRequest
@@ -1451,7 +1463,7 @@ public struct GetProposalRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__get_proposal_request__descriptor_pointer())
   }
 
-  /// `proposal_id`.
+  /// The proposal's id.
   public var proposalID: Int64 = 0
 
   /// The message with every field at its default.
@@ -1478,7 +1490,7 @@ public struct GetProposalRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.MatchParticipant`.
+/// One player of a match.
 public struct MatchParticipant: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.MatchParticipant`.
   public typealias CMessage = Badminton__V1__MatchParticipant
@@ -1487,19 +1499,19 @@ public struct MatchParticipant: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__match_participant__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player.
   public var userID: Int64 = 0
 
-  /// `nickname`.
+  /// The player's nickname.
   public var nickname: String = ""
 
-  /// `display_level`.
+  /// The player's display level.
   public var displayLevel: Int32 = 0
 
   /// 1 or 2; in singles each player is a team.
   public var team: Int32 = 0
 
-  /// `availability_id`.
+  /// The player's availability the match used; 0 for a match started in a room.
   public var availabilityID: Int64 = 0
 
   /// The message with every field at its default.
@@ -1551,40 +1563,40 @@ public struct Match: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__match__descriptor_pointer())
   }
 
-  /// `id`.
+  /// The match's id.
   public var id: Int64 = 0
 
-  /// `mode`.
+  /// SINGLES or DOUBLES.
   public var mode: MatchMode = MatchMode(rawValue: 0)
 
-  /// `slot`.
+  /// When it is played.
   public var slot: TimeSlot = TimeSlot()
 
-  /// `participants`.
+  /// Every player: 2 for singles, 4 for doubles.
   public var participants: [MatchParticipant] = []
 
-  /// `state`.
+  /// Where the match stands.
   public var state: MatchState = MatchState(rawValue: 0)
 
-  /// `proposal_id`.
+  /// The proposal it came from; 0 for a match started in a room.
   public var proposalID: Int64 = 0
 
-  /// `confirmed_at_unix_ms`.
+  /// When it was confirmed, in milliseconds since 1970-01-01 UTC.
   public var confirmedAtUnixMs: Int64 = 0
 
-  /// Set when cancelled.
+  /// The participant who cancelled it; 0 unless cancelled.
   public var cancelledBy: Int64 = 0
 
-  /// `cancelled_at_unix_ms`.
+  /// When it was cancelled; 0 unless cancelled.
   public var cancelledAtUnixMs: Int64 = 0
 
   /// Set when completed: the winning team, 1 or 2.
   public var winningTeam: Int32 = 0
 
-  /// `completed_at_unix_ms`.
+  /// When the result was recorded; 0 unless completed.
   public var completedAtUnixMs: Int64 = 0
 
-  /// The participant who recorded the result.
+  /// The participant who recorded the result; 0 unless completed.
   public var completedBy: Int64 = 0
 
   /// The message with every field at its default.
@@ -1656,7 +1668,7 @@ public struct Match: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetMatchRequest`.
+/// Reads a match the caller is part of.
 public struct GetMatchRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetMatchRequest`.
   public typealias CMessage = Badminton__V1__GetMatchRequest
@@ -1665,7 +1677,7 @@ public struct GetMatchRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__get_match_request__descriptor_pointer())
   }
 
-  /// `match_id`.
+  /// The match's id.
   public var matchID: Int64 = 0
 
   /// The message with every field at its default.
@@ -1692,7 +1704,7 @@ public struct GetMatchRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListMyMatchesRequest`.
+/// One page of the caller's upcoming or past matches.
 public struct ListMyMatchesRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListMyMatchesRequest`.
   public typealias CMessage = Badminton__V1__ListMyMatchesRequest
@@ -1743,7 +1755,7 @@ public struct ListMyMatchesRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListMyMatchesResponse`.
+/// One page of matches.
 public struct ListMyMatchesResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListMyMatchesResponse`.
   public typealias CMessage = Badminton__V1__ListMyMatchesResponse
@@ -1752,7 +1764,7 @@ public struct ListMyMatchesResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__list_my_matches_response__descriptor_pointer())
   }
 
-  /// `matches`.
+  /// In the order the request's `past` names, by the slot's start, then by match id.
   public var matches: [Match] = []
 
   /// The `page_token` of the next page; empty when this page is the last.
@@ -1786,7 +1798,7 @@ public struct ListMyMatchesResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.CancelMatchRequest`.
+/// Cancels a confirmed match the caller is part of, before its start.
 public struct CancelMatchRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.CancelMatchRequest`.
   public typealias CMessage = Badminton__V1__CancelMatchRequest
@@ -1795,7 +1807,7 @@ public struct CancelMatchRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__cancel_match_request__descriptor_pointer())
   }
 
-  /// `match_id`.
+  /// The match's id.
   public var matchID: Int64 = 0
 
   /// The message with every field at its default.
@@ -1831,16 +1843,16 @@ public struct ProposalReceived: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__proposal_received__descriptor_pointer())
   }
 
-  /// `proposal`.
+  /// The proposal.
   public var proposal: Proposal = Proposal()
 
-  /// `proposer_nickname`.
+  /// The proposer's nickname.
   public var proposerNickname: String = ""
 
-  /// `proposer_display_level`.
+  /// The proposer's display level.
   public var proposerDisplayLevel: Int32 = 0
 
-  /// `proposer_reputation`.
+  /// The proposer's reputation, so an invited player can decline on it.
   public var proposerReputation: ReputationSummary = ReputationSummary()
 
   /// The message with every field at its default.
@@ -1889,7 +1901,7 @@ public struct ProposalEnded: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__proposal_ended__descriptor_pointer())
   }
 
-  /// `proposal`.
+  /// The proposal, in state PROPOSAL_DECLINED or PROPOSAL_LAPSED.
   public var proposal: Proposal = Proposal()
 
   /// The message with every field at its default.
@@ -1925,7 +1937,7 @@ public struct MatchChanged: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__match_changed__descriptor_pointer())
   }
 
-  /// `match`.
+  /// The match after the change.
   public var match: Match = Match()
 
   /// The message with every field at its default.

@@ -3,7 +3,7 @@
 public import BadmintonRPC
 public import CBadmintonProto
 
-/// `badminton.v1.ReceiptKind`.
+/// What a receipt tells the sender.
 public struct ReceiptKind: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -11,13 +11,13 @@ public struct ReceiptKind: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `RECEIPT_KIND_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = ReceiptKind(rawValue: 0)
 
-  /// `RECEIPT_DELIVERED`.
+  /// The recipient's device received the messages.
   public static let delivered = ReceiptKind(rawValue: 1)
 
-  /// `RECEIPT_READ`.
+  /// The recipient read the messages (which also counts as delivered).
   public static let read = ReceiptKind(rawValue: 2)
 
   /// The name the `.proto` gives the number.
@@ -31,7 +31,7 @@ public struct ReceiptKind: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.DirectMessage`.
+/// One message from one player to another.
 public struct DirectMessage: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.DirectMessage`.
   public typealias CMessage = Badminton__V1__DirectMessage
@@ -43,28 +43,28 @@ public struct DirectMessage: ProtobufMessage, Hashable {
   /// Increasing across the server: the cursor of LoadMessages and SyncMessages.
   public var id: Int64 = 0
 
-  /// `thread_id`.
+  /// The thread of the two players; one per pair, made with their first message.
   public var threadID: Int64 = 0
 
-  /// `sender_id`.
+  /// Who wrote it.
   public var senderID: Int64 = 0
 
-  /// `recipient_id`.
+  /// Who it was sent to.
   public var recipientID: Int64 = 0
 
-  /// `client_message_id`.
+  /// The sender's id for it, from SendMessageRequest.
   public var clientMessageID: String = ""
 
-  /// 1 to 1000 characters (grapheme clusters).
+  /// 1 to 1000 characters (grapheme clusters), as sent (not trimmed).
   public var text: String = ""
 
-  /// `sent_at_unix_ms`.
+  /// When it was stored, in milliseconds since 1970-01-01 UTC.
   public var sentAtUnixMs: Int64 = 0
 
-  /// Set when the recipient's device acknowledged it.
+  /// When the recipient's device acknowledged it (or the recipient read it); 0 until then.
   public var deliveredAtUnixMs: Int64 = 0
 
-  /// Set when the recipient marked the thread read up to it.
+  /// When the recipient marked the thread read up to it; 0 until then.
   public var readAtUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -123,7 +123,7 @@ public struct DirectMessage: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.SendMessageRequest`.
+/// Sends a message (docs/messages.md §2).
 public struct SendMessageRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.SendMessageRequest`.
   public typealias CMessage = Badminton__V1__SendMessageRequest
@@ -132,13 +132,15 @@ public struct SendMessageRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__send_message_request__descriptor_pointer())
   }
 
-  /// `recipient_id`.
+  /// The player to write to; not the caller.
   public var recipientID: Int64 = 0
 
-  /// Chosen by the client, 1 to 64 characters: a retry with the same id returns the first result.
+  /// Chosen by the client, 1 to 64 characters and at most 256 UTF-8 bytes, unique among the
+  /// caller's messages: a retry with the same id, recipient and text returns the first result.
   public var clientMessageID: String = ""
 
-  /// `text`.
+  /// 1 to 1000 characters (grapheme clusters) and at most 40,000 UTF-8 bytes, not only white
+  /// space.
   public var text: String = ""
 
   /// The message with every field at its default.
@@ -173,7 +175,7 @@ public struct SendMessageRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.AckDeliveredRequest`.
+/// The caller's device confirms it received messages.
 public struct AckDeliveredRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.AckDeliveredRequest`.
   public typealias CMessage = Badminton__V1__AckDeliveredRequest
@@ -182,7 +184,7 @@ public struct AckDeliveredRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__ack_delivered_request__descriptor_pointer())
   }
 
-  /// Messages sent to the caller; up to 500.
+  /// Messages sent to the caller; up to 500. Other ids are ignored.
   public var messageIDs: [Int64] = []
 
   /// The message with every field at its default.
@@ -209,7 +211,7 @@ public struct AckDeliveredRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.AckDeliveredResponse`.
+/// What the acknowledgement changed.
 public struct AckDeliveredResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.AckDeliveredResponse`.
   public typealias CMessage = Badminton__V1__AckDeliveredResponse
@@ -245,7 +247,7 @@ public struct AckDeliveredResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.MarkReadRequest`.
+/// Marks the caller's messages in a thread read.
 public struct MarkReadRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.MarkReadRequest`.
   public typealias CMessage = Badminton__V1__MarkReadRequest
@@ -254,7 +256,7 @@ public struct MarkReadRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__mark_read_request__descriptor_pointer())
   }
 
-  /// `thread_id`.
+  /// A thread the caller can see.
   public var threadID: Int64 = 0
 
   /// Every message to the caller in the thread up to this one is read; 0: up to the newest.
@@ -288,7 +290,7 @@ public struct MarkReadRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.MarkReadResponse`.
+/// The caller's unread count after marking.
 public struct MarkReadResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.MarkReadResponse`.
   public typealias CMessage = Badminton__V1__MarkReadResponse
@@ -324,7 +326,7 @@ public struct MarkReadResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.LoadMessagesRequest`.
+/// One page of a thread's messages, newest first.
 public struct LoadMessagesRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.LoadMessagesRequest`.
   public typealias CMessage = Badminton__V1__LoadMessagesRequest
@@ -333,7 +335,7 @@ public struct LoadMessagesRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__load_messages_request__descriptor_pointer())
   }
 
-  /// `thread_id`.
+  /// A thread the caller can see.
   public var threadID: Int64 = 0
 
   /// Only messages with a smaller id; 0: from the newest.
@@ -375,7 +377,7 @@ public struct LoadMessagesRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.LoadMessagesResponse`.
+/// One page of a thread.
 public struct LoadMessagesResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.LoadMessagesResponse`.
   public typealias CMessage = Badminton__V1__LoadMessagesResponse
@@ -384,7 +386,7 @@ public struct LoadMessagesResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__load_messages_response__descriptor_pointer())
   }
 
-  /// Newest first.
+  /// The messages the caller can see, newest first.
   public var messages: [DirectMessage] = []
 
   /// The `before_message_id` of the next page; 0 when there is none.
@@ -418,7 +420,7 @@ public struct LoadMessagesResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListThreadsRequest`.
+/// One page of the caller's threads.
 public struct ListThreadsRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListThreadsRequest`.
   public typealias CMessage = Badminton__V1__ListThreadsRequest
@@ -462,7 +464,7 @@ public struct ListThreadsRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.MessageThread`.
+/// One conversation of the caller's, as the threads list shows it.
 public struct MessageThread: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.MessageThread`.
   public typealias CMessage = Badminton__V1__MessageThread
@@ -471,16 +473,16 @@ public struct MessageThread: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__message_thread__descriptor_pointer())
   }
 
-  /// `id`.
+  /// The thread's id.
   public var id: Int64 = 0
 
-  /// `other`.
+  /// The other player.
   public var other: PlayerCard = PlayerCard()
 
-  /// `last_message`.
+  /// The newest message the caller can see.
   public var lastMessage: DirectMessage = DirectMessage()
 
-  /// `unread_count`.
+  /// Messages to the caller in the thread that the caller can see and has not read.
   public var unreadCount: Int32 = 0
 
   /// The message with every field at its default.
@@ -519,7 +521,7 @@ public struct MessageThread: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListThreadsResponse`.
+/// One page of threads.
 public struct ListThreadsResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListThreadsResponse`.
   public typealias CMessage = Badminton__V1__ListThreadsResponse
@@ -528,7 +530,7 @@ public struct ListThreadsResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__list_threads_response__descriptor_pointer())
   }
 
-  /// Latest message first.
+  /// Latest message first (by the id of the newest message the caller can see).
   public var threads: [MessageThread] = []
 
   /// The badge: unread messages across all threads, not only this page's.
@@ -569,7 +571,7 @@ public struct ListThreadsResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.SyncMessagesRequest`.
+/// Every message the caller sent or can see after a cursor, in any thread: offline catch-up.
 public struct SyncMessagesRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.SyncMessagesRequest`.
   public typealias CMessage = Badminton__V1__SyncMessagesRequest
@@ -613,7 +615,7 @@ public struct SyncMessagesRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.SyncMessagesResponse`.
+/// One page of the catch-up.
 public struct SyncMessagesResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.SyncMessagesResponse`.
   public typealias CMessage = Badminton__V1__SyncMessagesResponse
@@ -625,7 +627,7 @@ public struct SyncMessagesResponse: ProtobufMessage, Hashable {
   /// Oldest first: every message the caller sent or can see.
   public var messages: [DirectMessage] = []
 
-  /// The cursor for the next call.
+  /// The cursor for the next call: the last id returned, or the request's cursor when none was.
   public var nextAfterMessageID: Int64 = 0
 
   /// More messages wait after this page.
@@ -663,7 +665,7 @@ public struct SyncMessagesResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.DeleteConversationRequest`.
+/// Hides a thread from the caller, up to its newest message.
 public struct DeleteConversationRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.DeleteConversationRequest`.
   public typealias CMessage = Badminton__V1__DeleteConversationRequest
@@ -672,7 +674,7 @@ public struct DeleteConversationRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__delete_conversation_request__descriptor_pointer())
   }
 
-  /// `thread_id`.
+  /// A thread the caller can see.
   public var threadID: Int64 = 0
 
   /// The message with every field at its default.
@@ -699,7 +701,7 @@ public struct DeleteConversationRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.DeleteConversationResponse`.
+/// The thread is hidden; it has no fields.
 public struct DeleteConversationResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.DeleteConversationResponse`.
   public typealias CMessage = Badminton__V1__DeleteConversationResponse
@@ -731,16 +733,17 @@ public struct MessageReceipt: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__message_receipt__descriptor_pointer())
   }
 
-  /// `thread_id`.
+  /// The thread of the messages.
   public var threadID: Int64 = 0
 
-  /// `kind`.
+  /// Delivered or read.
   public var kind: ReceiptKind = ReceiptKind(rawValue: 0)
 
-  /// `message_ids`.
+  /// The messages newly delivered, or that became read.
   public var messageIDs: [Int64] = []
 
-  /// `at_unix_ms`.
+  /// When, in milliseconds since 1970-01-01 UTC: their `delivered_at_unix_ms` or
+  /// `read_at_unix_ms`.
   public var atUnixMs: Int64 = 0
 
   /// The message with every field at its default.

@@ -11,7 +11,7 @@ public struct VerificationKind: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `VERIFICATION_KIND_UNSPECIFIED`.
+  /// Not set; refused (`VERIFICATION_KIND_INVALID`).
   public static let unspecified = VerificationKind(rawValue: 0)
 
   /// Allows level 8.
@@ -31,7 +31,7 @@ public struct VerificationKind: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.VerificationState`.
+/// Where a verification request stands.
 public struct VerificationState: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -39,16 +39,16 @@ public struct VerificationState: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `VERIFICATION_STATE_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = VerificationState(rawValue: 0)
 
-  /// `PENDING`.
+  /// Waiting for an administrator's review.
   public static let pending = VerificationState(rawValue: 1)
 
-  /// `APPROVED`.
+  /// Approved: the player's verified maximum level rose to what the kind allows.
   public static let approved = VerificationState(rawValue: 2)
 
-  /// `REJECTED`.
+  /// Rejected; the verified maximum level is unchanged.
   public static let rejected = VerificationState(rawValue: 3)
 
   /// The name the `.proto` gives the number.
@@ -72,49 +72,52 @@ public struct Profile: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__profile__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player's id, assigned at registration: an increasing integer, never reused.
   public var userID: Int64 = 0
 
-  /// `nickname`.
+  /// The nickname, trimmed.
   public var nickname: String = ""
 
-  /// `self_level`.
+  /// The level the player gave themselves: 1-7, or 8-9 once verified.
   public var selfLevel: Int32 = 0
 
-  /// round(0.3 x self + 0.7 x average peer rating); 0 until the first peer evaluation.
+  /// round(0.3 x self_level + 0.7 x average peer skill rating), halves rounded up, computed
+  /// exactly (docs/players.md §4.2); 0 until the first peer evaluation.
   public var calculatedLevel: Int32 = 0
 
-  /// The level shown: the calculated one from the 5th evaluation on, else the self level.
+  /// The level to show: `calculated_level` from the 5th peer evaluation on, else `self_level`.
   public var displayLevel: Int32 = 0
 
   /// Fewer than 5 peer evaluations.
   public var newPlayer: Bool = false
 
-  /// The highest level a verified championship allows: 7 (none), 8 or 9.
+  /// The highest level an approved verification allows: 7 (none), 8 (regional championship) or
+  /// 9 (national championship). It never goes down.
   public var verifiedMaxLevel: Int32 = 0
 
-  /// `total_games`.
+  /// Matches played: completed matches the player took part in.
   public var totalGames: Int32 = 0
 
-  /// `wins`.
+  /// Completed matches the player's team won.
   public var wins: Int32 = 0
 
-  /// wins / total games x 100; 0 with no games.
+  /// wins / total_games x 100, unrounded; 0 with no games.
   public var winRate: Double = 0
 
-  /// `joined_at_unix_ms`.
+  /// Registration time, in milliseconds since 1970-01-01 UTC (the server's clock).
   public var joinedAtUnixMs: Int64 = 0
 
-  /// 0 when the player never sent a location.
+  /// When the player last sent a location (the server's clock); 0 when they never did.
   public var locationUpdatedAtUnixMs: Int64 = 0
 
-  /// `reputation`.
+  /// How peers rated the player.
   public var reputation: ReputationSummary = ReputationSummary()
 
-  /// Only when the caller reads their own profile.
+  /// The player's phone; only when the caller reads their own profile, else empty.
   public var phone: String = ""
 
-  /// Only when the caller reads their own profile.
+  /// `en` or `zh-CN`, stored for the app; only when the caller reads their own profile, else
+  /// empty. The language of a call's errors comes from its `locale` metadata instead.
   public var locale: String = ""
 
   /// The message with every field at its default.
@@ -198,7 +201,7 @@ public struct Profile: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetProfileRequest`.
+/// Reads any player's profile.
 public struct GetProfileRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetProfileRequest`.
   public typealias CMessage = Badminton__V1__GetProfileRequest
@@ -207,7 +210,7 @@ public struct GetProfileRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__get_profile_request__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player; an unknown id, 0 included, is PLAYER_NOT_FOUND.
   public var userID: Int64 = 0
 
   /// The message with every field at its default.
@@ -234,7 +237,7 @@ public struct GetProfileRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetMyProfileRequest`.
+/// Reads the caller's own profile, phone and locale included; it has no fields.
 public struct GetMyProfileRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetMyProfileRequest`.
   public typealias CMessage = Badminton__V1__GetMyProfileRequest
@@ -266,10 +269,10 @@ public struct UpdateProfileRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__update_profile_request__descriptor_pointer())
   }
 
-  /// 1-30 characters after trimming; empty = unchanged.
+  /// As at registration: 1-30 characters after trimming; empty = unchanged.
   public var nickname: String = ""
 
-  /// 1-7, or 8-9 once verified; 0 = unchanged.
+  /// 1-7, or up to the verified maximum level; 0 = unchanged.
   public var selfLevel: Int32 = 0
 
   /// `en` or `zh-CN`; empty = unchanged.
@@ -307,7 +310,8 @@ public struct UpdateProfileRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.UpdateLocationRequest`.
+/// Records the caller's location; only the latest one is kept. Both fields are always read: a
+/// field not set is 0, and (0, 0) is a valid location.
 public struct UpdateLocationRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.UpdateLocationRequest`.
   public typealias CMessage = Badminton__V1__UpdateLocationRequest
@@ -316,10 +320,10 @@ public struct UpdateLocationRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__update_location_request__descriptor_pointer())
   }
 
-  /// Degrees, -90 to 90.
+  /// Degrees, -90 to 90, finite.
   public var latitude: Double = 0
 
-  /// Degrees, -180 to 180.
+  /// Degrees, -180 to 180, finite.
   public var longitude: Double = 0
 
   /// The message with every field at its default.
@@ -350,7 +354,7 @@ public struct UpdateLocationRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.UpdateLocationResponse`.
+/// The location is recorded.
 public struct UpdateLocationResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.UpdateLocationResponse`.
   public typealias CMessage = Badminton__V1__UpdateLocationResponse
@@ -359,7 +363,8 @@ public struct UpdateLocationResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__update_location_response__descriptor_pointer())
   }
 
-  /// `updated_at_unix_ms`.
+  /// When the server received the location, by its clock, in milliseconds since 1970-01-01 UTC;
+  /// the profile's `location_updated_at_unix_ms` from now on.
   public var updatedAtUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -386,7 +391,7 @@ public struct UpdateLocationResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.NearbyPlayersRequest`.
+/// One page of the players near the caller's last sent location (docs/players.md §7).
 public struct NearbyPlayersRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.NearbyPlayersRequest`.
   public typealias CMessage = Badminton__V1__NearbyPlayersRequest
@@ -395,7 +400,7 @@ public struct NearbyPlayersRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__nearby_players_request__descriptor_pointer())
   }
 
-  /// Search radius in miles, up to 50; 0 = 50.
+  /// Search radius in miles: more than 0, at most 50; 0 = 50.
   public var radiusMiles: Double = 0
 
   /// Players per page, 1-100; 0 = 20.
@@ -445,25 +450,26 @@ public struct NearbyPlayer: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__nearby_player__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player's id.
   public var userID: Int64 = 0
 
-  /// `nickname`.
+  /// The player's nickname.
   public var nickname: String = ""
 
-  /// `display_level`.
+  /// The player's display level, as on the profile.
   public var displayLevel: Int32 = 0
 
-  /// `new_player`.
+  /// Fewer than 5 peer evaluations.
   public var newPlayer: Bool = false
 
-  /// `reputation`.
+  /// The player's reputation, as on the profile.
   public var reputation: ReputationSummary = ReputationSummary()
 
-  /// `distance_miles`.
+  /// The shown distance from the caller, in miles: a whole number of half miles, at least 0.5
+  /// (docs/players.md §7.6).
   public var distanceMiles: Double = 0
 
-  /// Seconds since the player's location was last updated.
+  /// Whole seconds since the player's location was last updated, rounded down, never negative.
   public var locationAgeSeconds: Int64 = 0
 
   /// The message with every field at its default.
@@ -515,7 +521,7 @@ public struct NearbyPlayer: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.NearbyPlayersResponse`.
+/// One page of nearby players.
 public struct NearbyPlayersResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.NearbyPlayersResponse`.
   public typealias CMessage = Badminton__V1__NearbyPlayersResponse
@@ -524,10 +530,10 @@ public struct NearbyPlayersResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__nearby_players_response__descriptor_pointer())
   }
 
-  /// Nearest first.
+  /// Nearest first by shown distance, then by user id.
   public var players: [NearbyPlayer] = []
 
-  /// Empty on the last page.
+  /// The `page_token` of the next page; empty on the last page.
   public var nextPageToken: String = ""
 
   /// The message with every field at its default.
@@ -558,7 +564,7 @@ public struct NearbyPlayersResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.SubmitVerificationRequest`.
+/// Submits a championship certificate for review (docs/players.md §5.2).
 public struct SubmitVerificationRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.SubmitVerificationRequest`.
   public typealias CMessage = Badminton__V1__SubmitVerificationRequest
@@ -567,7 +573,7 @@ public struct SubmitVerificationRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__submit_verification_request__descriptor_pointer())
   }
 
-  /// `kind`.
+  /// The championship the document proves.
   public var kind: VerificationKind = VerificationKind(rawValue: 0)
 
   /// The document sent whole: a PNG, JPEG or PDF of at most 60,000 bytes. Leave it empty and set
@@ -679,10 +685,10 @@ public struct DocumentUpload: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__document_upload__descriptor_pointer())
   }
 
-  /// `upload_id`.
+  /// The upload's id: what the next pieces and SubmitVerification name.
   public var uploadID: Int64 = 0
 
-  /// `total_size`.
+  /// The whole document's size in bytes, as the first piece stated it.
   public var totalSize: Int64 = 0
 
   /// Bytes stored so far; the next piece starts here. Equal to `total_size` when finished.
@@ -691,7 +697,8 @@ public struct DocumentUpload: ProtobufMessage, Hashable {
   /// `image/png`, `image/jpeg` or `application/pdf`, from the first piece's leading bytes.
   public var contentType: String = ""
 
-  /// An upload not finished and submitted by then is removed.
+  /// An hour after the last stored piece: an upload not finished and submitted by then is
+  /// removed.
   public var expiresAtUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -734,7 +741,8 @@ public struct DocumentUpload: ProtobufMessage, Hashable {
   }
 }
 
-/// A request to verify a championship.
+/// A request to verify a championship. It does not carry the document: GetVerificationDocument
+/// reads it.
 public struct Verification: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.Verification`.
   public typealias CMessage = Badminton__V1__Verification
@@ -743,31 +751,31 @@ public struct Verification: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__verification__descriptor_pointer())
   }
 
-  /// `id`.
+  /// The request's id.
   public var id: Int64 = 0
 
-  /// `user_id`.
+  /// The player who submitted it.
   public var userID: Int64 = 0
 
-  /// `kind`.
+  /// The championship it proves.
   public var kind: VerificationKind = VerificationKind(rawValue: 0)
 
-  /// `state`.
+  /// Where it stands.
   public var state: VerificationState = VerificationState(rawValue: 0)
 
-  /// `image/png`, `image/jpeg` or `application/pdf`.
+  /// `image/png`, `image/jpeg` or `application/pdf`, from the document's leading bytes.
   public var contentType: String = ""
 
-  /// `document_size`.
+  /// The document's size in bytes.
   public var documentSize: Int64 = 0
 
-  /// `submitted_at_unix_ms`.
+  /// When it was submitted, in milliseconds since 1970-01-01 UTC.
   public var submittedAtUnixMs: Int64 = 0
 
-  /// 0 while pending.
+  /// When it was reviewed; 0 while pending.
   public var reviewedAtUnixMs: Int64 = 0
 
-  /// `review_note`.
+  /// The reviewer's note; empty while pending.
   public var reviewNote: String = ""
 
   /// The message with every field at its default.
@@ -826,7 +834,7 @@ public struct Verification: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListMyVerificationsRequest`.
+/// Lists the caller's own verification requests, in every state; it has no fields.
 public struct ListMyVerificationsRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListMyVerificationsRequest`.
   public typealias CMessage = Badminton__V1__ListMyVerificationsRequest
@@ -849,7 +857,7 @@ public struct ListMyVerificationsRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListPendingVerificationsRequest`.
+/// Lists every pending request of every player (administrators only); it has no fields.
 public struct ListPendingVerificationsRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListPendingVerificationsRequest`.
   public typealias CMessage = Badminton__V1__ListPendingVerificationsRequest
@@ -873,7 +881,7 @@ public struct ListPendingVerificationsRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListVerificationsResponse`.
+/// A list of verification requests, whole (not paged).
 public struct ListVerificationsResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListVerificationsResponse`.
   public typealias CMessage = Badminton__V1__ListVerificationsResponse
@@ -910,7 +918,7 @@ public struct ListVerificationsResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ReviewVerificationRequest`.
+/// An administrator's review of a pending request; an administrator cannot review their own.
 public struct ReviewVerificationRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ReviewVerificationRequest`.
   public typealias CMessage = Badminton__V1__ReviewVerificationRequest
@@ -919,13 +927,13 @@ public struct ReviewVerificationRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__review_verification_request__descriptor_pointer())
   }
 
-  /// `verification_id`.
+  /// A pending request.
   public var verificationID: Int64 = 0
 
-  /// `approve`.
+  /// True approves, false rejects.
   public var approve: Bool = false
 
-  /// `note`.
+  /// Free text returned as `review_note`: at most 500 characters and 2000 UTF-8 bytes.
   public var note: String = ""
 
   /// The message with every field at its default.
@@ -960,7 +968,7 @@ public struct ReviewVerificationRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetVerificationDocumentRequest`.
+/// Reads a part of a verification request's document.
 public struct GetVerificationDocumentRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetVerificationDocumentRequest`.
   public typealias CMessage = Badminton__V1__GetVerificationDocumentRequest
@@ -970,7 +978,7 @@ public struct GetVerificationDocumentRequest: ProtobufMessage, Hashable {
       pointer: badminton__v1__get_verification_document_request__descriptor_pointer())
   }
 
-  /// `verification_id`.
+  /// The request; only administrators and the player who submitted it may read it.
   public var verificationID: Int64 = 0
 
   /// The first byte wanted, from 0; less than the document's size.
@@ -1014,7 +1022,7 @@ public struct VerificationDocument: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__verification_document__descriptor_pointer())
   }
 
-  /// `verification_id`.
+  /// The request the document belongs to.
   public var verificationID: Int64 = 0
 
   /// `image/png`, `image/jpeg` or `application/pdf`.
@@ -1023,7 +1031,7 @@ public struct VerificationDocument: ProtobufMessage, Hashable {
   /// The bytes from `offset`: at least 1, at most 60,000.
   public var document: [UInt8] = []
 
-  /// `offset`.
+  /// Where `document` starts in the whole document, as the request asked.
   public var offset: Int64 = 0
 
   /// The whole document's size in bytes.
@@ -1069,7 +1077,7 @@ public struct VerificationDocument: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.SetVerifiedLevelRequest`.
+/// Sets the caller's self level to a level a verification allows.
 public struct SetVerifiedLevelRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.SetVerifiedLevelRequest`.
   public typealias CMessage = Badminton__V1__SetVerifiedLevelRequest

@@ -3,7 +3,7 @@
 public import BadmintonRPC
 public import CBadmintonProto
 
-/// `badminton.v1.RoomState`.
+/// Where a room stands. Only an open room changes; the others are final.
 public struct RoomState: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -11,7 +11,7 @@ public struct RoomState: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `ROOM_STATE_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = RoomState(rawValue: 0)
 
   /// Taking players.
@@ -39,7 +39,7 @@ public struct RoomState: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.RoomChange`.
+/// What happened in a room; who is told is in docs/rooms.md §5.
 public struct RoomChange: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -47,28 +47,28 @@ public struct RoomChange: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `ROOM_CHANGE_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = RoomChange(rawValue: 0)
 
-  /// `ROOM_CHANGE_JOINED`.
+  /// A player joined with the code.
   public static let joined = RoomChange(rawValue: 1)
 
-  /// `ROOM_CHANGE_LEFT`.
+  /// A participant left.
   public static let left = RoomChange(rawValue: 2)
 
-  /// `ROOM_CHANGE_KICKED`.
+  /// The owner kicked a participant.
   public static let kicked = RoomChange(rawValue: 3)
 
-  /// `ROOM_CHANGE_INVITED`.
+  /// The owner invited a friend.
   public static let invited = RoomChange(rawValue: 4)
 
-  /// `ROOM_CHANGE_STARTED`.
+  /// The owner started the match.
   public static let started = RoomChange(rawValue: 5)
 
-  /// `ROOM_CHANGE_CLOSED`.
+  /// The last participant left (nobody is left to be told).
   public static let closed = RoomChange(rawValue: 6)
 
-  /// `ROOM_CHANGE_EXPIRED`.
+  /// 30 minutes passed without activity.
   public static let expired = RoomChange(rawValue: 7)
 
   /// The name the `.proto` gives the number.
@@ -87,7 +87,7 @@ public struct RoomChange: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.RoomParticipant`.
+/// One player in a room.
 public struct RoomParticipant: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.RoomParticipant`.
   public typealias CMessage = Badminton__V1__RoomParticipant
@@ -96,10 +96,10 @@ public struct RoomParticipant: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__room_participant__descriptor_pointer())
   }
 
-  /// `player`.
+  /// The player.
   public var player: PlayerCard = PlayerCard()
 
-  /// `joined_at_unix_ms`.
+  /// When they joined (the owner: when they opened it), in milliseconds since 1970-01-01 UTC.
   public var joinedAtUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -130,7 +130,7 @@ public struct RoomParticipant: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.Room`.
+/// A game room: its players, its owner and its state.
 public struct Room: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.Room`.
   public typealias CMessage = Badminton__V1__Room
@@ -139,37 +139,41 @@ public struct Room: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__room__descriptor_pointer())
   }
 
-  /// `id`.
+  /// The room's id.
   public var id: Int64 = 0
 
-  /// 6 characters from ABCDEFGHJKMNPQRSTUVWXYZ23456789.
+  /// 6 characters from ABCDEFGHJKMNPQRSTUVWXYZ23456789; unique among open rooms. What friends
+  /// type to join.
   public var code: String = ""
 
-  /// `mode`.
+  /// SINGLES or DOUBLES: the room needs 2 or 4 players.
   public var mode: MatchMode = MatchMode(rawValue: 0)
 
-  /// `state`.
+  /// Where the room stands.
   public var state: RoomState = RoomState(rawValue: 0)
 
-  /// `owner_id`.
+  /// The one player who may invite, kick and start; passes to the earliest joined when the
+  /// owner leaves.
   public var ownerID: Int64 = 0
 
   /// Earliest joined first.
   public var participants: [RoomParticipant] = []
 
-  /// Exactly 2 participants for singles, 4 for doubles.
+  /// The room is open and holds exactly 2 participants for singles, 4 for doubles.
   public var ready: Bool = false
 
-  /// `created_at_unix_ms`.
+  /// When it was opened, in milliseconds since 1970-01-01 UTC.
   public var createdAtUnixMs: Int64 = 0
 
-  /// `last_activity_at_unix_ms`.
+  /// The last activity: the room's creation, a join, a leave, a kick or an invitation (not a
+  /// read).
   public var lastActivityAtUnixMs: Int64 = 0
 
-  /// When the room expires unless something happens in it first.
+  /// `last_activity_at_unix_ms` + 30 minutes: when the room expires unless something happens in
+  /// it first.
   public var expiresAtUnixMs: Int64 = 0
 
-  /// Set once started.
+  /// The match the owner started; set once started, else 0.
   public var matchID: Int64 = 0
 
   /// The message with every field at its default.
@@ -237,7 +241,7 @@ public struct Room: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.CreateRoomRequest`.
+/// Opens a room; the caller is its owner and first participant.
 public struct CreateRoomRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.CreateRoomRequest`.
   public typealias CMessage = Badminton__V1__CreateRoomRequest
@@ -246,7 +250,7 @@ public struct CreateRoomRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__create_room_request__descriptor_pointer())
   }
 
-  /// `mode`.
+  /// SINGLES or DOUBLES.
   public var mode: MatchMode = MatchMode(rawValue: 0)
 
   /// The message with every field at its default.
@@ -273,7 +277,7 @@ public struct CreateRoomRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.JoinRoomRequest`.
+/// Joins the open room with a code.
 public struct JoinRoomRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.JoinRoomRequest`.
   public typealias CMessage = Badminton__V1__JoinRoomRequest
@@ -282,7 +286,8 @@ public struct JoinRoomRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__join_room_request__descriptor_pointer())
   }
 
-  /// Any case.
+  /// The room's code, in any case and with white space around it allowed (trimmed and
+  /// upper-cased); at most 64 UTF-8 bytes as typed.
   public var code: String = ""
 
   /// The message with every field at its default.
@@ -309,7 +314,7 @@ public struct JoinRoomRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetRoomRequest`.
+/// Reads a room the caller is a participant of, in any state.
 public struct GetRoomRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetRoomRequest`.
   public typealias CMessage = Badminton__V1__GetRoomRequest
@@ -318,7 +323,7 @@ public struct GetRoomRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__get_room_request__descriptor_pointer())
   }
 
-  /// 0: the caller's open room.
+  /// The room's id; 0: the caller's open room.
   public var roomID: Int64 = 0
 
   /// The message with every field at its default.
@@ -345,7 +350,7 @@ public struct GetRoomRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.InviteToRoomRequest`.
+/// Invites a friend to the open room the caller owns.
 public struct InviteToRoomRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.InviteToRoomRequest`.
   public typealias CMessage = Badminton__V1__InviteToRoomRequest
@@ -354,7 +359,7 @@ public struct InviteToRoomRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__invite_to_room_request__descriptor_pointer())
   }
 
-  /// A friend of the caller, who owns an open room.
+  /// A friend of the caller, not already in the room.
   public var userID: Int64 = 0
 
   /// The message with every field at its default.
@@ -381,7 +386,7 @@ public struct InviteToRoomRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.InviteToRoomResponse`.
+/// The invitation is sent; it has no fields.
 public struct InviteToRoomResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.InviteToRoomResponse`.
   public typealias CMessage = Badminton__V1__InviteToRoomResponse
@@ -404,7 +409,7 @@ public struct InviteToRoomResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.KickFromRoomRequest`.
+/// Removes a participant from the caller's open room.
 public struct KickFromRoomRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.KickFromRoomRequest`.
   public typealias CMessage = Badminton__V1__KickFromRoomRequest
@@ -413,7 +418,7 @@ public struct KickFromRoomRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__kick_from_room_request__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// Another participant of the room.
   public var userID: Int64 = 0
 
   /// The message with every field at its default.
@@ -440,7 +445,7 @@ public struct KickFromRoomRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.LeaveRoomRequest`.
+/// Takes the caller out of their open room; it has no fields.
 public struct LeaveRoomRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.LeaveRoomRequest`.
   public typealias CMessage = Badminton__V1__LeaveRoomRequest
@@ -463,7 +468,7 @@ public struct LeaveRoomRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.LeaveRoomResponse`.
+/// The caller has left the room; it has no fields.
 public struct LeaveRoomResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.LeaveRoomResponse`.
   public typealias CMessage = Badminton__V1__LeaveRoomResponse
@@ -486,7 +491,7 @@ public struct LeaveRoomResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.StartMatchRequest`.
+/// Starts the match of the caller's ready room.
 public struct StartMatchRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.StartMatchRequest`.
   public typealias CMessage = Badminton__V1__StartMatchRequest
@@ -495,7 +500,8 @@ public struct StartMatchRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__start_match_request__descriptor_pointer())
   }
 
-  /// Absent: from now for one hour. 1 to 8 hours, not starting in the past.
+  /// When the match is played. Absent: from now for one hour. Given: 1 to 8 hours, starting no
+  /// earlier than a minute ago and at most 14 days from now.
   public var slot: TimeSlot? = nil
 
   /// The message with every field at its default.
@@ -522,7 +528,7 @@ public struct StartMatchRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.StartMatchResponse`.
+/// The started room and its match.
 public struct StartMatchResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.StartMatchResponse`.
   public typealias CMessage = Badminton__V1__StartMatchResponse
@@ -531,10 +537,10 @@ public struct StartMatchResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__start_match_response__descriptor_pointer())
   }
 
-  /// `room`.
+  /// The room, in state ROOM_STARTED.
   public var room: Room = Room()
 
-  /// `match`.
+  /// The confirmed match of the room's players.
   public var match: Match = Match()
 
   /// The message with every field at its default.
@@ -574,16 +580,17 @@ public struct RoomChanged: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__room_changed__descriptor_pointer())
   }
 
-  /// `room`.
+  /// The room as it is after the change.
   public var room: Room = Room()
 
-  /// `change`.
+  /// What happened.
   public var change: RoomChange = RoomChange(rawValue: 0)
 
   /// Who did it; 0 for an expiry.
   public var actorID: Int64 = 0
 
-  /// Who it happened to: the player who joined, left, was kicked or invited.
+  /// Who it happened to: the player who joined, left, was kicked or invited; 0 for a start or an
+  /// expiry.
   public var subjectID: Int64 = 0
 
   /// The message with every field at its default.
@@ -631,10 +638,10 @@ public struct RoomInvitation: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__room_invitation__descriptor_pointer())
   }
 
-  /// `room`.
+  /// The room, with its code to join it by.
   public var room: Room = Room()
 
-  /// `inviter`.
+  /// The owner who invites.
   public var inviter: PlayerCard = PlayerCard()
 
   /// The message with every field at its default.

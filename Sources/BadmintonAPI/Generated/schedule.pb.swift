@@ -3,7 +3,7 @@
 public import BadmintonRPC
 public import CBadmintonProto
 
-/// `badminton.v1.DayStatus`.
+/// How a player is placed on one day.
 public struct DayStatus: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -11,16 +11,16 @@ public struct DayStatus: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// Never set.
+  /// Never set (or set back to unknown).
   public static let unknown = DayStatus(rawValue: 0)
 
-  /// `DAY_FREE`.
+  /// Free to play.
   public static let free = DayStatus(rawValue: 1)
 
-  /// `DAY_BUSY`.
+  /// Busy.
   public static let busy = DayStatus(rawValue: 2)
 
-  /// `DAY_EVENING_ONLY`.
+  /// Free in the evening only.
   public static let eveningOnly = DayStatus(rawValue: 3)
 
   /// The name the `.proto` gives the number.
@@ -35,7 +35,7 @@ public struct DayStatus: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.DaySchedule`.
+/// One day of a player's schedule.
 public struct DaySchedule: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.DaySchedule`.
   public typealias CMessage = Badminton__V1__DaySchedule
@@ -44,16 +44,16 @@ public struct DaySchedule: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__day_schedule__descriptor_pointer())
   }
 
-  /// `date`.
+  /// The calendar day, in the time zone of the request.
   public var date: LocalDate = LocalDate()
 
-  /// `status`.
+  /// How the player is placed that day.
   public var status: DayStatus = DayStatus(rawValue: 0)
 
-  /// Up to 200 characters.
+  /// The player's note for the day, up to 200 characters; empty when none.
   public var note: String = ""
 
-  /// 0 for a day never set.
+  /// When the day was last set, in milliseconds since 1970-01-01 UTC; 0 for a day never set.
   public var updatedAtUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -92,7 +92,7 @@ public struct DaySchedule: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetMyScheduleRequest`.
+/// Reads the caller's coming week.
 public struct GetMyScheduleRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetMyScheduleRequest`.
   public typealias CMessage = Badminton__V1__GetMyScheduleRequest
@@ -101,7 +101,7 @@ public struct GetMyScheduleRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__get_my_schedule_request__descriptor_pointer())
   }
 
-  /// An IANA time zone, e.g. `Asia/Shanghai`: today is taken there.
+  /// A canonical IANA time zone name, e.g. `Asia/Shanghai`, or `UTC`: today is taken there.
   public var timeZone: String = ""
 
   /// The message with every field at its default.
@@ -128,7 +128,7 @@ public struct GetMyScheduleRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.WeekSchedule`.
+/// A player's coming week.
 public struct WeekSchedule: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.WeekSchedule`.
   public typealias CMessage = Badminton__V1__WeekSchedule
@@ -137,10 +137,10 @@ public struct WeekSchedule: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__week_schedule__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player whose week it is.
   public var userID: Int64 = 0
 
-  /// Today and the 6 days after it.
+  /// Today and the 6 days after it, in order; a day never set is DAY_STATUS_UNKNOWN.
   public var days: [DaySchedule] = []
 
   /// The message with every field at its default.
@@ -171,7 +171,7 @@ public struct WeekSchedule: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.UpdateDayStatusRequest`.
+/// Sets one day of the caller's schedule; setting a day again replaces it.
 public struct UpdateDayStatusRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.UpdateDayStatusRequest`.
   public typealias CMessage = Badminton__V1__UpdateDayStatusRequest
@@ -180,13 +180,13 @@ public struct UpdateDayStatusRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__update_day_status_request__descriptor_pointer())
   }
 
-  /// `date`.
+  /// A real calendar day from today to 366 days after it, in `time_zone`.
   public var date: LocalDate = LocalDate()
 
-  /// `status`.
+  /// One of the four statuses.
   public var status: DayStatus = DayStatus(rawValue: 0)
 
-  /// `note`.
+  /// At most 200 characters (grapheme clusters) and 8,000 UTF-8 bytes; may be empty.
   public var note: String = ""
 
   /// The time zone the date is a calendar day of.
@@ -228,7 +228,7 @@ public struct UpdateDayStatusRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetFriendsSchedulesRequest`.
+/// One page of the caller's friends' coming weeks.
 public struct GetFriendsSchedulesRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetFriendsSchedulesRequest`.
   public typealias CMessage = Badminton__V1__GetFriendsSchedulesRequest
@@ -237,7 +237,7 @@ public struct GetFriendsSchedulesRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__get_friends_schedules_request__descriptor_pointer())
   }
 
-  /// `time_zone`.
+  /// A canonical IANA time zone name, or `UTC`: today is taken there.
   public var timeZone: String = ""
 
   /// 1-100; 0 = 20. A page also ends early when the next friend's week would take the answer
@@ -279,7 +279,7 @@ public struct GetFriendsSchedulesRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.FriendSchedule`.
+/// One friend's coming week.
 public struct FriendSchedule: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.FriendSchedule`.
   public typealias CMessage = Badminton__V1__FriendSchedule
@@ -288,10 +288,10 @@ public struct FriendSchedule: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__friend_schedule__descriptor_pointer())
   }
 
-  /// `player`.
+  /// The friend.
   public var player: PlayerCard = PlayerCard()
 
-  /// `days`.
+  /// Today and the 6 days after it, in order.
   public var days: [DaySchedule] = []
 
   /// The message with every field at its default.
@@ -322,7 +322,7 @@ public struct FriendSchedule: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetFriendsSchedulesResponse`.
+/// One page of friends' weeks.
 public struct GetFriendsSchedulesResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetFriendsSchedulesResponse`.
   public typealias CMessage = Badminton__V1__GetFriendsSchedulesResponse

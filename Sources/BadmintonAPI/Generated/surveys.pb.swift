@@ -11,13 +11,13 @@ public struct Punctuality: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `PUNCTUALITY_UNSPECIFIED`.
+  /// Not answered; refused in a survey (`PUNCTUALITY_REQUIRED`).
   public static let unspecified = Punctuality(rawValue: 0)
 
-  /// `ON_TIME`.
+  /// The rated player was on time.
   public static let onTime = Punctuality(rawValue: 1)
 
-  /// `LATE`.
+  /// The rated player was late.
   public static let late = Punctuality(rawValue: 2)
 
   /// The name the `.proto` gives the number.
@@ -31,7 +31,7 @@ public struct Punctuality: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.SurveyState`.
+/// Where a survey stands.
 public struct SurveyState: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -39,7 +39,7 @@ public struct SurveyState: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `SURVEY_STATE_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = SurveyState(rawValue: 0)
 
   /// Waiting for the participant's ratings until its deadline.
@@ -63,7 +63,7 @@ public struct SurveyState: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.v1.CompleteMatchRequest`.
+/// Records the result of a match.
 public struct CompleteMatchRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.CompleteMatchRequest`.
   public typealias CMessage = Badminton__V1__CompleteMatchRequest
@@ -72,7 +72,7 @@ public struct CompleteMatchRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__complete_match_request__descriptor_pointer())
   }
 
-  /// `match_id`.
+  /// A confirmed match the caller played, at or after its start.
   public var matchID: Int64 = 0
 
   /// The winning team, 1 or 2; in singles each player is a team.
@@ -121,10 +121,10 @@ public struct PlayerRating: ProtobufMessage, Hashable {
   /// The level the rated player played at, 1-9.
   public var skillLevel: Int32 = 0
 
-  /// Required.
+  /// Whether the rated player was on time; required.
   public var punctuality: Punctuality = Punctuality(rawValue: 0)
 
-  /// 1-5.
+  /// The rated player's character, 1-5.
   public var character: Int32 = 0
 
   /// The message with every field at its default.
@@ -181,10 +181,10 @@ public struct Survey: ProtobufMessage, Hashable {
   /// 48 hours after completion; the survey can be submitted until just before this instant.
   public var dueAtUnixMs: Int64 = 0
 
-  /// `state`.
+  /// Where the survey stands; one read after its deadline is SURVEY_EXPIRED.
   public var state: SurveyState = SurveyState(rawValue: 0)
 
-  /// Set once submitted.
+  /// When it was submitted; 0 until then.
   public var submittedAtUnixMs: Int64 = 0
 
   /// The message with every field at its default.
@@ -228,7 +228,7 @@ public struct Survey: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListPendingSurveysRequest`.
+/// One page of the caller's open surveys.
 public struct ListPendingSurveysRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListPendingSurveysRequest`.
   public typealias CMessage = Badminton__V1__ListPendingSurveysRequest
@@ -272,7 +272,7 @@ public struct ListPendingSurveysRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.ListPendingSurveysResponse`.
+/// One page of open surveys.
 public struct ListPendingSurveysResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.ListPendingSurveysResponse`.
   public typealias CMessage = Badminton__V1__ListPendingSurveysResponse
@@ -315,7 +315,7 @@ public struct ListPendingSurveysResponse: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.SubmitSurveyRequest`.
+/// The caller's ratings of the other participants of a completed match.
 public struct SubmitSurveyRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.SubmitSurveyRequest`.
   public typealias CMessage = Badminton__V1__SubmitSurveyRequest
@@ -324,7 +324,7 @@ public struct SubmitSurveyRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__submit_survey_request__descriptor_pointer())
   }
 
-  /// `match_id`.
+  /// The completed match the survey is of.
   public var matchID: Int64 = 0
 
   /// Exactly one rating per other participant.
@@ -358,7 +358,7 @@ public struct SubmitSurveyRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.v1.GetReputationRequest`.
+/// Reads any player's reputation.
 public struct GetReputationRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.v1.GetReputationRequest`.
   public typealias CMessage = Badminton__V1__GetReputationRequest
@@ -367,7 +367,7 @@ public struct GetReputationRequest: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__get_reputation_request__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player.
   public var userID: Int64 = 0
 
   /// The message with every field at its default.
@@ -403,25 +403,25 @@ public struct Reputation: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__reputation__descriptor_pointer())
   }
 
-  /// `user_id`.
+  /// The player.
   public var userID: Int64 = 0
 
-  /// `nickname`.
+  /// The player's nickname.
   public var nickname: String = ""
 
   /// The self-reported level below 5 evaluations, the calculated level from then on.
   public var displayLevel: Int32 = 0
 
-  /// `new_player`.
+  /// Fewer than 5 peer evaluations.
   public var newPlayer: Bool = false
 
-  /// `reputation`.
+  /// The aggregates of every survey that counted.
   public var reputation: ReputationSummary = ReputationSummary()
 
-  /// `total_games`.
+  /// Completed matches the player took part in.
   public var totalGames: Int32 = 0
 
-  /// `wins`.
+  /// Completed matches the player's team won.
   public var wins: Int32 = 0
 
   /// The message with every field at its default.
@@ -482,7 +482,7 @@ public struct SurveyRequested: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__v1__survey_requested__descriptor_pointer())
   }
 
-  /// `survey`.
+  /// The player's survey, pending, with its deadline.
   public var survey: Survey = Survey()
 
   /// The message with every field at its default.

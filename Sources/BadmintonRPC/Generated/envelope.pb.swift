@@ -2,7 +2,8 @@
 
 public import CBadmintonRPCProto
 
-/// What an envelope is.
+/// What an envelope is, and so which of its fields are used. A receiver refuses a kind it does
+/// not expect from the other side (docs/protocol.md §5).
 public struct EnvelopeKind: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -10,31 +11,34 @@ public struct EnvelopeKind: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `ENVELOPE_KIND_UNSPECIFIED`.
+  /// Never sent; an empty envelope has this kind, and the server refuses it (`UNEXPECTED_KIND`).
   public static let unspecified = EnvelopeKind(rawValue: 0)
 
-  /// Client to server: starts call `call_id`.
+  /// Client to server: starts call `call_id`, with `method`, `timeout_ms`, `metadata` and the
+  /// request message in `payload`.
   public static let request = EnvelopeKind(rawValue: 1)
 
-  /// Server to client: the one answer of a unary call.
+  /// Server to client: the one answer of a unary call: `status`, and the response message in
+  /// `payload` when the status is OK.
   public static let response = EnvelopeKind(rawValue: 2)
 
-  /// Server to client: one message of a server-streaming call.
+  /// Server to client: one message of a server-streaming call, in `payload`.
   public static let streamMessage = EnvelopeKind(rawValue: 3)
 
-  /// Server to client: the end of a server-streaming call, with its status.
+  /// Server to client: the end of a server-streaming call, with its `status`.
   public static let streamEnd = EnvelopeKind(rawValue: 4)
 
   /// Client to server: stop call `call_id`.
   public static let cancel = EnvelopeKind(rawValue: 5)
 
-  /// Either side, call_id 0: answered by PONG with the same payload.
+  /// Either side, call_id 0: answered by PONG with the same `call_id` and `payload` (at most
+  /// 64 bytes).
   public static let ping = EnvelopeKind(rawValue: 6)
 
-  /// `PONG`.
+  /// The answer to a PING: its `call_id` and `payload`, copied.
   public static let pong = EnvelopeKind(rawValue: 7)
 
-  /// Server to client, call_id 0: the server is closing this connection.
+  /// Server to client, call_id 0: the server is closing this connection; `status` says why.
   public static let goaway = EnvelopeKind(rawValue: 8)
 
   /// The name the `.proto` gives the number.
@@ -54,7 +58,7 @@ public struct EnvelopeKind: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// One metadata entry; keys are lower case.
+/// One metadata entry of a REQUEST.
 public struct Metadata: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.rpc.v1.Metadata`.
   public typealias CMessage = Badminton__Rpc__V1__Metadata
@@ -63,10 +67,10 @@ public struct Metadata: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__rpc__v1__metadata__descriptor_pointer())
   }
 
-  /// `key`.
+  /// Lower case, for example `authorization`, `locale` or `idempotency-key`.
   public var key: String = ""
 
-  /// `value`.
+  /// The entry's value, for example `Bearer <token>` or `zh-CN`.
   public var value: String = ""
 
   /// The message with every field at its default.
@@ -97,7 +101,8 @@ public struct Metadata: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.rpc.v1.Envelope`.
+/// The body of every frame: one envelope per frame, in both directions. Fields a kind does not
+/// use are ignored when received and left out when sent.
 public struct Envelope: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.rpc.v1.Envelope`.
   public typealias CMessage = Badminton__Rpc__V1__Envelope
@@ -110,22 +115,27 @@ public struct Envelope: ProtobufMessage, Hashable {
   /// 0 for connection-level envelopes (PING, PONG, GOAWAY).
   public var callID: UInt64 = 0
 
-  /// `kind`.
+  /// What the envelope is; it says which of the other fields are used.
   public var kind: EnvelopeKind = EnvelopeKind(rawValue: 0)
 
-  /// REQUEST only: the method path, for example `/badminton.rpc.v1.Health/Check`.
+  /// REQUEST only: the method path, `/<package>.<Service>/<Method>`, for example
+  /// `/badminton.rpc.v1.Health/Check`; matched exactly (case-sensitive, no normalisation).
   public var method: String = ""
 
-  /// REQUEST only: the call's deadline in milliseconds from receipt; 0 = no deadline.
+  /// REQUEST only: the call's deadline in milliseconds, counted from when the server receives
+  /// the REQUEST; 0 = no deadline.
   public var timeoutMs: UInt32 = 0
 
   /// REQUEST only: `authorization`, `locale`, `idempotency-key`, ...
   public var metadata: [Metadata] = []
 
-  /// The method's request or response message, or the PING / PONG payload.
+  /// The protobuf encoding of the method's request message (REQUEST) or response message
+  /// (RESPONSE with status OK, STREAM_MESSAGE), or the opaque PING / PONG payload. Empty when the
+  /// message has every field at its default, and on a RESPONSE that is not OK or a STREAM_END.
   public var payload: [UInt8] = []
 
-  /// RESPONSE, STREAM_END and GOAWAY.
+  /// RESPONSE, STREAM_END and GOAWAY: how the call, or the connection, ended. Always set by the
+  /// server on those kinds; an absent one reads as OK.
   public var status: Status? = nil
 
   /// The message with every field at its default.

@@ -2,7 +2,7 @@
 
 public import CBadmintonRPCProto
 
-/// `badminton.rpc.v1.ServingStatus`.
+/// Whether the server, or one of its services, serves calls.
 public struct ServingStatus: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -10,13 +10,13 @@ public struct ServingStatus: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `SERVING_STATUS_UNSPECIFIED`.
+  /// Never sent.
   public static let unspecified = ServingStatus(rawValue: 0)
 
-  /// `SERVING`.
+  /// Serving calls: every service while the server runs.
   public static let serving = ServingStatus(rawValue: 1)
 
-  /// `NOT_SERVING`.
+  /// Not serving: every service from the start of a graceful shutdown, for good.
   public static let notServing = ServingStatus(rawValue: 2)
 
   /// Watch only: the named service is not registered on this server.
@@ -34,7 +34,7 @@ public struct ServingStatus: Hashable, Sendable, CustomStringConvertible {
   }
 }
 
-/// `badminton.rpc.v1.HealthCheckRequest`.
+/// The service to ask about.
 public struct HealthCheckRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.rpc.v1.HealthCheckRequest`.
   public typealias CMessage = Badminton__Rpc__V1__HealthCheckRequest
@@ -44,6 +44,7 @@ public struct HealthCheckRequest: ProtobufMessage, Hashable {
   }
 
   /// A service's full name (`badminton.rpc.v1.Reflection`), or empty for the whole server.
+  /// Ignored by CheckSession.
   public var service: String = ""
 
   /// The message with every field at its default.
@@ -70,7 +71,7 @@ public struct HealthCheckRequest: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.rpc.v1.HealthCheckResponse`.
+/// The status of the service asked about.
 public struct HealthCheckResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.rpc.v1.HealthCheckResponse`.
   public typealias CMessage = Badminton__Rpc__V1__HealthCheckResponse
@@ -79,7 +80,7 @@ public struct HealthCheckResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__rpc__v1__health_check_response__descriptor_pointer())
   }
 
-  /// `status`.
+  /// The service's current status.
   public var status: ServingStatus = ServingStatus(rawValue: 0)
 
   /// The message with every field at its default.

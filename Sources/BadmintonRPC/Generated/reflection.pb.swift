@@ -2,7 +2,7 @@
 
 public import CBadmintonRPCProto
 
-/// `badminton.rpc.v1.ListMethodsRequest`.
+/// Asks for every method the server serves; it has no fields.
 public struct ListMethodsRequest: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.rpc.v1.ListMethodsRequest`.
   public typealias CMessage = Badminton__Rpc__V1__ListMethodsRequest
@@ -96,7 +96,7 @@ public struct MethodInfo: ProtobufMessage, Hashable {
   }
 }
 
-/// `badminton.rpc.v1.ListMethodsResponse`.
+/// Every method the server serves, the built-in ones included.
 public struct ListMethodsResponse: ProtobufMessage, Hashable {
   /// The protoc-c struct of `badminton.rpc.v1.ListMethodsResponse`.
   public typealias CMessage = Badminton__Rpc__V1__ListMethodsResponse
@@ -105,7 +105,7 @@ public struct ListMethodsResponse: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__rpc__v1__list_methods_response__descriptor_pointer())
   }
 
-  /// Sorted by path.
+  /// Sorted by path, in byte order.
   public var methods: [MethodInfo] = []
 
   /// The message with every field at its default.

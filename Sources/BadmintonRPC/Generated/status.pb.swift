@@ -2,7 +2,8 @@
 
 public import CBadmintonRPCProto
 
-/// Status codes, with gRPC's numbers.
+/// Status codes, with gRPC's numbers and meanings. A receiver treats a number outside 0-16 as
+/// UNKNOWN. Program against the code for the broad class and against `reason` for the exact cause.
 public struct StatusCode: Hashable, Sendable, CustomStringConvertible {
   /// The number on the wire.
   public var rawValue: Int32
@@ -10,55 +11,56 @@ public struct StatusCode: Hashable, Sendable, CustomStringConvertible {
   /// Wraps a number from the wire; numbers this build does not know are kept.
   public init(rawValue: Int32) { self.rawValue = rawValue }
 
-  /// `OK`.
+  /// Not an error: the call succeeded.
   public static let ok = StatusCode(rawValue: 0)
 
-  /// `CANCELLED`.
+  /// The call was cancelled, usually by the caller (a CANCEL).
   public static let cancelled = StatusCode(rawValue: 1)
 
-  /// `UNKNOWN`.
+  /// An error of no other class.
   public static let unknown = StatusCode(rawValue: 2)
 
-  /// `INVALID_ARGUMENT`.
+  /// The request, or an envelope, breaks a rule whatever the server's state.
   public static let invalidArgument = StatusCode(rawValue: 3)
 
-  /// `DEADLINE_EXCEEDED`.
+  /// The call's deadline passed before it finished.
   public static let deadlineExceeded = StatusCode(rawValue: 4)
 
-  /// `NOT_FOUND`.
+  /// What the call names does not exist, or is not visible to the caller.
   public static let notFound = StatusCode(rawValue: 5)
 
-  /// `ALREADY_EXISTS`.
+  /// What the call would create exists already.
   public static let alreadyExists = StatusCode(rawValue: 6)
 
-  /// `PERMISSION_DENIED`.
+  /// The caller may not do this.
   public static let permissionDenied = StatusCode(rawValue: 7)
 
-  /// `RESOURCE_EXHAUSTED`.
+  /// A limit or a quota: too large, too many, too fast, or the server is busy.
   public static let resourceExhausted = StatusCode(rawValue: 8)
 
-  /// `FAILED_PRECONDITION`.
+  /// The state does not allow the call now; change the state before retrying.
   public static let failedPrecondition = StatusCode(rawValue: 9)
 
-  /// `ABORTED`.
+  /// The call was aborted by a conflict with another one.
   public static let aborted = StatusCode(rawValue: 10)
 
-  /// `OUT_OF_RANGE`.
+  /// A value past the valid range.
   public static let outOfRange = StatusCode(rawValue: 11)
 
-  /// `UNIMPLEMENTED`.
+  /// The server does not have the method.
   public static let unimplemented = StatusCode(rawValue: 12)
 
-  /// `INTERNAL`.
+  /// A bug or a broken invariant in the server.
   public static let `internal` = StatusCode(rawValue: 13)
 
-  /// `UNAVAILABLE`.
+  /// The server, or the connection, cannot serve the call now: it is shutting down, the
+  /// connection was lost, ... Whether a retry is safe depends on `reason` (docs/protocol.md §18).
   public static let unavailable = StatusCode(rawValue: 14)
 
-  /// `DATA_LOSS`.
+  /// Unrecoverable loss or corruption of data.
   public static let dataLoss = StatusCode(rawValue: 15)
 
-  /// `UNAUTHENTICATED`.
+  /// The call needs a valid session and has none.
   public static let unauthenticated = StatusCode(rawValue: 16)
 
   /// The name the `.proto` gives the number.
@@ -95,10 +97,11 @@ public struct FieldViolation: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__rpc__v1__field_violation__descriptor_pointer())
   }
 
-  /// Path of the field in the request message, for example `slot.end_time`.
+  /// Path of the field in the request message, for example `slot.end_unix_ms` or
+  /// `ratings[1].skill_level` (elements counted from 0).
   public var field: String = ""
 
-  /// Stable machine-readable reason, for example `OUT_OF_RANGE`.
+  /// Stable machine-readable reason, for example `SKILL_RATING_OUT_OF_RANGE`.
   public var reason: String = ""
 
   /// Human description in the caller's locale.
@@ -145,16 +148,17 @@ public struct Status: ProtobufMessage, Hashable {
     CMessageDescriptor(pointer: badminton__rpc__v1__status__descriptor_pointer())
   }
 
-  /// `code`.
+  /// The broad class of the outcome; OK when the call succeeded.
   public var code: StatusCode = StatusCode(rawValue: 0)
 
-  /// Human text in the caller's locale (`en` or `zh-CN`).
+  /// Human text in the caller's locale (`en` or `zh-CN`); for people, and may be reworded.
   public var message: String = ""
 
-  /// Stable machine-readable reason such as `MESSAGE_TOO_LONG`; empty for OK.
+  /// Stable machine-readable reason such as `MESSAGE_TOO_LONG`; empty for OK. Stable across
+  /// releases: program against it.
   public var reason: String = ""
 
-  /// `violations`.
+  /// The request's fields that broke a rule, when the error is about request fields.
   public var violations: [FieldViolation] = []
 
   /// How long to wait, in milliseconds, before making the same call again; 0 = no hint.

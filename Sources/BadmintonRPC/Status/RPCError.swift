@@ -15,7 +15,7 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
 
   /// One request field at fault.
   public struct Violation: Hashable, Sendable {
-    /// Path of the field in the request, e.g. `slot.end_time`.
+    /// Path of the field in the request, e.g. `slot.end_unix_ms`.
     public var field: String
     /// Stable machine-readable reason.
     public var reason: String

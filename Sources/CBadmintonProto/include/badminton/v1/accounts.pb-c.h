@@ -29,23 +29,29 @@ typedef struct Badminton__V1__LogoutResponse Badminton__V1__LogoutResponse;
 
 /* --- messages --- */
 
+/*
+ * Creates an account. It does not log the player in: call Login afterwards.
+ */
 struct  Badminton__V1__RegisterRequest
 {
   ProtobufCMessage base;
   /*
-   * E.164, for example `+8613800138000`.
+   * E.164: `+`, then 2 to 15 digits, the first not `0`, for example `+8613800138000`; stored
+   * exactly as sent. Unique among accounts.
    */
   char *phone;
   /*
-   * 1-30 characters after trimming.
+   * 1-30 characters (grapheme clusters) and at most 240 UTF-8 bytes after trimming white space
+   * at both ends; stored trimmed.
    */
   char *nickname;
   /*
-   * At least 8 characters.
+   * 8 to 256 characters (grapheme clusters) and at most 1024 UTF-8 bytes; not trimmed.
    */
   char *password;
   /*
-   * 1-7; 8 and 9 need a verified championship (see Players.SubmitVerification).
+   * 1-7; 8 and 9 need a verified championship (see Players.SubmitVerification), so a new
+   * account cannot have them.
    */
   int32_t self_level;
   /*
@@ -58,9 +64,15 @@ struct  Badminton__V1__RegisterRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The new account.
+ */
 struct  Badminton__V1__RegisterResponse
 {
   ProtobufCMessage base;
+  /*
+   * The new player's id: an increasing integer, never reused.
+   */
   int64_t user_id;
 };
 #define BADMINTON__V1__REGISTER_RESPONSE__INIT \
@@ -68,10 +80,20 @@ struct  Badminton__V1__RegisterResponse
     , 0 }
 
 
+/*
+ * Starts a session. Each login starts a session of its own, so a player may be logged in on
+ * several devices at once.
+ */
 struct  Badminton__V1__LoginRequest
 {
   ProtobufCMessage base;
+  /*
+   * The phone the account was registered with, exactly as sent then.
+   */
   char *phone;
+  /*
+   * The account's password.
+   */
   char *password;
 };
 #define BADMINTON__V1__LOGIN_REQUEST__INIT \
@@ -79,6 +101,9 @@ struct  Badminton__V1__LoginRequest
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The new session.
+ */
 struct  Badminton__V1__LoginResponse
 {
   ProtobufCMessage base;
@@ -86,9 +111,13 @@ struct  Badminton__V1__LoginResponse
    * Send as `authorization: Bearer <token>`.
    */
   char *token;
+  /*
+   * The player the session belongs to.
+   */
   int64_t user_id;
   /*
-   * When the session ends, in milliseconds since 1970-01-01 UTC.
+   * When the session ends, in milliseconds since 1970-01-01 UTC (the server's clock): the login
+   * time plus the server's session length (30 days by default). Using it does not extend it.
    */
   int64_t expires_at_unix_ms;
 };
@@ -97,6 +126,9 @@ struct  Badminton__V1__LoginResponse
     , (char *)protobuf_c_empty_string, 0, 0 }
 
 
+/*
+ * Ends the session whose token the call carries; it has no fields.
+ */
 struct  Badminton__V1__LogoutRequest
 {
   ProtobufCMessage base;
@@ -106,6 +138,9 @@ struct  Badminton__V1__LogoutRequest
      }
 
 
+/*
+ * The session has ended; it has no fields.
+ */
 struct  Badminton__V1__LogoutResponse
 {
   ProtobufCMessage base;

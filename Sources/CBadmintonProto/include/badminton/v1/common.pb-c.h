@@ -26,23 +26,26 @@ typedef struct Badminton__V1__PlayerCard Badminton__V1__PlayerCard;
 /* --- messages --- */
 
 /*
- * How a player's peers rated them after matches. Until the first evaluation: accuracy 0,
- * punctuality 100, character 3, count 0.
+ * How a player's peers rated them after matches: aggregates only, never who rated what. Until
+ * the first evaluation: accuracy 0, punctuality 100, character 3, count 0. Each accepted survey
+ * updates it in the transaction that stores the survey (docs/surveys.md §5).
  */
 struct  Badminton__V1__ReputationSummary
 {
   ProtobufCMessage base;
   /*
-   * Number of peer evaluations received.
+   * Number of peer evaluations received: one per rating of this player in an accepted survey.
    */
   int32_t evaluation_count;
   /*
-   * Average distance between peers' skill ratings and the player's self-reported level
-   * (0 = peers agree exactly); see docs/players.md.
+   * Skill accuracy: the average absolute difference between each skill rating peers gave and
+   * the player's self-reported level when that rating was accepted. 0 = peers agree exactly;
+   * larger values mean peers rated the player further from their own level.
    */
   double average_skill_accuracy;
   /*
-   * Share of matches the player was on time for, 0-100.
+   * Share of peer ratings that said the player was on time, 0-100 (in doubles each match brings
+   * up to 3 ratings).
    */
   double punctuality_percentage;
   /*
@@ -56,18 +59,31 @@ struct  Badminton__V1__ReputationSummary
 
 
 /*
- * A player as others see them in lists: friends, requests, rooms, threads.
+ * A player as others see them in lists: friends, requests, blocked players, rooms, threads,
+ * friends' schedules. Never carries a phone or a locale.
  */
 struct  Badminton__V1__PlayerCard
 {
   ProtobufCMessage base;
+  /*
+   * The player's id.
+   */
   int64_t user_id;
+  /*
+   * The player's nickname, trimmed.
+   */
   char *nickname;
+  /*
+   * The level to show, as on the player's profile (`Profile.display_level`).
+   */
   int32_t display_level;
   /*
    * Fewer than 5 peer evaluations: the display level is the self-reported one.
    */
   protobuf_c_boolean new_player;
+  /*
+   * The player's reputation, as on their profile.
+   */
   Badminton__V1__ReputationSummary *reputation;
 };
 #define BADMINTON__V1__PLAYER_CARD__INIT \

@@ -31,6 +31,9 @@ typedef struct Badminton__V1__Event Badminton__V1__Event;
 
 /* --- messages --- */
 
+/*
+ * Where to start the stream.
+ */
 struct  Badminton__V1__SubscribeRequest
 {
   ProtobufCMessage base;
@@ -64,26 +67,36 @@ typedef enum {
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__EVENT__BODY__CASE)
 } Badminton__V1__Event__BodyCase;
 
+/*
+ * One thing the server tells a player. It is stored in the player's inbox before it is pushed,
+ * and kept 30 days.
+ */
 struct  Badminton__V1__Event
 {
   ProtobufCMessage base;
   /*
-   * Per player, increasing with every event; the cursor to resubscribe from.
+   * Per player, from 1, one more with every event, never reused; the cursor to resubscribe
+   * from.
    */
   uint64_t sequence;
+  /*
+   * When the event was written, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t created_at_unix_ms;
   Badminton__V1__Event__BodyCase body_case;
   union {
     /*
-     * One of the player's verification requests was approved or rejected.
+     * One of the player's verification requests was approved or rejected: the reviewed request.
      */
     Badminton__V1__Verification *verification_reviewed;
     /*
-     * Someone posted availability that fits one of the player's own (a standing search).
+     * Someone posted availability that fits one of the player's own (a standing search): the
+     * player's availability it fits and the newcomer as a candidate.
      */
     Badminton__V1__PartnerAvailable *partner_available;
     /*
-     * A player invites this one to play.
+     * A player invites this one to play: the proposal and the proposer's nickname, display
+     * level and reputation.
      */
     Badminton__V1__ProposalReceived *proposal_received;
     /*
@@ -91,7 +104,8 @@ struct  Badminton__V1__Event
      */
     Badminton__V1__ProposalEnded *proposal_ended;
     /*
-     * A match this player is part of was confirmed.
+     * A proposal this player is part of was accepted by everyone: the confirmed match, with
+     * the teams. (A match started in a room is told by `room_changed`.)
      */
     Badminton__V1__MatchChanged *match_confirmed;
     /*
@@ -103,15 +117,16 @@ struct  Badminton__V1__Event
      */
     Badminton__V1__FriendRequest *friend_request_received;
     /*
-     * A player accepted this one's friend request.
+     * A player accepted this one's friend request, or asked back while it was pending.
      */
     Badminton__V1__FriendRequest *friend_request_accepted;
     /*
-     * A friend invites this player to their room.
+     * A friend invites this player to their room: the room, with its code, and the inviter.
      */
     Badminton__V1__RoomInvitation *room_invitation;
     /*
-     * Something happened in a room this player is in, or was kicked from.
+     * Something happened in a room this player is in, or was kicked from: the room after the
+     * change, the kind of change, who did it and to whom.
      */
     Badminton__V1__RoomChanged *room_changed;
     /*
@@ -123,11 +138,13 @@ struct  Badminton__V1__Event
      */
     Badminton__V1__MessageReceipt *message_receipt;
     /*
-     * A match this player is part of was completed: its result is recorded.
+     * A match this player is part of was completed: the match in state COMPLETED, with its
+     * result. Every participant gets it, the one who recorded the result too.
      */
     Badminton__V1__MatchChanged *match_completed;
     /*
-     * This player has a survey to fill in for a completed match, due in 48 hours.
+     * This player has a survey to fill in for a completed match, due in 48 hours: the survey
+     * as it was when sent (a replay still shows it pending; its deadline tells).
      */
     Badminton__V1__SurveyRequested *survey_requested;
   };

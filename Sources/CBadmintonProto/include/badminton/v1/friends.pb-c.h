@@ -38,29 +38,59 @@ typedef struct Badminton__V1__ListBlockedResponse Badminton__V1__ListBlockedResp
 
 /* --- enums --- */
 
+/*
+ * Where a friend request stands.
+ */
 typedef enum _Badminton__V1__FriendRequestState {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__FRIEND_REQUEST_STATE__FRIEND_REQUEST_STATE_UNSPECIFIED = 0,
   /*
    * Waiting for the recipient's answer.
    */
   BADMINTON__V1__FRIEND_REQUEST_STATE__FRIEND_REQUEST_PENDING = 1,
+  /*
+   * The recipient accepted it (or asked back): the two are friends.
+   */
   BADMINTON__V1__FRIEND_REQUEST_STATE__FRIEND_REQUEST_ACCEPTED = 2,
+  /*
+   * The recipient declined it; the sender may ask again.
+   */
   BADMINTON__V1__FRIEND_REQUEST_STATE__FRIEND_REQUEST_DECLINED = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__FRIEND_REQUEST_STATE)
 } Badminton__V1__FriendRequestState;
 
 /* --- messages --- */
 
+/*
+ * One player's request to be another's friend.
+ */
 struct  Badminton__V1__FriendRequest
 {
   ProtobufCMessage base;
+  /*
+   * The request's id, increasing: newer requests have larger ids.
+   */
   int64_t id;
+  /*
+   * Who asked.
+   */
   Badminton__V1__PlayerCard *sender;
+  /*
+   * Who was asked.
+   */
   Badminton__V1__PlayerCard *recipient;
+  /*
+   * Where the request stands.
+   */
   Badminton__V1__FriendRequestState state;
+  /*
+   * When it was sent, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t sent_at_unix_ms;
   /*
-   * Set once answered.
+   * When it was accepted or declined; 0 while pending.
    */
   int64_t answered_at_unix_ms;
 };
@@ -69,9 +99,15 @@ struct  Badminton__V1__FriendRequest
     , 0, NULL, NULL, BADMINTON__V1__FRIEND_REQUEST_STATE__FRIEND_REQUEST_STATE_UNSPECIFIED, 0, 0 }
 
 
+/*
+ * Asks a player to be friends.
+ */
 struct  Badminton__V1__SendFriendRequestRequest
 {
   ProtobufCMessage base;
+  /*
+   * The player to ask; not the caller.
+   */
   int64_t user_id;
 };
 #define BADMINTON__V1__SEND_FRIEND_REQUEST_REQUEST__INIT \
@@ -79,9 +115,15 @@ struct  Badminton__V1__SendFriendRequestRequest
     , 0 }
 
 
+/*
+ * Accepts or declines a request sent to the caller.
+ */
 struct  Badminton__V1__AnswerFriendRequestRequest
 {
   ProtobufCMessage base;
+  /*
+   * The `FriendRequest.id` of a request sent to the caller.
+   */
   int64_t request_id;
 };
 #define BADMINTON__V1__ANSWER_FRIEND_REQUEST_REQUEST__INIT \
@@ -89,10 +131,19 @@ struct  Badminton__V1__AnswerFriendRequestRequest
     , 0 }
 
 
+/*
+ * One of the caller's friends.
+ */
 struct  Badminton__V1__Friend
 {
   ProtobufCMessage base;
+  /*
+   * The friend.
+   */
   Badminton__V1__PlayerCard *player;
+  /*
+   * When the two became friends, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t since_unix_ms;
 };
 #define BADMINTON__V1__FRIEND__INIT \
@@ -100,6 +151,9 @@ struct  Badminton__V1__Friend
     , NULL, 0 }
 
 
+/*
+ * Lists the caller's friends; it has no fields.
+ */
 struct  Badminton__V1__ListFriendsRequest
 {
   ProtobufCMessage base;
@@ -109,11 +163,14 @@ struct  Badminton__V1__ListFriendsRequest
      }
 
 
+/*
+ * Every friend of the caller, in one answer (not paged).
+ */
 struct  Badminton__V1__ListFriendsResponse
 {
   ProtobufCMessage base;
   /*
-   * By nickname.
+   * By nickname, then user id.
    */
   size_t n_friends;
   Badminton__V1__Friend **friends;
@@ -123,6 +180,9 @@ struct  Badminton__V1__ListFriendsResponse
     , 0,NULL }
 
 
+/*
+ * One page of the caller's incoming or outgoing friend requests.
+ */
 struct  Badminton__V1__ListFriendRequestsRequest
 {
   ProtobufCMessage base;
@@ -146,16 +206,21 @@ struct  Badminton__V1__ListFriendRequestsRequest
     , 0, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * One page of one list of friend requests; the other list is empty.
+ */
 struct  Badminton__V1__ListFriendRequestsResponse
 {
   ProtobufCMessage base;
   /*
-   * Sent to the caller, newest first; filled when the request asked for incoming requests.
+   * Sent to the caller, newest first (by id); filled when the request asked for incoming
+   * requests. Requests from players the caller blocked are left out.
    */
   size_t n_incoming;
   Badminton__V1__FriendRequest **incoming;
   /*
-   * Sent by the caller, newest first; filled when the request asked for outgoing requests.
+   * Sent by the caller, newest first (by id); filled when the request asked for outgoing
+   * requests.
    */
   size_t n_outgoing;
   Badminton__V1__FriendRequest **outgoing;
@@ -169,9 +234,15 @@ struct  Badminton__V1__ListFriendRequestsResponse
     , 0,NULL, 0,NULL, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Ends a friendship on both sides.
+ */
 struct  Badminton__V1__RemoveFriendRequest
 {
   ProtobufCMessage base;
+  /*
+   * The friend to remove; a player who is not a friend is not an error.
+   */
   int64_t user_id;
 };
 #define BADMINTON__V1__REMOVE_FRIEND_REQUEST__INIT \
@@ -179,6 +250,9 @@ struct  Badminton__V1__RemoveFriendRequest
     , 0 }
 
 
+/*
+ * The friendship has ended; it has no fields.
+ */
 struct  Badminton__V1__RemoveFriendResponse
 {
   ProtobufCMessage base;
@@ -188,9 +262,15 @@ struct  Badminton__V1__RemoveFriendResponse
      }
 
 
+/*
+ * Blocks a player.
+ */
 struct  Badminton__V1__BlockRequest
 {
   ProtobufCMessage base;
+  /*
+   * The player to block.
+   */
   int64_t user_id;
 };
 #define BADMINTON__V1__BLOCK_REQUEST__INIT \
@@ -198,6 +278,9 @@ struct  Badminton__V1__BlockRequest
     , 0 }
 
 
+/*
+ * The player is blocked; it has no fields.
+ */
 struct  Badminton__V1__BlockResponse
 {
   ProtobufCMessage base;
@@ -207,9 +290,15 @@ struct  Badminton__V1__BlockResponse
      }
 
 
+/*
+ * Lifts a block.
+ */
 struct  Badminton__V1__UnblockRequest
 {
   ProtobufCMessage base;
+  /*
+   * The player to unblock.
+   */
   int64_t user_id;
 };
 #define BADMINTON__V1__UNBLOCK_REQUEST__INIT \
@@ -217,6 +306,9 @@ struct  Badminton__V1__UnblockRequest
     , 0 }
 
 
+/*
+ * The block is lifted; it has no fields.
+ */
 struct  Badminton__V1__UnblockResponse
 {
   ProtobufCMessage base;
@@ -226,6 +318,9 @@ struct  Badminton__V1__UnblockResponse
      }
 
 
+/*
+ * Lists the players the caller blocked; it has no fields.
+ */
 struct  Badminton__V1__ListBlockedRequest
 {
   ProtobufCMessage base;
@@ -235,10 +330,19 @@ struct  Badminton__V1__ListBlockedRequest
      }
 
 
+/*
+ * A player the caller blocked.
+ */
 struct  Badminton__V1__BlockedPlayer
 {
   ProtobufCMessage base;
+  /*
+   * The blocked player.
+   */
   Badminton__V1__PlayerCard *player;
+  /*
+   * When the caller blocked them, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t blocked_at_unix_ms;
 };
 #define BADMINTON__V1__BLOCKED_PLAYER__INIT \
@@ -246,6 +350,9 @@ struct  Badminton__V1__BlockedPlayer
     , NULL, 0 }
 
 
+/*
+ * Every player the caller blocked, in one answer (not paged).
+ */
 struct  Badminton__V1__ListBlockedResponse
 {
   ProtobufCMessage base;

@@ -54,9 +54,21 @@ typedef struct Badminton__V1__MatchChanged Badminton__V1__MatchChanged;
 
 /* --- enums --- */
 
+/*
+ * How many play: singles (2 players) or doubles (4).
+ */
 typedef enum _Badminton__V1__MatchMode {
+  /*
+   * Not set; refused where a mode is needed (`MATCH_MODE_INVALID`).
+   */
   BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED = 0,
+  /*
+   * One against one: 2 players.
+   */
   BADMINTON__V1__MATCH_MODE__SINGLES = 1,
+  /*
+   * Two against two: 4 players.
+   */
   BADMINTON__V1__MATCH_MODE__DOUBLES = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__MATCH_MODE)
 } Badminton__V1__MatchMode;
@@ -64,6 +76,9 @@ typedef enum _Badminton__V1__MatchMode {
  * Where an availability came from.
  */
 typedef enum _Badminton__V1__AvailabilitySource {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__AVAILABILITY_SOURCE__AVAILABILITY_SOURCE_UNSPECIFIED = 0,
   /*
    * PostAvailability.
@@ -75,14 +90,20 @@ typedef enum _Badminton__V1__AvailabilitySource {
   BADMINTON__V1__AVAILABILITY_SOURCE__RECURRING = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__AVAILABILITY_SOURCE)
 } Badminton__V1__AvailabilitySource;
+/*
+ * A change to a search that found nothing.
+ */
 typedef enum _Badminton__V1__RelaxationKind {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__RELAXATION_KIND__RELAXATION_KIND_UNSPECIFIED = 0,
   /*
-   * The time range widened on each side.
+   * The time range widened by 1 hour, then by 2, on each side, as far as 8 hours allow.
    */
   BADMINTON__V1__RELAXATION_KIND__WIDEN_TIME = 1,
   /*
-   * The skill tolerance raised.
+   * The skill tolerance raised by 1 level, then by 2, at most to 8.
    */
   BADMINTON__V1__RELAXATION_KIND__RAISE_SKILL_TOLERANCE = 2,
   /*
@@ -91,7 +112,13 @@ typedef enum _Badminton__V1__RelaxationKind {
   BADMINTON__V1__RELAXATION_KIND__WIDEN_RADIUS = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__RELAXATION_KIND)
 } Badminton__V1__RelaxationKind;
+/*
+ * Where a proposal stands.
+ */
 typedef enum _Badminton__V1__ProposalState {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_STATE_UNSPECIFIED = 0,
   /*
    * Waiting for the invited players' answers.
@@ -102,7 +129,7 @@ typedef enum _Badminton__V1__ProposalState {
    */
   BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_ACCEPTED = 2,
   /*
-   * Someone declined.
+   * An invited player declined.
    */
   BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_DECLINED = 3,
   /*
@@ -111,16 +138,44 @@ typedef enum _Badminton__V1__ProposalState {
   BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_LAPSED = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__PROPOSAL_STATE)
 } Badminton__V1__ProposalState;
+/*
+ * An invited player's answer to a proposal.
+ */
 typedef enum _Badminton__V1__InviteeAnswer {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__INVITEE_ANSWER__INVITEE_ANSWER_UNSPECIFIED = 0,
+  /*
+   * Not answered yet.
+   */
   BADMINTON__V1__INVITEE_ANSWER__ANSWER_PENDING = 1,
+  /*
+   * Accepted.
+   */
   BADMINTON__V1__INVITEE_ANSWER__ANSWER_ACCEPTED = 2,
+  /*
+   * Declined.
+   */
   BADMINTON__V1__INVITEE_ANSWER__ANSWER_DECLINED = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__INVITEE_ANSWER)
 } Badminton__V1__InviteeAnswer;
+/*
+ * Where a match stands.
+ */
 typedef enum _Badminton__V1__MatchState {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__MATCH_STATE__MATCH_STATE_UNSPECIFIED = 0,
+  /*
+   * Agreed: every player accepted, or the room's owner started it. It books its players for its
+   * slot.
+   */
   BADMINTON__V1__MATCH_STATE__CONFIRMED = 1,
+  /*
+   * A participant cancelled it before its start.
+   */
   BADMINTON__V1__MATCH_STATE__CANCELLED = 2,
   /*
    * Played: the result is recorded (badminton.v1.Surveys CompleteMatch).
@@ -137,6 +192,9 @@ typedef enum _Badminton__V1__MatchState {
 struct  Badminton__V1__LocalDate
 {
   ProtobufCMessage base;
+  /*
+   * The year, for example 2026.
+   */
   int32_t year;
   /*
    * 1-12.
@@ -152,6 +210,9 @@ struct  Badminton__V1__LocalDate
     , 0, 0, 0 }
 
 
+/*
+ * A point on the earth, in WGS 84 degrees.
+ */
 struct  Badminton__V1__GeoPoint
 {
   ProtobufCMessage base;
@@ -175,7 +236,13 @@ struct  Badminton__V1__GeoPoint
 struct  Badminton__V1__TimeSlot
 {
   ProtobufCMessage base;
+  /*
+   * The first instant, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t start_unix_ms;
+  /*
+   * The first instant after the slot, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t end_unix_ms;
 };
 #define BADMINTON__V1__TIME_SLOT__INIT \
@@ -190,7 +257,7 @@ struct  Badminton__V1__SkillTolerance
 {
   ProtobufCMessage base;
   /*
-   * 0-8.
+   * The largest difference of display levels allowed, 0-8.
    */
   int32_t levels;
 };
@@ -199,36 +266,46 @@ struct  Badminton__V1__SkillTolerance
     , 0 }
 
 
+/*
+ * Says when and where the caller can play. The rules and their reason codes are in
+ * docs/matching.md §1.
+ */
 struct  Badminton__V1__PostAvailabilityRequest
 {
   ProtobufCMessage base;
+  /*
+   * SINGLES or DOUBLES.
+   */
   Badminton__V1__MatchMode mode;
   /*
-   * Today to 13 days ahead, in `time_zone`.
+   * A real calendar date from today to 13 days ahead, in `time_zone`.
    */
   Badminton__V1__LocalDate *date;
   /*
-   * Minutes after local midnight, 0-1439.
+   * Minutes after local midnight, 0-1439; the start may not be in the past.
    */
   int32_t start_minute;
   /*
-   * Minutes after local midnight, 1-1440; 1 to 8 hours after the start.
+   * Minutes after local midnight, 1-1440 (1440 = the midnight ending the day); 1 to 8 hours
+   * after the start.
    */
   int32_t end_minute;
   /*
-   * An IANA time zone, e.g. `Asia/Shanghai`.
+   * A canonical IANA time zone name, e.g. `Asia/Shanghai`, or `UTC`; the date and minutes are
+   * local times there.
    */
   char *time_zone;
   /*
-   * Absent: the caller's last known location.
+   * Where the caller plays from. Absent: the caller's last known location (`LOCATION_UNKNOWN`
+   * when there is none).
    */
   Badminton__V1__GeoPoint *location;
   /*
-   * Up to 50; 0 = 10.
+   * How far the caller will travel, in miles: more than 0, at most 50; 0 = 10.
    */
   double radius_miles;
   /*
-   * Absent: 2.
+   * How far a partner's display level may be from the caller's. Absent: 2.
    */
   Badminton__V1__SkillTolerance *skill_tolerance;
 };
@@ -238,26 +315,64 @@ struct  Badminton__V1__PostAvailabilityRequest
 
 
 /*
- * One stretch of time a player can play.
+ * One stretch of time a player can play, posted or from a recurring slot. Active until the
+ * player cancels it, a match uses it, or its end passes.
  */
 struct  Badminton__V1__Availability
 {
   ProtobufCMessage base;
+  /*
+   * The availability's id.
+   */
   int64_t id;
+  /*
+   * The player who can play.
+   */
   int64_t user_id;
+  /*
+   * SINGLES or DOUBLES.
+   */
   Badminton__V1__MatchMode mode;
+  /*
+   * The calendar date in `time_zone`.
+   */
   Badminton__V1__LocalDate *date;
+  /*
+   * Minutes after local midnight, 0-1439.
+   */
   int32_t start_minute;
+  /*
+   * Minutes after local midnight, 1-1440.
+   */
   int32_t end_minute;
+  /*
+   * The IANA time zone of `date` and the minutes.
+   */
   char *time_zone;
   /*
-   * The same time as absolute instants.
+   * The same time as absolute instants, by the time zone's rules for that date (a slot on a
+   * daylight-saving day has its real length).
    */
   Badminton__V1__TimeSlot *slot;
+  /*
+   * Where the player plays from: the one posted, or their last known location then.
+   */
   Badminton__V1__GeoPoint *location;
+  /*
+   * How far the player will travel, in miles, 0 < radius <= 50.
+   */
   double radius_miles;
+  /*
+   * How far a partner's display level may be from the player's, 0-8.
+   */
   int32_t skill_tolerance;
+  /*
+   * When it was posted (or the recurring day added), in milliseconds since 1970-01-01 UTC.
+   */
   int64_t posted_at_unix_ms;
+  /*
+   * Posted, or a day of a recurring slot.
+   */
   Badminton__V1__AvailabilitySource source;
 };
 #define BADMINTON__V1__AVAILABILITY__INIT \
@@ -265,9 +380,15 @@ struct  Badminton__V1__Availability
     , 0, 0, BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED, NULL, 0, 0, (char *)protobuf_c_empty_string, NULL, NULL, 0, 0, 0, BADMINTON__V1__AVAILABILITY_SOURCE__AVAILABILITY_SOURCE_UNSPECIFIED }
 
 
+/*
+ * Cancels one of the caller's active availability.
+ */
 struct  Badminton__V1__CancelAvailabilityRequest
 {
   ProtobufCMessage base;
+  /*
+   * An active availability of the caller's.
+   */
   int64_t availability_id;
 };
 #define BADMINTON__V1__CANCEL_AVAILABILITY_REQUEST__INIT \
@@ -275,6 +396,9 @@ struct  Badminton__V1__CancelAvailabilityRequest
     , 0 }
 
 
+/*
+ * The availability is cancelled; it has no fields.
+ */
 struct  Badminton__V1__CancelAvailabilityResponse
 {
   ProtobufCMessage base;
@@ -284,6 +408,9 @@ struct  Badminton__V1__CancelAvailabilityResponse
      }
 
 
+/*
+ * Lists the caller's active availability; it has no fields.
+ */
 struct  Badminton__V1__ListMyAvailabilityRequest
 {
   ProtobufCMessage base;
@@ -293,11 +420,14 @@ struct  Badminton__V1__ListMyAvailabilityRequest
      }
 
 
+/*
+ * The caller's active availability.
+ */
 struct  Badminton__V1__ListMyAvailabilityResponse
 {
   ProtobufCMessage base;
   /*
-   * The caller's active availability, earliest start first.
+   * The caller's active availability, posted and recurring, earliest start first.
    */
   size_t n_availability;
   Badminton__V1__Availability **availability;
@@ -317,9 +447,21 @@ struct  Badminton__V1__RecurringSlot
    * 1 = Sunday ... 7 = Saturday.
    */
   int32_t weekday;
+  /*
+   * Minutes after local midnight, 0-1439.
+   */
   int32_t start_minute;
+  /*
+   * Minutes after local midnight, 1-1440; 1 to 8 hours after the start.
+   */
   int32_t end_minute;
+  /*
+   * SINGLES or DOUBLES.
+   */
   Badminton__V1__MatchMode mode;
+  /*
+   * Only an active slot adds days; an inactive one is kept but adds none.
+   */
   protobuf_c_boolean active;
 };
 #define BADMINTON__V1__RECURRING_SLOT__INIT \
@@ -338,17 +480,20 @@ struct  Badminton__V1__SaveRecurringSlotsRequest
    */
   size_t n_slots;
   Badminton__V1__RecurringSlot **slots;
+  /*
+   * The IANA time zone of the slots' weekdays and minutes, as in PostAvailability.
+   */
   char *time_zone;
   /*
-   * Absent: the caller's last known location.
+   * Where the player plays from. Absent: the caller's last known location.
    */
   Badminton__V1__GeoPoint *location;
   /*
-   * Up to 50; 0 = 10.
+   * How far the player will travel, in miles: more than 0, at most 50; 0 = 10.
    */
   double radius_miles;
   /*
-   * Absent: 2.
+   * How far a partner's display level may be from the player's. Absent: 2.
    */
   Badminton__V1__SkillTolerance *skill_tolerance;
 };
@@ -357,6 +502,9 @@ struct  Badminton__V1__SaveRecurringSlotsRequest
     , 0,NULL, (char *)protobuf_c_empty_string, NULL, 0, NULL }
 
 
+/*
+ * Reads the caller's recurring slots; it has no fields.
+ */
 struct  Badminton__V1__GetRecurringSlotsRequest
 {
   ProtobufCMessage base;
@@ -366,14 +514,33 @@ struct  Badminton__V1__GetRecurringSlotsRequest
      }
 
 
+/*
+ * The caller's recurring slots and the settings their days are posted with; every field at its
+ * default when nothing was saved.
+ */
 struct  Badminton__V1__RecurringSlots
 {
   ProtobufCMessage base;
+  /*
+   * The weekly slots, at most 5.
+   */
   size_t n_slots;
   Badminton__V1__RecurringSlot **slots;
+  /*
+   * The IANA time zone of the slots.
+   */
   char *time_zone;
+  /*
+   * Where the player plays from.
+   */
   Badminton__V1__GeoPoint *location;
+  /*
+   * How far the player will travel, in miles.
+   */
   double radius_miles;
+  /*
+   * How far a partner's display level may be from the player's, 0-8.
+   */
   int32_t skill_tolerance;
 };
 #define BADMINTON__V1__RECURRING_SLOTS__INIT \
@@ -381,6 +548,9 @@ struct  Badminton__V1__RecurringSlots
     , 0,NULL, (char *)protobuf_c_empty_string, NULL, 0, 0 }
 
 
+/*
+ * Searches for partners for one of the caller's availability (docs/matching.md §2).
+ */
 struct  Badminton__V1__FindMatchesRequest
 {
   ProtobufCMessage base;
@@ -408,16 +578,41 @@ struct  Badminton__V1__FindMatchesRequest
 struct  Badminton__V1__MatchCandidate
 {
   ProtobufCMessage base;
+  /*
+   * The partner's availability: what ProposeMatch takes.
+   */
   int64_t availability_id;
+  /*
+   * The partner.
+   */
   int64_t user_id;
+  /*
+   * The partner's nickname.
+   */
   char *nickname;
+  /*
+   * The partner's display level (`Profile.display_level`).
+   */
   int32_t display_level;
+  /*
+   * The partner has fewer than 5 peer evaluations.
+   */
   protobuf_c_boolean new_player;
+  /*
+   * The partner's reputation.
+   */
   Badminton__V1__ReputationSummary *reputation;
+  /*
+   * The shown distance between the two availability locations, in miles: a whole number of
+   * half miles, at least 0.5 (docs/players.md §7.6).
+   */
   double distance_miles;
+  /*
+   * The difference between the two players' display levels, 0-8.
+   */
   int32_t skill_difference;
   /*
-   * The time both can play.
+   * The time both can play: at least 30 minutes.
    */
   Badminton__V1__TimeSlot *overlap;
 };
@@ -432,13 +627,26 @@ struct  Badminton__V1__MatchCandidate
 struct  Badminton__V1__MatchRelaxation
 {
   ProtobufCMessage base;
+  /*
+   * The change.
+   */
   Badminton__V1__RelaxationKind kind;
   /*
    * The slot, tolerance and radius the count was made with.
    */
   Badminton__V1__TimeSlot *slot;
+  /*
+   * The caller's skill tolerance the count was made with, 0-8.
+   */
   int32_t skill_tolerance;
+  /*
+   * The caller's radius the count was made with, in miles.
+   */
   double radius_miles;
+  /*
+   * How many partners the search would find with this change alone; the other players' own
+   * radius and tolerance still apply.
+   */
   int32_t candidate_count;
 };
 #define BADMINTON__V1__MATCH_RELAXATION__INIT \
@@ -446,17 +654,24 @@ struct  Badminton__V1__MatchRelaxation
     , BADMINTON__V1__RELAXATION_KIND__RELAXATION_KIND_UNSPECIFIED, NULL, 0, 0, 0 }
 
 
+/*
+ * One page of the partners that fit.
+ */
 struct  Badminton__V1__FindMatchesResponse
 {
   ProtobufCMessage base;
   /*
-   * Smallest skill difference first, then nearest, then earliest posted.
+   * Smallest skill difference first, then nearest, then earliest posted, then by availability
+   * id.
    */
   size_t n_candidates;
   Badminton__V1__MatchCandidate **candidates;
+  /*
+   * The `page_token` of the next page; empty when this page is the last.
+   */
   char *next_page_token;
   /*
-   * Only when nothing fits at all: how many partners each relaxation would find.
+   * Only when the first page is empty: how many partners each relaxation would find.
    */
   size_t n_suggestions;
   Badminton__V1__MatchRelaxation **suggestions;
@@ -476,6 +691,9 @@ struct  Badminton__V1__PartnerAvailable
    * The player's availability it fits.
    */
   int64_t availability_id;
+  /*
+   * The newcomer, as FindMatches from that availability would show them.
+   */
   Badminton__V1__MatchCandidate *candidate;
 };
 #define BADMINTON__V1__PARTNER_AVAILABLE__INIT \
@@ -483,11 +701,23 @@ struct  Badminton__V1__PartnerAvailable
     , 0, NULL }
 
 
+/*
+ * One player invited by a proposal.
+ */
 struct  Badminton__V1__ProposalInvitee
 {
   ProtobufCMessage base;
+  /*
+   * The invited player.
+   */
   int64_t user_id;
+  /*
+   * The invited player's availability the proposal chose.
+   */
   int64_t availability_id;
+  /*
+   * Their answer so far.
+   */
   Badminton__V1__InviteeAnswer answer;
 };
 #define BADMINTON__V1__PROPOSAL_INVITEE__INIT \
@@ -501,24 +731,46 @@ struct  Badminton__V1__ProposalInvitee
 struct  Badminton__V1__Proposal
 {
   ProtobufCMessage base;
+  /*
+   * The proposal's id.
+   */
   int64_t id;
+  /*
+   * The player who proposed.
+   */
   int64_t proposer_id;
+  /*
+   * The proposer's availability the proposal was made for.
+   */
   int64_t proposer_availability_id;
+  /*
+   * SINGLES or DOUBLES.
+   */
   Badminton__V1__MatchMode mode;
   /*
-   * The time all of them can play.
+   * The time all of them can play: at least 30 minutes.
    */
   Badminton__V1__TimeSlot *slot;
+  /*
+   * The invited players: 1 for singles, 3 for doubles.
+   */
   size_t n_invitees;
   Badminton__V1__ProposalInvitee **invitees;
+  /*
+   * Where the proposal stands; an expired one reads as PROPOSAL_LAPSED at once.
+   */
   Badminton__V1__ProposalState state;
+  /*
+   * When it was made, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t created_at_unix_ms;
   /*
-   * The earlier of the slot's start and 24 hours after creation.
+   * When it stops waiting for answers: the earlier of the slot's start and 24 hours after
+   * creation.
    */
   int64_t expires_at_unix_ms;
   /*
-   * Set once the proposal is accepted.
+   * The confirmed match, once the proposal is accepted; 0 before.
    */
   int64_t match_id;
 };
@@ -527,6 +779,9 @@ struct  Badminton__V1__Proposal
     , 0, 0, 0, BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED, NULL, 0,NULL, BADMINTON__V1__PROPOSAL_STATE__PROPOSAL_STATE_UNSPECIFIED, 0, 0, 0 }
 
 
+/*
+ * Invites the players of chosen availability to play (docs/matching.md §6).
+ */
 struct  Badminton__V1__ProposeMatchRequest
 {
   ProtobufCMessage base;
@@ -535,7 +790,7 @@ struct  Badminton__V1__ProposeMatchRequest
    */
   int64_t availability_id;
   /*
-   * Availability from FindMatches: 1 for singles, 3 for doubles.
+   * Availability from FindMatches, all different: exactly 1 for singles, 3 for doubles.
    */
   size_t n_candidate_availability_ids;
   int64_t *candidate_availability_ids;
@@ -545,10 +800,19 @@ struct  Badminton__V1__ProposeMatchRequest
     , 0, 0,NULL }
 
 
+/*
+ * An invited player's answer to a proposal.
+ */
 struct  Badminton__V1__RespondToProposalRequest
 {
   ProtobufCMessage base;
+  /*
+   * A proposal the caller is invited to.
+   */
   int64_t proposal_id;
+  /*
+   * True accepts, false declines (which ends the proposal).
+   */
   protobuf_c_boolean accept;
 };
 #define BADMINTON__V1__RESPOND_TO_PROPOSAL_REQUEST__INIT \
@@ -556,9 +820,15 @@ struct  Badminton__V1__RespondToProposalRequest
     , 0, 0 }
 
 
+/*
+ * Reads a proposal the caller is part of.
+ */
 struct  Badminton__V1__GetProposalRequest
 {
   ProtobufCMessage base;
+  /*
+   * The proposal's id.
+   */
   int64_t proposal_id;
 };
 #define BADMINTON__V1__GET_PROPOSAL_REQUEST__INIT \
@@ -566,16 +836,31 @@ struct  Badminton__V1__GetProposalRequest
     , 0 }
 
 
+/*
+ * One player of a match.
+ */
 struct  Badminton__V1__MatchParticipant
 {
   ProtobufCMessage base;
+  /*
+   * The player.
+   */
   int64_t user_id;
+  /*
+   * The player's nickname.
+   */
   char *nickname;
+  /*
+   * The player's display level.
+   */
   int32_t display_level;
   /*
    * 1 or 2; in singles each player is a team.
    */
   int32_t team;
+  /*
+   * The player's availability the match used; 0 for a match started in a room.
+   */
   int64_t availability_id;
 };
 #define BADMINTON__V1__MATCH_PARTICIPANT__INIT \
@@ -589,26 +874,53 @@ struct  Badminton__V1__MatchParticipant
 struct  Badminton__V1__Match
 {
   ProtobufCMessage base;
+  /*
+   * The match's id.
+   */
   int64_t id;
+  /*
+   * SINGLES or DOUBLES.
+   */
   Badminton__V1__MatchMode mode;
+  /*
+   * When it is played.
+   */
   Badminton__V1__TimeSlot *slot;
+  /*
+   * Every player: 2 for singles, 4 for doubles.
+   */
   size_t n_participants;
   Badminton__V1__MatchParticipant **participants;
+  /*
+   * Where the match stands.
+   */
   Badminton__V1__MatchState state;
+  /*
+   * The proposal it came from; 0 for a match started in a room.
+   */
   int64_t proposal_id;
+  /*
+   * When it was confirmed, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t confirmed_at_unix_ms;
   /*
-   * Set when cancelled.
+   * The participant who cancelled it; 0 unless cancelled.
    */
   int64_t cancelled_by;
+  /*
+   * When it was cancelled; 0 unless cancelled.
+   */
   int64_t cancelled_at_unix_ms;
   /*
    * Set when completed: the winning team, 1 or 2.
    */
   int32_t winning_team;
+  /*
+   * When the result was recorded; 0 unless completed.
+   */
   int64_t completed_at_unix_ms;
   /*
-   * The participant who recorded the result.
+   * The participant who recorded the result; 0 unless completed.
    */
   int64_t completed_by;
 };
@@ -617,9 +929,15 @@ struct  Badminton__V1__Match
     , 0, BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED, NULL, 0,NULL, BADMINTON__V1__MATCH_STATE__MATCH_STATE_UNSPECIFIED, 0, 0, 0, 0, 0, 0, 0 }
 
 
+/*
+ * Reads a match the caller is part of.
+ */
 struct  Badminton__V1__GetMatchRequest
 {
   ProtobufCMessage base;
+  /*
+   * The match's id.
+   */
   int64_t match_id;
 };
 #define BADMINTON__V1__GET_MATCH_REQUEST__INIT \
@@ -627,6 +945,9 @@ struct  Badminton__V1__GetMatchRequest
     , 0 }
 
 
+/*
+ * One page of the caller's upcoming or past matches.
+ */
 struct  Badminton__V1__ListMyMatchesRequest
 {
   ProtobufCMessage base;
@@ -649,9 +970,15 @@ struct  Badminton__V1__ListMyMatchesRequest
     , 0, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * One page of matches.
+ */
 struct  Badminton__V1__ListMyMatchesResponse
 {
   ProtobufCMessage base;
+  /*
+   * In the order the request's `past` names, by the slot's start, then by match id.
+   */
   size_t n_matches;
   Badminton__V1__Match **matches;
   /*
@@ -664,9 +991,15 @@ struct  Badminton__V1__ListMyMatchesResponse
     , 0,NULL, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Cancels a confirmed match the caller is part of, before its start.
+ */
 struct  Badminton__V1__CancelMatchRequest
 {
   ProtobufCMessage base;
+  /*
+   * The match's id.
+   */
   int64_t match_id;
 };
 #define BADMINTON__V1__CANCEL_MATCH_REQUEST__INIT \
@@ -680,9 +1013,21 @@ struct  Badminton__V1__CancelMatchRequest
 struct  Badminton__V1__ProposalReceived
 {
   ProtobufCMessage base;
+  /*
+   * The proposal.
+   */
   Badminton__V1__Proposal *proposal;
+  /*
+   * The proposer's nickname.
+   */
   char *proposer_nickname;
+  /*
+   * The proposer's display level.
+   */
   int32_t proposer_display_level;
+  /*
+   * The proposer's reputation, so an invited player can decline on it.
+   */
   Badminton__V1__ReputationSummary *proposer_reputation;
 };
 #define BADMINTON__V1__PROPOSAL_RECEIVED__INIT \
@@ -696,6 +1041,9 @@ struct  Badminton__V1__ProposalReceived
 struct  Badminton__V1__ProposalEnded
 {
   ProtobufCMessage base;
+  /*
+   * The proposal, in state PROPOSAL_DECLINED or PROPOSAL_LAPSED.
+   */
   Badminton__V1__Proposal *proposal;
 };
 #define BADMINTON__V1__PROPOSAL_ENDED__INIT \
@@ -709,6 +1057,9 @@ struct  Badminton__V1__ProposalEnded
 struct  Badminton__V1__MatchChanged
 {
   ProtobufCMessage base;
+  /*
+   * The match after the change.
+   */
   Badminton__V1__Match *match;
 };
 #define BADMINTON__V1__MATCH_CHANGED__INIT \

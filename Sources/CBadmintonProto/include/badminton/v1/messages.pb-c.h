@@ -37,15 +37,30 @@ typedef struct Badminton__V1__MessageReceipt Badminton__V1__MessageReceipt;
 
 /* --- enums --- */
 
+/*
+ * What a receipt tells the sender.
+ */
 typedef enum _Badminton__V1__ReceiptKind {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__RECEIPT_KIND__RECEIPT_KIND_UNSPECIFIED = 0,
+  /*
+   * The recipient's device received the messages.
+   */
   BADMINTON__V1__RECEIPT_KIND__RECEIPT_DELIVERED = 1,
+  /*
+   * The recipient read the messages (which also counts as delivered).
+   */
   BADMINTON__V1__RECEIPT_KIND__RECEIPT_READ = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__RECEIPT_KIND)
 } Badminton__V1__ReceiptKind;
 
 /* --- messages --- */
 
+/*
+ * One message from one player to another.
+ */
 struct  Badminton__V1__DirectMessage
 {
   ProtobufCMessage base;
@@ -53,21 +68,36 @@ struct  Badminton__V1__DirectMessage
    * Increasing across the server: the cursor of LoadMessages and SyncMessages.
    */
   int64_t id;
+  /*
+   * The thread of the two players; one per pair, made with their first message.
+   */
   int64_t thread_id;
+  /*
+   * Who wrote it.
+   */
   int64_t sender_id;
+  /*
+   * Who it was sent to.
+   */
   int64_t recipient_id;
+  /*
+   * The sender's id for it, from SendMessageRequest.
+   */
   char *client_message_id;
   /*
-   * 1 to 1000 characters (grapheme clusters).
+   * 1 to 1000 characters (grapheme clusters), as sent (not trimmed).
    */
   char *text;
+  /*
+   * When it was stored, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t sent_at_unix_ms;
   /*
-   * Set when the recipient's device acknowledged it.
+   * When the recipient's device acknowledged it (or the recipient read it); 0 until then.
    */
   int64_t delivered_at_unix_ms;
   /*
-   * Set when the recipient marked the thread read up to it.
+   * When the recipient marked the thread read up to it; 0 until then.
    */
   int64_t read_at_unix_ms;
 };
@@ -76,14 +106,25 @@ struct  Badminton__V1__DirectMessage
     , 0, 0, 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0 }
 
 
+/*
+ * Sends a message (docs/messages.md §2).
+ */
 struct  Badminton__V1__SendMessageRequest
 {
   ProtobufCMessage base;
+  /*
+   * The player to write to; not the caller.
+   */
   int64_t recipient_id;
   /*
-   * Chosen by the client, 1 to 64 characters: a retry with the same id returns the first result.
+   * Chosen by the client, 1 to 64 characters and at most 256 UTF-8 bytes, unique among the
+   * caller's messages: a retry with the same id, recipient and text returns the first result.
    */
   char *client_message_id;
+  /*
+   * 1 to 1000 characters (grapheme clusters) and at most 40,000 UTF-8 bytes, not only white
+   * space.
+   */
   char *text;
 };
 #define BADMINTON__V1__SEND_MESSAGE_REQUEST__INIT \
@@ -91,11 +132,14 @@ struct  Badminton__V1__SendMessageRequest
     , 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The caller's device confirms it received messages.
+ */
 struct  Badminton__V1__AckDeliveredRequest
 {
   ProtobufCMessage base;
   /*
-   * Messages sent to the caller; up to 500.
+   * Messages sent to the caller; up to 500. Other ids are ignored.
    */
   size_t n_message_ids;
   int64_t *message_ids;
@@ -105,6 +149,9 @@ struct  Badminton__V1__AckDeliveredRequest
     , 0,NULL }
 
 
+/*
+ * What the acknowledgement changed.
+ */
 struct  Badminton__V1__AckDeliveredResponse
 {
   ProtobufCMessage base;
@@ -118,9 +165,15 @@ struct  Badminton__V1__AckDeliveredResponse
     , 0 }
 
 
+/*
+ * Marks the caller's messages in a thread read.
+ */
 struct  Badminton__V1__MarkReadRequest
 {
   ProtobufCMessage base;
+  /*
+   * A thread the caller can see.
+   */
   int64_t thread_id;
   /*
    * Every message to the caller in the thread up to this one is read; 0: up to the newest.
@@ -132,6 +185,9 @@ struct  Badminton__V1__MarkReadRequest
     , 0, 0 }
 
 
+/*
+ * The caller's unread count after marking.
+ */
 struct  Badminton__V1__MarkReadResponse
 {
   ProtobufCMessage base;
@@ -145,9 +201,15 @@ struct  Badminton__V1__MarkReadResponse
     , 0 }
 
 
+/*
+ * One page of a thread's messages, newest first.
+ */
 struct  Badminton__V1__LoadMessagesRequest
 {
   ProtobufCMessage base;
+  /*
+   * A thread the caller can see.
+   */
   int64_t thread_id;
   /*
    * Only messages with a smaller id; 0: from the newest.
@@ -164,11 +226,14 @@ struct  Badminton__V1__LoadMessagesRequest
     , 0, 0, 0 }
 
 
+/*
+ * One page of a thread.
+ */
 struct  Badminton__V1__LoadMessagesResponse
 {
   ProtobufCMessage base;
   /*
-   * Newest first.
+   * The messages the caller can see, newest first.
    */
   size_t n_messages;
   Badminton__V1__DirectMessage **messages;
@@ -182,6 +247,9 @@ struct  Badminton__V1__LoadMessagesResponse
     , 0,NULL, 0 }
 
 
+/*
+ * One page of the caller's threads.
+ */
 struct  Badminton__V1__ListThreadsRequest
 {
   ProtobufCMessage base;
@@ -200,12 +268,27 @@ struct  Badminton__V1__ListThreadsRequest
     , 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * One conversation of the caller's, as the threads list shows it.
+ */
 struct  Badminton__V1__MessageThread
 {
   ProtobufCMessage base;
+  /*
+   * The thread's id.
+   */
   int64_t id;
+  /*
+   * The other player.
+   */
   Badminton__V1__PlayerCard *other;
+  /*
+   * The newest message the caller can see.
+   */
   Badminton__V1__DirectMessage *last_message;
+  /*
+   * Messages to the caller in the thread that the caller can see and has not read.
+   */
   int32_t unread_count;
 };
 #define BADMINTON__V1__MESSAGE_THREAD__INIT \
@@ -213,11 +296,14 @@ struct  Badminton__V1__MessageThread
     , 0, NULL, NULL, 0 }
 
 
+/*
+ * One page of threads.
+ */
 struct  Badminton__V1__ListThreadsResponse
 {
   ProtobufCMessage base;
   /*
-   * Latest message first.
+   * Latest message first (by the id of the newest message the caller can see).
    */
   size_t n_threads;
   Badminton__V1__MessageThread **threads;
@@ -235,6 +321,9 @@ struct  Badminton__V1__ListThreadsResponse
     , 0,NULL, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Every message the caller sent or can see after a cursor, in any thread: offline catch-up.
+ */
 struct  Badminton__V1__SyncMessagesRequest
 {
   ProtobufCMessage base;
@@ -253,6 +342,9 @@ struct  Badminton__V1__SyncMessagesRequest
     , 0, 0 }
 
 
+/*
+ * One page of the catch-up.
+ */
 struct  Badminton__V1__SyncMessagesResponse
 {
   ProtobufCMessage base;
@@ -262,7 +354,7 @@ struct  Badminton__V1__SyncMessagesResponse
   size_t n_messages;
   Badminton__V1__DirectMessage **messages;
   /*
-   * The cursor for the next call.
+   * The cursor for the next call: the last id returned, or the request's cursor when none was.
    */
   int64_t next_after_message_id;
   /*
@@ -275,9 +367,15 @@ struct  Badminton__V1__SyncMessagesResponse
     , 0,NULL, 0, 0 }
 
 
+/*
+ * Hides a thread from the caller, up to its newest message.
+ */
 struct  Badminton__V1__DeleteConversationRequest
 {
   ProtobufCMessage base;
+  /*
+   * A thread the caller can see.
+   */
   int64_t thread_id;
 };
 #define BADMINTON__V1__DELETE_CONVERSATION_REQUEST__INIT \
@@ -285,6 +383,9 @@ struct  Badminton__V1__DeleteConversationRequest
     , 0 }
 
 
+/*
+ * The thread is hidden; it has no fields.
+ */
 struct  Badminton__V1__DeleteConversationResponse
 {
   ProtobufCMessage base;
@@ -300,10 +401,23 @@ struct  Badminton__V1__DeleteConversationResponse
 struct  Badminton__V1__MessageReceipt
 {
   ProtobufCMessage base;
+  /*
+   * The thread of the messages.
+   */
   int64_t thread_id;
+  /*
+   * Delivered or read.
+   */
   Badminton__V1__ReceiptKind kind;
+  /*
+   * The messages newly delivered, or that became read.
+   */
   size_t n_message_ids;
   int64_t *message_ids;
+  /*
+   * When, in milliseconds since 1970-01-01 UTC: their `delivered_at_unix_ms` or
+   * `read_at_unix_ms`.
+   */
   int64_t at_unix_ms;
 };
 #define BADMINTON__V1__MESSAGE_RECEIPT__INIT \

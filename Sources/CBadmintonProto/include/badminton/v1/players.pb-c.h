@@ -45,6 +45,9 @@ typedef struct Badminton__V1__SetVerifiedLevelRequest Badminton__V1__SetVerified
  * The championship a verification request proves.
  */
 typedef enum _Badminton__V1__VerificationKind {
+  /*
+   * Not set; refused (`VERIFICATION_KIND_INVALID`).
+   */
   BADMINTON__V1__VERIFICATION_KIND__VERIFICATION_KIND_UNSPECIFIED = 0,
   /*
    * Allows level 8.
@@ -56,10 +59,25 @@ typedef enum _Badminton__V1__VerificationKind {
   BADMINTON__V1__VERIFICATION_KIND__NATIONAL_CHAMPIONSHIP = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__VERIFICATION_KIND)
 } Badminton__V1__VerificationKind;
+/*
+ * Where a verification request stands.
+ */
 typedef enum _Badminton__V1__VerificationState {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__VERIFICATION_STATE__VERIFICATION_STATE_UNSPECIFIED = 0,
+  /*
+   * Waiting for an administrator's review.
+   */
   BADMINTON__V1__VERIFICATION_STATE__PENDING = 1,
+  /*
+   * Approved: the player's verified maximum level rose to what the kind allows.
+   */
   BADMINTON__V1__VERIFICATION_STATE__APPROVED = 2,
+  /*
+   * Rejected; the verified maximum level is unchanged.
+   */
   BADMINTON__V1__VERIFICATION_STATE__REJECTED = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__VERIFICATION_STATE)
 } Badminton__V1__VerificationState;
@@ -72,15 +90,25 @@ typedef enum _Badminton__V1__VerificationState {
 struct  Badminton__V1__Profile
 {
   ProtobufCMessage base;
+  /*
+   * The player's id, assigned at registration: an increasing integer, never reused.
+   */
   int64_t user_id;
+  /*
+   * The nickname, trimmed.
+   */
   char *nickname;
+  /*
+   * The level the player gave themselves: 1-7, or 8-9 once verified.
+   */
   int32_t self_level;
   /*
-   * round(0.3 x self + 0.7 x average peer rating); 0 until the first peer evaluation.
+   * round(0.3 x self_level + 0.7 x average peer skill rating), halves rounded up, computed
+   * exactly (docs/players.md §4.2); 0 until the first peer evaluation.
    */
   int32_t calculated_level;
   /*
-   * The level shown: the calculated one from the 5th evaluation on, else the self level.
+   * The level to show: `calculated_level` from the 5th peer evaluation on, else `self_level`.
    */
   int32_t display_level;
   /*
@@ -88,27 +116,41 @@ struct  Badminton__V1__Profile
    */
   protobuf_c_boolean new_player;
   /*
-   * The highest level a verified championship allows: 7 (none), 8 or 9.
+   * The highest level an approved verification allows: 7 (none), 8 (regional championship) or
+   * 9 (national championship). It never goes down.
    */
   int32_t verified_max_level;
+  /*
+   * Matches played: completed matches the player took part in.
+   */
   int32_t total_games;
+  /*
+   * Completed matches the player's team won.
+   */
   int32_t wins;
   /*
-   * wins / total games x 100; 0 with no games.
+   * wins / total_games x 100, unrounded; 0 with no games.
    */
   double win_rate;
+  /*
+   * Registration time, in milliseconds since 1970-01-01 UTC (the server's clock).
+   */
   int64_t joined_at_unix_ms;
   /*
-   * 0 when the player never sent a location.
+   * When the player last sent a location (the server's clock); 0 when they never did.
    */
   int64_t location_updated_at_unix_ms;
+  /*
+   * How peers rated the player.
+   */
   Badminton__V1__ReputationSummary *reputation;
   /*
-   * Only when the caller reads their own profile.
+   * The player's phone; only when the caller reads their own profile, else empty.
    */
   char *phone;
   /*
-   * Only when the caller reads their own profile.
+   * `en` or `zh-CN`, stored for the app; only when the caller reads their own profile, else
+   * empty. The language of a call's errors comes from its `locale` metadata instead.
    */
   char *locale;
 };
@@ -117,9 +159,15 @@ struct  Badminton__V1__Profile
     , 0, (char *)protobuf_c_empty_string, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Reads any player's profile.
+ */
 struct  Badminton__V1__GetProfileRequest
 {
   ProtobufCMessage base;
+  /*
+   * The player; an unknown id, 0 included, is PLAYER_NOT_FOUND.
+   */
   int64_t user_id;
 };
 #define BADMINTON__V1__GET_PROFILE_REQUEST__INIT \
@@ -127,6 +175,9 @@ struct  Badminton__V1__GetProfileRequest
     , 0 }
 
 
+/*
+ * Reads the caller's own profile, phone and locale included; it has no fields.
+ */
 struct  Badminton__V1__GetMyProfileRequest
 {
   ProtobufCMessage base;
@@ -143,11 +194,11 @@ struct  Badminton__V1__UpdateProfileRequest
 {
   ProtobufCMessage base;
   /*
-   * 1-30 characters after trimming; empty = unchanged.
+   * As at registration: 1-30 characters after trimming; empty = unchanged.
    */
   char *nickname;
   /*
-   * 1-7, or 8-9 once verified; 0 = unchanged.
+   * 1-7, or up to the verified maximum level; 0 = unchanged.
    */
   int32_t self_level;
   /*
@@ -160,15 +211,19 @@ struct  Badminton__V1__UpdateProfileRequest
     , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Records the caller's location; only the latest one is kept. Both fields are always read: a
+ * field not set is 0, and (0, 0) is a valid location.
+ */
 struct  Badminton__V1__UpdateLocationRequest
 {
   ProtobufCMessage base;
   /*
-   * Degrees, -90 to 90.
+   * Degrees, -90 to 90, finite.
    */
   double latitude;
   /*
-   * Degrees, -180 to 180.
+   * Degrees, -180 to 180, finite.
    */
   double longitude;
 };
@@ -177,9 +232,16 @@ struct  Badminton__V1__UpdateLocationRequest
     , 0, 0 }
 
 
+/*
+ * The location is recorded.
+ */
 struct  Badminton__V1__UpdateLocationResponse
 {
   ProtobufCMessage base;
+  /*
+   * When the server received the location, by its clock, in milliseconds since 1970-01-01 UTC;
+   * the profile's `location_updated_at_unix_ms` from now on.
+   */
   int64_t updated_at_unix_ms;
 };
 #define BADMINTON__V1__UPDATE_LOCATION_RESPONSE__INIT \
@@ -187,11 +249,14 @@ struct  Badminton__V1__UpdateLocationResponse
     , 0 }
 
 
+/*
+ * One page of the players near the caller's last sent location (docs/players.md §7).
+ */
 struct  Badminton__V1__NearbyPlayersRequest
 {
   ProtobufCMessage base;
   /*
-   * Search radius in miles, up to 50; 0 = 50.
+   * Search radius in miles: more than 0, at most 50; 0 = 50.
    */
   double radius_miles;
   /*
@@ -214,14 +279,33 @@ struct  Badminton__V1__NearbyPlayersRequest
 struct  Badminton__V1__NearbyPlayer
 {
   ProtobufCMessage base;
+  /*
+   * The player's id.
+   */
   int64_t user_id;
+  /*
+   * The player's nickname.
+   */
   char *nickname;
+  /*
+   * The player's display level, as on the profile.
+   */
   int32_t display_level;
+  /*
+   * Fewer than 5 peer evaluations.
+   */
   protobuf_c_boolean new_player;
+  /*
+   * The player's reputation, as on the profile.
+   */
   Badminton__V1__ReputationSummary *reputation;
+  /*
+   * The shown distance from the caller, in miles: a whole number of half miles, at least 0.5
+   * (docs/players.md §7.6).
+   */
   double distance_miles;
   /*
-   * Seconds since the player's location was last updated.
+   * Whole seconds since the player's location was last updated, rounded down, never negative.
    */
   int64_t location_age_seconds;
 };
@@ -230,16 +314,19 @@ struct  Badminton__V1__NearbyPlayer
     , 0, (char *)protobuf_c_empty_string, 0, 0, NULL, 0, 0 }
 
 
+/*
+ * One page of nearby players.
+ */
 struct  Badminton__V1__NearbyPlayersResponse
 {
   ProtobufCMessage base;
   /*
-   * Nearest first.
+   * Nearest first by shown distance, then by user id.
    */
   size_t n_players;
   Badminton__V1__NearbyPlayer **players;
   /*
-   * Empty on the last page.
+   * The `page_token` of the next page; empty on the last page.
    */
   char *next_page_token;
 };
@@ -248,9 +335,15 @@ struct  Badminton__V1__NearbyPlayersResponse
     , 0,NULL, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Submits a championship certificate for review (docs/players.md §5.2).
+ */
 struct  Badminton__V1__SubmitVerificationRequest
 {
   ProtobufCMessage base;
+  /*
+   * The championship the document proves.
+   */
   Badminton__V1__VerificationKind kind;
   /*
    * The document sent whole: a PNG, JPEG or PDF of at most 60,000 bytes. Leave it empty and set
@@ -305,7 +398,13 @@ struct  Badminton__V1__UploadDocumentPieceRequest
 struct  Badminton__V1__DocumentUpload
 {
   ProtobufCMessage base;
+  /*
+   * The upload's id: what the next pieces and SubmitVerification name.
+   */
   int64_t upload_id;
+  /*
+   * The whole document's size in bytes, as the first piece stated it.
+   */
   int64_t total_size;
   /*
    * Bytes stored so far; the next piece starts here. Equal to `total_size` when finished.
@@ -316,7 +415,8 @@ struct  Badminton__V1__DocumentUpload
    */
   char *content_type;
   /*
-   * An upload not finished and submitted by then is removed.
+   * An hour after the last stored piece: an upload not finished and submitted by then is
+   * removed.
    */
   int64_t expires_at_unix_ms;
 };
@@ -326,25 +426,47 @@ struct  Badminton__V1__DocumentUpload
 
 
 /*
- * A request to verify a championship.
+ * A request to verify a championship. It does not carry the document: GetVerificationDocument
+ * reads it.
  */
 struct  Badminton__V1__Verification
 {
   ProtobufCMessage base;
+  /*
+   * The request's id.
+   */
   int64_t id;
+  /*
+   * The player who submitted it.
+   */
   int64_t user_id;
+  /*
+   * The championship it proves.
+   */
   Badminton__V1__VerificationKind kind;
+  /*
+   * Where it stands.
+   */
   Badminton__V1__VerificationState state;
   /*
-   * `image/png`, `image/jpeg` or `application/pdf`.
+   * `image/png`, `image/jpeg` or `application/pdf`, from the document's leading bytes.
    */
   char *content_type;
+  /*
+   * The document's size in bytes.
+   */
   int64_t document_size;
+  /*
+   * When it was submitted, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t submitted_at_unix_ms;
   /*
-   * 0 while pending.
+   * When it was reviewed; 0 while pending.
    */
   int64_t reviewed_at_unix_ms;
+  /*
+   * The reviewer's note; empty while pending.
+   */
   char *review_note;
 };
 #define BADMINTON__V1__VERIFICATION__INIT \
@@ -352,6 +474,9 @@ struct  Badminton__V1__Verification
     , 0, 0, BADMINTON__V1__VERIFICATION_KIND__VERIFICATION_KIND_UNSPECIFIED, BADMINTON__V1__VERIFICATION_STATE__VERIFICATION_STATE_UNSPECIFIED, (char *)protobuf_c_empty_string, 0, 0, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Lists the caller's own verification requests, in every state; it has no fields.
+ */
 struct  Badminton__V1__ListMyVerificationsRequest
 {
   ProtobufCMessage base;
@@ -361,6 +486,9 @@ struct  Badminton__V1__ListMyVerificationsRequest
      }
 
 
+/*
+ * Lists every pending request of every player (administrators only); it has no fields.
+ */
 struct  Badminton__V1__ListPendingVerificationsRequest
 {
   ProtobufCMessage base;
@@ -370,6 +498,9 @@ struct  Badminton__V1__ListPendingVerificationsRequest
      }
 
 
+/*
+ * A list of verification requests, whole (not paged).
+ */
 struct  Badminton__V1__ListVerificationsResponse
 {
   ProtobufCMessage base;
@@ -384,11 +515,23 @@ struct  Badminton__V1__ListVerificationsResponse
     , 0,NULL }
 
 
+/*
+ * An administrator's review of a pending request; an administrator cannot review their own.
+ */
 struct  Badminton__V1__ReviewVerificationRequest
 {
   ProtobufCMessage base;
+  /*
+   * A pending request.
+   */
   int64_t verification_id;
+  /*
+   * True approves, false rejects.
+   */
   protobuf_c_boolean approve;
+  /*
+   * Free text returned as `review_note`: at most 500 characters and 2000 UTF-8 bytes.
+   */
   char *note;
 };
 #define BADMINTON__V1__REVIEW_VERIFICATION_REQUEST__INIT \
@@ -396,9 +539,15 @@ struct  Badminton__V1__ReviewVerificationRequest
     , 0, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * Reads a part of a verification request's document.
+ */
 struct  Badminton__V1__GetVerificationDocumentRequest
 {
   ProtobufCMessage base;
+  /*
+   * The request; only administrators and the player who submitted it may read it.
+   */
   int64_t verification_id;
   /*
    * The first byte wanted, from 0; less than the document's size.
@@ -417,6 +566,9 @@ struct  Badminton__V1__GetVerificationDocumentRequest
 struct  Badminton__V1__VerificationDocument
 {
   ProtobufCMessage base;
+  /*
+   * The request the document belongs to.
+   */
   int64_t verification_id;
   /*
    * `image/png`, `image/jpeg` or `application/pdf`.
@@ -426,6 +578,9 @@ struct  Badminton__V1__VerificationDocument
    * The bytes from `offset`: at least 1, at most 60,000.
    */
   ProtobufCBinaryData document;
+  /*
+   * Where `document` starts in the whole document, as the request asked.
+   */
   int64_t offset;
   /*
    * The whole document's size in bytes.
@@ -437,6 +592,9 @@ struct  Badminton__V1__VerificationDocument
     , 0, (char *)protobuf_c_empty_string, {0,NULL}, 0, 0 }
 
 
+/*
+ * Sets the caller's self level to a level a verification allows.
+ */
 struct  Badminton__V1__SetVerifiedLevelRequest
 {
   ProtobufCMessage base;

@@ -36,7 +36,13 @@ typedef struct Badminton__V1__RoomInvitation Badminton__V1__RoomInvitation;
 
 /* --- enums --- */
 
+/*
+ * Where a room stands. Only an open room changes; the others are final.
+ */
 typedef enum _Badminton__V1__RoomState {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__ROOM_STATE__ROOM_STATE_UNSPECIFIED = 0,
   /*
    * Taking players.
@@ -56,24 +62,60 @@ typedef enum _Badminton__V1__RoomState {
   BADMINTON__V1__ROOM_STATE__ROOM_EXPIRED = 4
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__ROOM_STATE)
 } Badminton__V1__RoomState;
+/*
+ * What happened in a room; who is told is in docs/rooms.md §5.
+ */
 typedef enum _Badminton__V1__RoomChange {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__ROOM_CHANGE__ROOM_CHANGE_UNSPECIFIED = 0,
+  /*
+   * A player joined with the code.
+   */
   BADMINTON__V1__ROOM_CHANGE__ROOM_CHANGE_JOINED = 1,
+  /*
+   * A participant left.
+   */
   BADMINTON__V1__ROOM_CHANGE__ROOM_CHANGE_LEFT = 2,
+  /*
+   * The owner kicked a participant.
+   */
   BADMINTON__V1__ROOM_CHANGE__ROOM_CHANGE_KICKED = 3,
+  /*
+   * The owner invited a friend.
+   */
   BADMINTON__V1__ROOM_CHANGE__ROOM_CHANGE_INVITED = 4,
+  /*
+   * The owner started the match.
+   */
   BADMINTON__V1__ROOM_CHANGE__ROOM_CHANGE_STARTED = 5,
+  /*
+   * The last participant left (nobody is left to be told).
+   */
   BADMINTON__V1__ROOM_CHANGE__ROOM_CHANGE_CLOSED = 6,
+  /*
+   * 30 minutes passed without activity.
+   */
   BADMINTON__V1__ROOM_CHANGE__ROOM_CHANGE_EXPIRED = 7
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__ROOM_CHANGE)
 } Badminton__V1__RoomChange;
 
 /* --- messages --- */
 
+/*
+ * One player in a room.
+ */
 struct  Badminton__V1__RoomParticipant
 {
   ProtobufCMessage base;
+  /*
+   * The player.
+   */
   Badminton__V1__PlayerCard *player;
+  /*
+   * When they joined (the owner: when they opened it), in milliseconds since 1970-01-01 UTC.
+   */
   int64_t joined_at_unix_ms;
 };
 #define BADMINTON__V1__ROOM_PARTICIPANT__INIT \
@@ -81,16 +123,33 @@ struct  Badminton__V1__RoomParticipant
     , NULL, 0 }
 
 
+/*
+ * A game room: its players, its owner and its state.
+ */
 struct  Badminton__V1__Room
 {
   ProtobufCMessage base;
+  /*
+   * The room's id.
+   */
   int64_t id;
   /*
-   * 6 characters from ABCDEFGHJKMNPQRSTUVWXYZ23456789.
+   * 6 characters from ABCDEFGHJKMNPQRSTUVWXYZ23456789; unique among open rooms. What friends
+   * type to join.
    */
   char *code;
+  /*
+   * SINGLES or DOUBLES: the room needs 2 or 4 players.
+   */
   Badminton__V1__MatchMode mode;
+  /*
+   * Where the room stands.
+   */
   Badminton__V1__RoomState state;
+  /*
+   * The one player who may invite, kick and start; passes to the earliest joined when the
+   * owner leaves.
+   */
   int64_t owner_id;
   /*
    * Earliest joined first.
@@ -98,17 +157,25 @@ struct  Badminton__V1__Room
   size_t n_participants;
   Badminton__V1__RoomParticipant **participants;
   /*
-   * Exactly 2 participants for singles, 4 for doubles.
+   * The room is open and holds exactly 2 participants for singles, 4 for doubles.
    */
   protobuf_c_boolean ready;
+  /*
+   * When it was opened, in milliseconds since 1970-01-01 UTC.
+   */
   int64_t created_at_unix_ms;
+  /*
+   * The last activity: the room's creation, a join, a leave, a kick or an invitation (not a
+   * read).
+   */
   int64_t last_activity_at_unix_ms;
   /*
-   * When the room expires unless something happens in it first.
+   * `last_activity_at_unix_ms` + 30 minutes: when the room expires unless something happens in
+   * it first.
    */
   int64_t expires_at_unix_ms;
   /*
-   * Set once started.
+   * The match the owner started; set once started, else 0.
    */
   int64_t match_id;
 };
@@ -117,9 +184,15 @@ struct  Badminton__V1__Room
     , 0, (char *)protobuf_c_empty_string, BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED, BADMINTON__V1__ROOM_STATE__ROOM_STATE_UNSPECIFIED, 0, 0,NULL, 0, 0, 0, 0, 0 }
 
 
+/*
+ * Opens a room; the caller is its owner and first participant.
+ */
 struct  Badminton__V1__CreateRoomRequest
 {
   ProtobufCMessage base;
+  /*
+   * SINGLES or DOUBLES.
+   */
   Badminton__V1__MatchMode mode;
 };
 #define BADMINTON__V1__CREATE_ROOM_REQUEST__INIT \
@@ -127,11 +200,15 @@ struct  Badminton__V1__CreateRoomRequest
     , BADMINTON__V1__MATCH_MODE__MATCH_MODE_UNSPECIFIED }
 
 
+/*
+ * Joins the open room with a code.
+ */
 struct  Badminton__V1__JoinRoomRequest
 {
   ProtobufCMessage base;
   /*
-   * Any case.
+   * The room's code, in any case and with white space around it allowed (trimmed and
+   * upper-cased); at most 64 UTF-8 bytes as typed.
    */
   char *code;
 };
@@ -140,11 +217,14 @@ struct  Badminton__V1__JoinRoomRequest
     , (char *)protobuf_c_empty_string }
 
 
+/*
+ * Reads a room the caller is a participant of, in any state.
+ */
 struct  Badminton__V1__GetRoomRequest
 {
   ProtobufCMessage base;
   /*
-   * 0: the caller's open room.
+   * The room's id; 0: the caller's open room.
    */
   int64_t room_id;
 };
@@ -153,11 +233,14 @@ struct  Badminton__V1__GetRoomRequest
     , 0 }
 
 
+/*
+ * Invites a friend to the open room the caller owns.
+ */
 struct  Badminton__V1__InviteToRoomRequest
 {
   ProtobufCMessage base;
   /*
-   * A friend of the caller, who owns an open room.
+   * A friend of the caller, not already in the room.
    */
   int64_t user_id;
 };
@@ -166,6 +249,9 @@ struct  Badminton__V1__InviteToRoomRequest
     , 0 }
 
 
+/*
+ * The invitation is sent; it has no fields.
+ */
 struct  Badminton__V1__InviteToRoomResponse
 {
   ProtobufCMessage base;
@@ -175,9 +261,15 @@ struct  Badminton__V1__InviteToRoomResponse
      }
 
 
+/*
+ * Removes a participant from the caller's open room.
+ */
 struct  Badminton__V1__KickFromRoomRequest
 {
   ProtobufCMessage base;
+  /*
+   * Another participant of the room.
+   */
   int64_t user_id;
 };
 #define BADMINTON__V1__KICK_FROM_ROOM_REQUEST__INIT \
@@ -185,6 +277,9 @@ struct  Badminton__V1__KickFromRoomRequest
     , 0 }
 
 
+/*
+ * Takes the caller out of their open room; it has no fields.
+ */
 struct  Badminton__V1__LeaveRoomRequest
 {
   ProtobufCMessage base;
@@ -194,6 +289,9 @@ struct  Badminton__V1__LeaveRoomRequest
      }
 
 
+/*
+ * The caller has left the room; it has no fields.
+ */
 struct  Badminton__V1__LeaveRoomResponse
 {
   ProtobufCMessage base;
@@ -203,11 +301,15 @@ struct  Badminton__V1__LeaveRoomResponse
      }
 
 
+/*
+ * Starts the match of the caller's ready room.
+ */
 struct  Badminton__V1__StartMatchRequest
 {
   ProtobufCMessage base;
   /*
-   * Absent: from now for one hour. 1 to 8 hours, not starting in the past.
+   * When the match is played. Absent: from now for one hour. Given: 1 to 8 hours, starting no
+   * earlier than a minute ago and at most 14 days from now.
    */
   Badminton__V1__TimeSlot *slot;
 };
@@ -216,10 +318,19 @@ struct  Badminton__V1__StartMatchRequest
     , NULL }
 
 
+/*
+ * The started room and its match.
+ */
 struct  Badminton__V1__StartMatchResponse
 {
   ProtobufCMessage base;
+  /*
+   * The room, in state ROOM_STARTED.
+   */
   Badminton__V1__Room *room;
+  /*
+   * The confirmed match of the room's players.
+   */
   Badminton__V1__Match *match;
 };
 #define BADMINTON__V1__START_MATCH_RESPONSE__INIT \
@@ -233,14 +344,21 @@ struct  Badminton__V1__StartMatchResponse
 struct  Badminton__V1__RoomChanged
 {
   ProtobufCMessage base;
+  /*
+   * The room as it is after the change.
+   */
   Badminton__V1__Room *room;
+  /*
+   * What happened.
+   */
   Badminton__V1__RoomChange change;
   /*
    * Who did it; 0 for an expiry.
    */
   int64_t actor_id;
   /*
-   * Who it happened to: the player who joined, left, was kicked or invited.
+   * Who it happened to: the player who joined, left, was kicked or invited; 0 for a start or an
+   * expiry.
    */
   int64_t subject_id;
 };
@@ -255,7 +373,13 @@ struct  Badminton__V1__RoomChanged
 struct  Badminton__V1__RoomInvitation
 {
   ProtobufCMessage base;
+  /*
+   * The room, with its code to join it by.
+   */
   Badminton__V1__Room *room;
+  /*
+   * The owner who invites.
+   */
   Badminton__V1__PlayerCard *inviter;
 };
 #define BADMINTON__V1__ROOM_INVITATION__INIT \

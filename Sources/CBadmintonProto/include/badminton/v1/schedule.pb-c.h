@@ -29,30 +29,51 @@ typedef struct Badminton__V1__GetFriendsSchedulesResponse Badminton__V1__GetFrie
 
 /* --- enums --- */
 
+/*
+ * How a player is placed on one day.
+ */
 typedef enum _Badminton__V1__DayStatus {
   /*
-   * Never set.
+   * Never set (or set back to unknown).
    */
   BADMINTON__V1__DAY_STATUS__DAY_STATUS_UNKNOWN = 0,
+  /*
+   * Free to play.
+   */
   BADMINTON__V1__DAY_STATUS__DAY_FREE = 1,
+  /*
+   * Busy.
+   */
   BADMINTON__V1__DAY_STATUS__DAY_BUSY = 2,
+  /*
+   * Free in the evening only.
+   */
   BADMINTON__V1__DAY_STATUS__DAY_EVENING_ONLY = 3
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__DAY_STATUS)
 } Badminton__V1__DayStatus;
 
 /* --- messages --- */
 
+/*
+ * One day of a player's schedule.
+ */
 struct  Badminton__V1__DaySchedule
 {
   ProtobufCMessage base;
+  /*
+   * The calendar day, in the time zone of the request.
+   */
   Badminton__V1__LocalDate *date;
+  /*
+   * How the player is placed that day.
+   */
   Badminton__V1__DayStatus status;
   /*
-   * Up to 200 characters.
+   * The player's note for the day, up to 200 characters; empty when none.
    */
   char *note;
   /*
-   * 0 for a day never set.
+   * When the day was last set, in milliseconds since 1970-01-01 UTC; 0 for a day never set.
    */
   int64_t updated_at_unix_ms;
 };
@@ -61,11 +82,14 @@ struct  Badminton__V1__DaySchedule
     , NULL, BADMINTON__V1__DAY_STATUS__DAY_STATUS_UNKNOWN, (char *)protobuf_c_empty_string, 0 }
 
 
+/*
+ * Reads the caller's coming week.
+ */
 struct  Badminton__V1__GetMyScheduleRequest
 {
   ProtobufCMessage base;
   /*
-   * An IANA time zone, e.g. `Asia/Shanghai`: today is taken there.
+   * A canonical IANA time zone name, e.g. `Asia/Shanghai`, or `UTC`: today is taken there.
    */
   char *time_zone;
 };
@@ -74,12 +98,18 @@ struct  Badminton__V1__GetMyScheduleRequest
     , (char *)protobuf_c_empty_string }
 
 
+/*
+ * A player's coming week.
+ */
 struct  Badminton__V1__WeekSchedule
 {
   ProtobufCMessage base;
+  /*
+   * The player whose week it is.
+   */
   int64_t user_id;
   /*
-   * Today and the 6 days after it.
+   * Today and the 6 days after it, in order; a day never set is DAY_STATUS_UNKNOWN.
    */
   size_t n_days;
   Badminton__V1__DaySchedule **days;
@@ -89,11 +119,23 @@ struct  Badminton__V1__WeekSchedule
     , 0, 0,NULL }
 
 
+/*
+ * Sets one day of the caller's schedule; setting a day again replaces it.
+ */
 struct  Badminton__V1__UpdateDayStatusRequest
 {
   ProtobufCMessage base;
+  /*
+   * A real calendar day from today to 366 days after it, in `time_zone`.
+   */
   Badminton__V1__LocalDate *date;
+  /*
+   * One of the four statuses.
+   */
   Badminton__V1__DayStatus status;
+  /*
+   * At most 200 characters (grapheme clusters) and 8,000 UTF-8 bytes; may be empty.
+   */
   char *note;
   /*
    * The time zone the date is a calendar day of.
@@ -105,9 +147,15 @@ struct  Badminton__V1__UpdateDayStatusRequest
     , NULL, BADMINTON__V1__DAY_STATUS__DAY_STATUS_UNKNOWN, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * One page of the caller's friends' coming weeks.
+ */
 struct  Badminton__V1__GetFriendsSchedulesRequest
 {
   ProtobufCMessage base;
+  /*
+   * A canonical IANA time zone name, or `UTC`: today is taken there.
+   */
   char *time_zone;
   /*
    * 1-100; 0 = 20. A page also ends early when the next friend's week would take the answer
@@ -124,10 +172,19 @@ struct  Badminton__V1__GetFriendsSchedulesRequest
     , (char *)protobuf_c_empty_string, 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * One friend's coming week.
+ */
 struct  Badminton__V1__FriendSchedule
 {
   ProtobufCMessage base;
+  /*
+   * The friend.
+   */
   Badminton__V1__PlayerCard *player;
+  /*
+   * Today and the 6 days after it, in order.
+   */
   size_t n_days;
   Badminton__V1__DaySchedule **days;
 };
@@ -136,6 +193,9 @@ struct  Badminton__V1__FriendSchedule
     , NULL, 0,NULL }
 
 
+/*
+ * One page of friends' weeks.
+ */
 struct  Badminton__V1__GetFriendsSchedulesResponse
 {
   ProtobufCMessage base;

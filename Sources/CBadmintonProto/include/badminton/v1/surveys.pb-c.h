@@ -35,12 +35,27 @@ typedef struct Badminton__V1__SurveyRequested Badminton__V1__SurveyRequested;
  * Whether a rated player was on time; an enum so that an unset answer can be told from "late".
  */
 typedef enum _Badminton__V1__Punctuality {
+  /*
+   * Not answered; refused in a survey (`PUNCTUALITY_REQUIRED`).
+   */
   BADMINTON__V1__PUNCTUALITY__PUNCTUALITY_UNSPECIFIED = 0,
+  /*
+   * The rated player was on time.
+   */
   BADMINTON__V1__PUNCTUALITY__ON_TIME = 1,
+  /*
+   * The rated player was late.
+   */
   BADMINTON__V1__PUNCTUALITY__LATE = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__V1__PUNCTUALITY)
 } Badminton__V1__Punctuality;
+/*
+ * Where a survey stands.
+ */
 typedef enum _Badminton__V1__SurveyState {
+  /*
+   * Never sent.
+   */
   BADMINTON__V1__SURVEY_STATE__SURVEY_STATE_UNSPECIFIED = 0,
   /*
    * Waiting for the participant's ratings until its deadline.
@@ -59,9 +74,15 @@ typedef enum _Badminton__V1__SurveyState {
 
 /* --- messages --- */
 
+/*
+ * Records the result of a match.
+ */
 struct  Badminton__V1__CompleteMatchRequest
 {
   ProtobufCMessage base;
+  /*
+   * A confirmed match the caller played, at or after its start.
+   */
   int64_t match_id;
   /*
    * The winning team, 1 or 2; in singles each player is a team.
@@ -88,11 +109,11 @@ struct  Badminton__V1__PlayerRating
    */
   int32_t skill_level;
   /*
-   * Required.
+   * Whether the rated player was on time; required.
    */
   Badminton__V1__Punctuality punctuality;
   /*
-   * 1-5.
+   * The rated player's character, 1-5.
    */
   int32_t character;
 };
@@ -120,9 +141,12 @@ struct  Badminton__V1__Survey
    * 48 hours after completion; the survey can be submitted until just before this instant.
    */
   int64_t due_at_unix_ms;
+  /*
+   * Where the survey stands; one read after its deadline is SURVEY_EXPIRED.
+   */
   Badminton__V1__SurveyState state;
   /*
-   * Set once submitted.
+   * When it was submitted; 0 until then.
    */
   int64_t submitted_at_unix_ms;
 };
@@ -131,6 +155,9 @@ struct  Badminton__V1__Survey
     , NULL, 0,NULL, 0, BADMINTON__V1__SURVEY_STATE__SURVEY_STATE_UNSPECIFIED, 0 }
 
 
+/*
+ * One page of the caller's open surveys.
+ */
 struct  Badminton__V1__ListPendingSurveysRequest
 {
   ProtobufCMessage base;
@@ -149,6 +176,9 @@ struct  Badminton__V1__ListPendingSurveysRequest
     , 0, (char *)protobuf_c_empty_string }
 
 
+/*
+ * One page of open surveys.
+ */
 struct  Badminton__V1__ListPendingSurveysResponse
 {
   ProtobufCMessage base;
@@ -167,9 +197,15 @@ struct  Badminton__V1__ListPendingSurveysResponse
     , 0,NULL, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The caller's ratings of the other participants of a completed match.
+ */
 struct  Badminton__V1__SubmitSurveyRequest
 {
   ProtobufCMessage base;
+  /*
+   * The completed match the survey is of.
+   */
   int64_t match_id;
   /*
    * Exactly one rating per other participant.
@@ -182,9 +218,15 @@ struct  Badminton__V1__SubmitSurveyRequest
     , 0, 0,NULL }
 
 
+/*
+ * Reads any player's reputation.
+ */
 struct  Badminton__V1__GetReputationRequest
 {
   ProtobufCMessage base;
+  /*
+   * The player.
+   */
   int64_t user_id;
 };
 #define BADMINTON__V1__GET_REPUTATION_REQUEST__INIT \
@@ -198,15 +240,33 @@ struct  Badminton__V1__GetReputationRequest
 struct  Badminton__V1__Reputation
 {
   ProtobufCMessage base;
+  /*
+   * The player.
+   */
   int64_t user_id;
+  /*
+   * The player's nickname.
+   */
   char *nickname;
   /*
    * The self-reported level below 5 evaluations, the calculated level from then on.
    */
   int32_t display_level;
+  /*
+   * Fewer than 5 peer evaluations.
+   */
   protobuf_c_boolean new_player;
+  /*
+   * The aggregates of every survey that counted.
+   */
   Badminton__V1__ReputationSummary *reputation;
+  /*
+   * Completed matches the player took part in.
+   */
   int32_t total_games;
+  /*
+   * Completed matches the player's team won.
+   */
   int32_t wins;
 };
 #define BADMINTON__V1__REPUTATION__INIT \
@@ -220,6 +280,9 @@ struct  Badminton__V1__Reputation
 struct  Badminton__V1__SurveyRequested
 {
   ProtobufCMessage base;
+  /*
+   * The player's survey, pending, with its deadline.
+   */
   Badminton__V1__Survey *survey;
 };
 #define BADMINTON__V1__SURVEY_REQUESTED__INIT \

@@ -24,24 +24,30 @@ typedef struct Badminton__Rpc__V1__Envelope Badminton__Rpc__V1__Envelope;
 /* --- enums --- */
 
 /*
- * What an envelope is.
+ * What an envelope is, and so which of its fields are used. A receiver refuses a kind it does
+ * not expect from the other side (docs/protocol.md §5).
  */
 typedef enum _Badminton__Rpc__V1__EnvelopeKind {
+  /*
+   * Never sent; an empty envelope has this kind, and the server refuses it (`UNEXPECTED_KIND`).
+   */
   BADMINTON__RPC__V1__ENVELOPE_KIND__ENVELOPE_KIND_UNSPECIFIED = 0,
   /*
-   * Client to server: starts call `call_id`.
+   * Client to server: starts call `call_id`, with `method`, `timeout_ms`, `metadata` and the
+   * request message in `payload`.
    */
   BADMINTON__RPC__V1__ENVELOPE_KIND__REQUEST = 1,
   /*
-   * Server to client: the one answer of a unary call.
+   * Server to client: the one answer of a unary call: `status`, and the response message in
+   * `payload` when the status is OK.
    */
   BADMINTON__RPC__V1__ENVELOPE_KIND__RESPONSE = 2,
   /*
-   * Server to client: one message of a server-streaming call.
+   * Server to client: one message of a server-streaming call, in `payload`.
    */
   BADMINTON__RPC__V1__ENVELOPE_KIND__STREAM_MESSAGE = 3,
   /*
-   * Server to client: the end of a server-streaming call, with its status.
+   * Server to client: the end of a server-streaming call, with its `status`.
    */
   BADMINTON__RPC__V1__ENVELOPE_KIND__STREAM_END = 4,
   /*
@@ -49,12 +55,16 @@ typedef enum _Badminton__Rpc__V1__EnvelopeKind {
    */
   BADMINTON__RPC__V1__ENVELOPE_KIND__CANCEL = 5,
   /*
-   * Either side, call_id 0: answered by PONG with the same payload.
+   * Either side, call_id 0: answered by PONG with the same `call_id` and `payload` (at most
+   * 64 bytes).
    */
   BADMINTON__RPC__V1__ENVELOPE_KIND__PING = 6,
+  /*
+   * The answer to a PING: its `call_id` and `payload`, copied.
+   */
   BADMINTON__RPC__V1__ENVELOPE_KIND__PONG = 7,
   /*
-   * Server to client, call_id 0: the server is closing this connection.
+   * Server to client, call_id 0: the server is closing this connection; `status` says why.
    */
   BADMINTON__RPC__V1__ENVELOPE_KIND__GOAWAY = 8
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__RPC__V1__ENVELOPE_KIND)
@@ -63,12 +73,18 @@ typedef enum _Badminton__Rpc__V1__EnvelopeKind {
 /* --- messages --- */
 
 /*
- * One metadata entry; keys are lower case.
+ * One metadata entry of a REQUEST.
  */
 struct  Badminton__Rpc__V1__Metadata
 {
   ProtobufCMessage base;
+  /*
+   * Lower case, for example `authorization`, `locale` or `idempotency-key`.
+   */
   char *key;
+  /*
+   * The entry's value, for example `Bearer <token>` or `zh-CN`.
+   */
   char *value;
 };
 #define BADMINTON__RPC__V1__METADATA__INIT \
@@ -76,6 +92,10 @@ struct  Badminton__Rpc__V1__Metadata
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
 
 
+/*
+ * The body of every frame: one envelope per frame, in both directions. Fields a kind does not
+ * use are ignored when received and left out when sent.
+ */
 struct  Badminton__Rpc__V1__Envelope
 {
   ProtobufCMessage base;
@@ -84,13 +104,18 @@ struct  Badminton__Rpc__V1__Envelope
    * 0 for connection-level envelopes (PING, PONG, GOAWAY).
    */
   uint64_t call_id;
+  /*
+   * What the envelope is; it says which of the other fields are used.
+   */
   Badminton__Rpc__V1__EnvelopeKind kind;
   /*
-   * REQUEST only: the method path, for example `/badminton.rpc.v1.Health/Check`.
+   * REQUEST only: the method path, `/<package>.<Service>/<Method>`, for example
+   * `/badminton.rpc.v1.Health/Check`; matched exactly (case-sensitive, no normalisation).
    */
   char *method;
   /*
-   * REQUEST only: the call's deadline in milliseconds from receipt; 0 = no deadline.
+   * REQUEST only: the call's deadline in milliseconds, counted from when the server receives
+   * the REQUEST; 0 = no deadline.
    */
   uint32_t timeout_ms;
   /*
@@ -99,11 +124,14 @@ struct  Badminton__Rpc__V1__Envelope
   size_t n_metadata;
   Badminton__Rpc__V1__Metadata **metadata;
   /*
-   * The method's request or response message, or the PING / PONG payload.
+   * The protobuf encoding of the method's request message (REQUEST) or response message
+   * (RESPONSE with status OK, STREAM_MESSAGE), or the opaque PING / PONG payload. Empty when the
+   * message has every field at its default, and on a RESPONSE that is not OK or a STREAM_END.
    */
   ProtobufCBinaryData payload;
   /*
-   * RESPONSE, STREAM_END and GOAWAY.
+   * RESPONSE, STREAM_END and GOAWAY: how the call, or the connection, ended. Always set by the
+   * server on those kinds; an absent one reads as OK.
    */
   Badminton__Rpc__V1__Status *status;
 };

@@ -22,9 +22,21 @@ typedef struct Badminton__Rpc__V1__HealthCheckResponse Badminton__Rpc__V1__Healt
 
 /* --- enums --- */
 
+/*
+ * Whether the server, or one of its services, serves calls.
+ */
 typedef enum _Badminton__Rpc__V1__ServingStatus {
+  /*
+   * Never sent.
+   */
   BADMINTON__RPC__V1__SERVING_STATUS__SERVING_STATUS_UNSPECIFIED = 0,
+  /*
+   * Serving calls: every service while the server runs.
+   */
   BADMINTON__RPC__V1__SERVING_STATUS__SERVING = 1,
+  /*
+   * Not serving: every service from the start of a graceful shutdown, for good.
+   */
   BADMINTON__RPC__V1__SERVING_STATUS__NOT_SERVING = 2,
   /*
    * Watch only: the named service is not registered on this server.
@@ -35,11 +47,15 @@ typedef enum _Badminton__Rpc__V1__ServingStatus {
 
 /* --- messages --- */
 
+/*
+ * The service to ask about.
+ */
 struct  Badminton__Rpc__V1__HealthCheckRequest
 {
   ProtobufCMessage base;
   /*
    * A service's full name (`badminton.rpc.v1.Reflection`), or empty for the whole server.
+   * Ignored by CheckSession.
    */
   char *service;
 };
@@ -48,9 +64,15 @@ struct  Badminton__Rpc__V1__HealthCheckRequest
     , (char *)protobuf_c_empty_string }
 
 
+/*
+ * The status of the service asked about.
+ */
 struct  Badminton__Rpc__V1__HealthCheckResponse
 {
   ProtobufCMessage base;
+  /*
+   * The service's current status.
+   */
   Badminton__Rpc__V1__ServingStatus status;
 };
 #define BADMINTON__RPC__V1__HEALTH_CHECK_RESPONSE__INIT \

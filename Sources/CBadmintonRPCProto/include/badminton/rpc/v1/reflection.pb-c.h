@@ -26,6 +26,9 @@ typedef struct Badminton__Rpc__V1__ListMethodsResponse Badminton__Rpc__V1__ListM
 
 /* --- messages --- */
 
+/*
+ * Asks for every method the server serves; it has no fields.
+ */
 struct  Badminton__Rpc__V1__ListMethodsRequest
 {
   ProtobufCMessage base;
@@ -71,11 +74,14 @@ struct  Badminton__Rpc__V1__MethodInfo
     , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0 }
 
 
+/*
+ * Every method the server serves, the built-in ones included.
+ */
 struct  Badminton__Rpc__V1__ListMethodsResponse
 {
   ProtobufCMessage base;
   /*
-   * Sorted by path.
+   * Sorted by path, in byte order.
    */
   size_t n_methods;
   Badminton__Rpc__V1__MethodInfo **methods;

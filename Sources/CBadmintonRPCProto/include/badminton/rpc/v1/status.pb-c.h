@@ -23,25 +23,78 @@ typedef struct Badminton__Rpc__V1__Status Badminton__Rpc__V1__Status;
 /* --- enums --- */
 
 /*
- * Status codes, with gRPC's numbers.
+ * Status codes, with gRPC's numbers and meanings. A receiver treats a number outside 0-16 as
+ * UNKNOWN. Program against the code for the broad class and against `reason` for the exact cause.
  */
 typedef enum _Badminton__Rpc__V1__StatusCode {
+  /*
+   * Not an error: the call succeeded.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__OK = 0,
+  /*
+   * The call was cancelled, usually by the caller (a CANCEL).
+   */
   BADMINTON__RPC__V1__STATUS_CODE__CANCELLED = 1,
+  /*
+   * An error of no other class.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__UNKNOWN = 2,
+  /*
+   * The request, or an envelope, breaks a rule whatever the server's state.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__INVALID_ARGUMENT = 3,
+  /*
+   * The call's deadline passed before it finished.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__DEADLINE_EXCEEDED = 4,
+  /*
+   * What the call names does not exist, or is not visible to the caller.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__NOT_FOUND = 5,
+  /*
+   * What the call would create exists already.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__ALREADY_EXISTS = 6,
+  /*
+   * The caller may not do this.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__PERMISSION_DENIED = 7,
+  /*
+   * A limit or a quota: too large, too many, too fast, or the server is busy.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__RESOURCE_EXHAUSTED = 8,
+  /*
+   * The state does not allow the call now; change the state before retrying.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__FAILED_PRECONDITION = 9,
+  /*
+   * The call was aborted by a conflict with another one.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__ABORTED = 10,
+  /*
+   * A value past the valid range.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__OUT_OF_RANGE = 11,
+  /*
+   * The server does not have the method.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__UNIMPLEMENTED = 12,
+  /*
+   * A bug or a broken invariant in the server.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__INTERNAL = 13,
+  /*
+   * The server, or the connection, cannot serve the call now: it is shutting down, the
+   * connection was lost, ... Whether a retry is safe depends on `reason` (docs/protocol.md §18).
+   */
   BADMINTON__RPC__V1__STATUS_CODE__UNAVAILABLE = 14,
+  /*
+   * Unrecoverable loss or corruption of data.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__DATA_LOSS = 15,
+  /*
+   * The call needs a valid session and has none.
+   */
   BADMINTON__RPC__V1__STATUS_CODE__UNAUTHENTICATED = 16
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(BADMINTON__RPC__V1__STATUS_CODE)
 } Badminton__Rpc__V1__StatusCode;
@@ -55,11 +108,12 @@ struct  Badminton__Rpc__V1__FieldViolation
 {
   ProtobufCMessage base;
   /*
-   * Path of the field in the request message, for example `slot.end_time`.
+   * Path of the field in the request message, for example `slot.end_unix_ms` or
+   * `ratings[1].skill_level` (elements counted from 0).
    */
   char *field;
   /*
-   * Stable machine-readable reason, for example `OUT_OF_RANGE`.
+   * Stable machine-readable reason, for example `SKILL_RATING_OUT_OF_RANGE`.
    */
   char *reason;
   /*
@@ -78,15 +132,22 @@ struct  Badminton__Rpc__V1__FieldViolation
 struct  Badminton__Rpc__V1__Status
 {
   ProtobufCMessage base;
+  /*
+   * The broad class of the outcome; OK when the call succeeded.
+   */
   Badminton__Rpc__V1__StatusCode code;
   /*
-   * Human text in the caller's locale (`en` or `zh-CN`).
+   * Human text in the caller's locale (`en` or `zh-CN`); for people, and may be reworded.
    */
   char *message;
   /*
-   * Stable machine-readable reason such as `MESSAGE_TOO_LONG`; empty for OK.
+   * Stable machine-readable reason such as `MESSAGE_TOO_LONG`; empty for OK. Stable across
+   * releases: program against it.
    */
   char *reason;
+  /*
+   * The request's fields that broke a rule, when the error is about request fields.
+   */
   size_t n_violations;
   Badminton__Rpc__V1__FieldViolation **violations;
   /*
