@@ -11,7 +11,6 @@
 # The Swift is formatted with the repository's .swift-format. `--check` regenerates into a
 # temporary folder and fails when anything committed differs.
 set -euo pipefail
-shopt -s globstar
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 check=false
@@ -28,6 +27,9 @@ command -v protoc >/dev/null 2>&1 || missing+=(protobuf-compiler)
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  elif command -v sudo >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    sudo apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
     echo "missing Debian packages: ${missing[*]}" >&2
     exit 1
@@ -48,7 +50,15 @@ fi
 options_proto="badminton/rpc/v1/options.proto"
 c_protos=()
 for proto in "${protos[@]}"; do
-  [ "$proto" = "$options_proto" ] || c_protos+=("$proto")
+  [ "$proto" = "$options_proto" ] && continue
+  case "$(dirname "$proto")" in
+    badminton/rpc/v1 | badminton/v1) c_protos+=("$proto") ;;
+    *)
+      echo "Proto/$proto is in neither badminton/rpc/v1 (the protocol) nor badminton/v1 (the" \
+        "product): nothing would compile its C or generate its Swift" >&2
+      exit 1
+      ;;
+  esac
 done
 
 # ---- C, with protoc-c.
@@ -140,7 +150,7 @@ pairs=(
   "swift/rpc-tests" "Tests/BadmintonRPCTests/Generated"
 )
 # Written by hand beside the generated headers, never compared or removed.
-hand_written=(-x module.modulemap -x CBadmintonRPCProtoShims.h)
+hand_written=(-x module.modulemap -x '*Shims.h')
 
 if $check; then
   status=0
@@ -158,7 +168,7 @@ fi
 for ((i = 0; i < ${#pairs[@]}; i += 2)); do
   dest="$root/${pairs[i + 1]}"
   mkdir -p "$dest"
-  find "$dest" -mindepth 1 -maxdepth 1 ! -name module.modulemap ! -name CBadmintonRPCProtoShims.h \
+  find "$dest" -mindepth 1 -maxdepth 1 ! -name module.modulemap ! -name '*Shims.h' \
     -exec rm -rf {} +
   cp -R "$out/${pairs[i]}/." "$dest/"
 done

@@ -80,6 +80,8 @@ protos=()
 collect() {
   local proto="$1" import
   [ -n "${seen[$proto]:-}" ] && return
+  # Google's own files (options.proto's descriptor.proto) come with protoc and swift-protobuf.
+  case "$proto" in google/protobuf/*) return ;; esac
   seen[$proto]=1
   if [ ! -f "$proto_root/$proto" ]; then
     echo "missing $proto under Proto/" >&2

@@ -78,11 +78,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # The client: a few seconds with gcc.
-gen="$root/Sources/CBadmintonProto/generated"
+rpc="$root/Sources/CBadmintonRPCProto"
+product="$root/Sources/CBadmintonProto"
 mkdir -p "$here/.build" "$out"
 gcc -O2 -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
-  -I "$root/Sources/CBadmintonProto/include" -o "$here/.build/load" "$here/load.c" \
-  "$gen"/badminton/rpc/v1/*.pb-c.c "$gen"/badminton/v1/*.pb-c.c -lprotobuf-c -lzstd -lm
+  -I "$rpc/include" -I "$product/include" -o "$here/.build/load" "$here/load.c" \
+  "$rpc"/generated/badminton/rpc/v1/*.pb-c.c "$product"/generated/badminton/v1/*.pb-c.c -lprotobuf-c -lzstd -lm
 tool="$here/.build/load"
 
 # The server: a release build.

@@ -9,11 +9,19 @@ import Testing
 struct CompletenessCase: Sendable, CustomTestStringConvertible {
   let type: any ProtobufMessage.Type
   let variant: Int
+  /// The one bool field set true, where the case sets one bool of several and leaves the others
+  /// false (so that two bool fields that trade places are told apart).
+  let soleBool: String?
   let text: String
   /// The names of the message's own fields that `text` sets.
   let fieldsSet: [String]
+  /// How Swift describes each of the message's own singular scalar fields (bytes aside) that
+  /// `text` gives a value, by field name: what the generated property must hold.
+  let expected: [String: String]
 
-  var testDescription: String { "\(type.fullName) #\(variant)" }
+  var testDescription: String {
+    "\(type.fullName) #\(variant)\(soleBool.map { " \($0) only" } ?? "")"
+  }
 }
 
 /// Writes the text-format value of a message from protoc-c's descriptor alone: every field set,
@@ -25,8 +33,9 @@ struct FullValueWriter {
   /// Variant `variant` of `descriptor`'s message: the `variant`-th member of each oneof is set
   /// (modulo the oneof's size); nested messages set their first members.
   mutating func text(
-    _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, variant: Int, depth: Int = 0
-  ) -> (text: String, fieldsSet: [String]) {
+    _ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, variant: Int, soleBool: UInt32? = nil,
+    depth: Int = 0
+  ) -> (text: String, fieldsSet: [String], expected: [String: String]) {
     precondition(depth < 16, "a message contains itself")
     let message = descriptor.pointee
     let fields = (0..<Int(message.n_fields)).map { message.fields[$0] }
@@ -37,54 +46,72 @@ struct FullValueWriter {
     }
     var lines: [String] = []
     var names: [String] = []
+    var expected: [String: String] = [:]
     for field in fields {
-      if let members = oneofMembers[field.quantifier_offset],
-        field.flags & UInt32(PROTOBUF_C_FIELD_FLAG_ONEOF.rawValue) != 0,
+      let inOneof = field.flags & UInt32(PROTOBUF_C_FIELD_FLAG_ONEOF.rawValue) != 0
+      if inOneof, let members = oneofMembers[field.quantifier_offset],
         members[variant % members.count] != field.id
       {
         continue
       }
+      if let soleBool, field.type == PROTOBUF_C_TYPE_BOOL, field.id != soleBool { continue }
       let name = String(cString: field.name)
       names.append(name)
-      let count = field.label == PROTOBUF_C_LABEL_REPEATED ? 2 : 1
-      for _ in 0..<count {
+      let repeated = field.label == PROTOBUF_C_LABEL_REPEATED
+      for _ in 0..<(repeated ? 2 : 1) {
         if field.type == PROTOBUF_C_TYPE_MESSAGE {
           let nested = field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
           let inner = text(nested, variant: 0, depth: depth + 1).text
           lines.append("\(name) { \(inner) }")
         } else {
-          lines.append("\(name): \(scalar(field))")
+          let (text, swift) = scalar(field)
+          lines.append("\(name): \(text)")
+          if !repeated, !inOneof, let swift { expected[name] = swift }
         }
       }
     }
-    return (lines.joined(separator: " "), names)
+    return (lines.joined(separator: " "), names, expected)
   }
 
-  private mutating func scalar(_ field: ProtobufCFieldDescriptor) -> String {
+  /// A scalar's value in text format, and how Swift describes the same value (nil for bytes).
+  private mutating func scalar(_ field: ProtobufCFieldDescriptor) -> (String, String?) {
     counter += 1
     let n = counter
     switch field.type {
     case PROTOBUF_C_TYPE_INT32, PROTOBUF_C_TYPE_SINT32, PROTOBUF_C_TYPE_SFIXED32:
-      return n.isMultiple(of: 2) ? "\(-n * 1_000)" : "\(n * 100_003)"
+      let value = n.isMultiple(of: 2) ? "\(-n * 1_000)" : "\(n * 100_003)"
+      return (value, value)
     case PROTOBUF_C_TYPE_INT64, PROTOBUF_C_TYPE_SINT64, PROTOBUF_C_TYPE_SFIXED64:
-      return n.isMultiple(of: 2) ? "\(-n * 1_000_000_007)" : "\(n * 10_000_000_019)"
-    case PROTOBUF_C_TYPE_UINT32, PROTOBUF_C_TYPE_FIXED32: return "\(4_000_000_000 - n)"
+      let value = n.isMultiple(of: 2) ? "\(-n * 1_000_000_007)" : "\(n * 10_000_000_019)"
+      return (value, value)
+    case PROTOBUF_C_TYPE_UINT32, PROTOBUF_C_TYPE_FIXED32:
+      let value = "\(4_000_000_000 - n)"
+      return (value, value)
     case PROTOBUF_C_TYPE_UINT64, PROTOBUF_C_TYPE_FIXED64:
-      return "\(UInt64(18_000_000_000_000_000_000) - UInt64(n))"
-    case PROTOBUF_C_TYPE_FLOAT: return "\(Double(n) + 0.25)"
-    case PROTOBUF_C_TYPE_DOUBLE: return "\(Double(n) * -1.5 - 0.125)"
-    case PROTOBUF_C_TYPE_BOOL: return "true"
-    case PROTOBUF_C_TYPE_STRING: return "\"s\(n) 羽毛球 🏸\""
-    case PROTOBUF_C_TYPE_BYTES: return "\"\\000\\377\\00\(n % 8)b\(n)\""
+      let value = "\(UInt64(18_000_000_000_000_000_000) - UInt64(n))"
+      return (value, value)
+    case PROTOBUF_C_TYPE_FLOAT:
+      let value = "\(Double(n) + 0.25)"
+      return (value, value)
+    case PROTOBUF_C_TYPE_DOUBLE:
+      let value = "\(Double(n) * -1.5 - 0.125)"
+      return (value, value)
+    case PROTOBUF_C_TYPE_BOOL: return ("true", "true")
+    case PROTOBUF_C_TYPE_STRING:
+      let value = "s\(n) 羽毛球 🏸"
+      return ("\"\(value)\"", value)
+    case PROTOBUF_C_TYPE_BYTES: return ("\"\\000\\377\\00\(n % 8)b\(n)\"", nil)
     case PROTOBUF_C_TYPE_ENUM:
-      // The defined value with the largest number: never the default 0.
+      // The defined value with the largest number: never the default 0. Swift describes an enum
+      // value by its name in the `.proto`.
       let enumType = field.descriptor.assumingMemoryBound(to: ProtobufCEnumDescriptor.self)
         .pointee
       let values = (0..<Int(enumType.n_values)).map { enumType.values[$0] }
-      return String(cString: values.max { $0.value < $1.value }!.name)
+      let name = String(cString: values.max { $0.value < $1.value }!.name)
+      return (name, name)
     default:
       Issue.record("unknown protobuf-c field type \(field.type)")
-      return ""
+      return ("", nil)
     }
   }
 }
@@ -105,16 +132,18 @@ enum Protoc {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/protoc")
     process.arguments = ["--\(mode)=\(message)", "-I", protoRoot.path] + protoFiles
-    let stdin = Pipe()
+    // The input from a file, so that nothing is written to a pipe protoc may have closed.
+    let inputFile = FileManager.default.temporaryDirectory
+      .appendingPathComponent("completeness-\(UUID().uuidString)")
+    try input.write(to: inputFile)
+    defer { try? FileManager.default.removeItem(at: inputFile) }
     let stdout = Pipe()
     let stderr = Pipe()
-    process.standardInput = stdin
+    process.standardInput = try FileHandle(forReadingFrom: inputFile)
     process.standardOutput = stdout
     process.standardError = stderr
     try process.run()
-    // Small inputs and outputs: the pipes hold them whole.
-    stdin.fileHandleForWriting.write(input)
-    try stdin.fileHandleForWriting.close()
+    // Small outputs (a few KB), and errors far below a pipe's 64 KiB: read one, then the other.
     let output = stdout.fileHandleForReading.readDataToEndOfFile()
     let errors = stderr.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
@@ -127,7 +156,8 @@ enum Protoc {
   struct ProtocFailure: Error { let message: String }
 }
 
-@Suite("Every field of every message survives Swift, protoc-c and Google's protobuf")
+/// One case at a time: each waits for protoc, and holds a thread of the shared pool meanwhile.
+@Suite("Every field of every message survives Swift, protoc-c and Google's protobuf", .serialized)
 struct CompletenessTests {
   /// A case per message, and one more per further member of its largest oneof.
   static let cases: [CompletenessCase] = {
@@ -145,9 +175,23 @@ struct CompletenessTests {
         }
       }
       for variant in 0..<largestOneof {
-        let (text, fieldsSet) = writer.text(type.cDescriptor.pointer, variant: variant)
+        let (text, fieldsSet, expected) = writer.text(type.cDescriptor.pointer, variant: variant)
         cases.append(
-          CompletenessCase(type: type, variant: variant, text: text, fieldsSet: fieldsSet))
+          CompletenessCase(
+            type: type, variant: variant, soleBool: nil, text: text, fieldsSet: fieldsSet,
+            expected: expected))
+      }
+      // With two bool fields or more, a case for each with only that one true.
+      let bools = (0..<Int(message.n_fields)).map { message.fields[$0] }.filter {
+        $0.type == PROTOBUF_C_TYPE_BOOL && $0.label != PROTOBUF_C_LABEL_REPEATED
+      }
+      for bool in bools where bools.count > 1 {
+        let (text, fieldsSet, expected) = writer.text(
+          type.cDescriptor.pointer, variant: 0, soleBool: bool.id)
+        cases.append(
+          CompletenessCase(
+            type: type, variant: 0, soleBool: String(cString: bool.name), text: text,
+            fieldsSet: fieldsSet, expected: expected))
       }
     }
     return cases
@@ -174,20 +218,53 @@ struct CompletenessTests {
     }
   }
 
+  /// The Swift property of a field, as the message layer names it: lower camel case, `id` as
+  /// `ID`.
+  static func swiftName(_ field: String) -> String {
+    let words = field.split(separator: "_").map(String.init)
+    return words.enumerated().map { index, word in
+      if index == 0 { return word }
+      return ["id": "ID", "ids": "IDs", "url": "URL"][word] ?? word.prefix(1).uppercased()
+        + word.dropFirst()
+    }.joined()
+  }
+
   private static func check<M: ProtobufMessage>(
     _ type: M.Type, _ completeness: CompletenessCase
   ) throws {
     // Google's encoder makes the bytes from the text; Google's decoder reads them back.
     let googleBytes = try Protoc.run("encode", M.fullName, input: Data(completeness.text.utf8))
     let googleText = try Protoc.run("decode", M.fullName, input: googleBytes)
+    let topLevel = String(decoding: googleText, as: UTF8.self).split(separator: "\n").filter {
+      !$0.hasPrefix(" ")
+    }
     for name in completeness.fieldsSet {
       #expect(
-        String(decoding: googleText, as: UTF8.self).contains("\(name)"),
+        topLevel.contains { $0.hasPrefix("\(name): ") || $0.hasPrefix("\(name) {") },
         "the value sets \(name)")
     }
     // protoc-c -> Swift -> protoc-c -> bytes -> protoc-c -> Swift.
     let value = try M(serializedBytes: [UInt8](googleBytes))
     if !completeness.fieldsSet.isEmpty { #expect(value != M()) }
+    // Each scalar property holds the value the text gave its field (and a bool the text left
+    // out holds false), so that no two fields trade places on the way in.
+    var properties: [String: String] = [:]
+    for child in Mirror(reflecting: value).children {
+      guard let label = child.label else { continue }
+      properties[label] = String(describing: child.value)
+    }
+    for (field, swift) in completeness.expected {
+      #expect(properties[Self.swiftName(field)] == swift, "\(field)")
+    }
+    if let sole = completeness.soleBool {
+      let message = M.cDescriptor.pointer.pointee
+      for index in 0..<Int(message.n_fields) {
+        let field = message.fields[index]
+        let name = String(cString: field.name)
+        guard field.type == PROTOBUF_C_TYPE_BOOL, name != sole else { continue }
+        #expect(properties[Self.swiftName(name)] == "false", "\(name)")
+      }
+    }
     let swiftBytes = value.serializedBytes()
     #expect(try M(serializedBytes: swiftBytes) == value)
     #expect(value.serializedSize == swiftBytes.count)

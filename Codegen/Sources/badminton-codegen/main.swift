@@ -43,9 +43,16 @@ func run(_ arguments: [String]) throws {
     serializedBytes: data, extensions: SimpleExtensionMap([alwaysPresentOption]))
   let set = DescriptorSet(proto: proto)
 
+  // Every file of a generated package; options.proto declares extensions only.
+  let packages = Set(modules.map(\.protoPackage))
+  let all = set.files.filter { packages.contains($0.package) }
+  try Validation.check(all)
   var generated: [FileDescriptor] = []
   for module in modules {
-    let files = set.files.filter { $0.package == module.protoPackage && !$0.messages.isEmpty }
+    let files = all.filter {
+      $0.package == module.protoPackage
+        && !($0.messages.isEmpty && $0.enums.isEmpty && $0.services.isEmpty)
+    }
     try FileManager.default.createDirectory(
       atPath: module.directory, withIntermediateDirectories: true)
     for file in files {
