@@ -19,6 +19,16 @@ let package = Package(
         .product(name: "SwiftProtobufPluginLibrary", package: "swift-protobuf"),
       ],
       swiftSettings: [.swiftLanguageMode(.v6)]
-    )
+    ),
+    // The generator's names against protoc-c's own, and what it refuses.
+    .testTarget(
+      name: "BadmintonCodegenTests",
+      dependencies: [
+        "badminton-codegen",
+        .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+        .product(name: "SwiftProtobufPluginLibrary", package: "swift-protobuf"),
+      ],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
   ]
 )

@@ -220,7 +220,8 @@ struct MessageFile {
       case .string: return "    \(pair) = arena.strings(\(value))\n"
       case .bytes: return "    \(pair) = arena.byteArrays(\(value))\n"
       case .enumeration(_, let cType):
-        return "    \(pair) = arena.scalars(\(value).map { CField.cEnum($0.rawValue, as: \(cType).self) })\n"
+        return
+          "    \(pair) = arena.scalars(\(value).map { CField.cEnum($0.rawValue, as: \(cType).self) })\n"
       case .message: return "    \(pair) = arena.messages(\(value))\n"
       }
     }
@@ -251,7 +252,8 @@ struct MessageFile {
       }
       let (type, _) = try swiftType(field)
       out += field.docComment(indent: "    ", fallback: "`\(field.name)`.")
-      out += "    case \(Naming.escaped(field.swiftName))(\(type.hasSuffix("?") ? String(type.dropLast()) : type))\n"
+      out +=
+        "    case \(Naming.escaped(field.swiftName))(\(type.hasSuffix("?") ? String(type.dropLast()) : type))\n"
     }
     out += "  }\n"
     return out
@@ -259,7 +261,8 @@ struct MessageFile {
 
   private func oneofCaseConstant(_ oneof: OneofDescriptor, _ field: FieldDescriptor?) -> String {
     let message = oneof.containingType!
-    let base = Naming.cUpperName(package: message.file.package, name: message.name) + "__"
+    let base =
+      Naming.cUpperName(package: message.file.package, name: message.name) + "__"
       + oneof.name.uppercased()
     guard let field else { return base + "__NOT_SET" }
     return base + "_" + field.name.uppercased()
@@ -279,9 +282,11 @@ struct MessageFile {
       case .string: out += "      \(property) = \(swiftCase)(CField.string(\(member)))\n"
       case .bytes: out += "      \(property) = \(swiftCase)(CField.bytes(\(member)))\n"
       case .enumeration(let enumType, _):
-        out += "      \(property) = \(swiftCase)(\(enumType)(rawValue: CField.enumValue(\(member))))\n"
+        out +=
+          "      \(property) = \(swiftCase)(\(enumType)(rawValue: CField.enumValue(\(member))))\n"
       case .message(let messageType):
-        out += "      \(property) = try CField.message(\(member), as: \(messageType).self).map(\(swiftCase))\n"
+        out +=
+          "      \(property) = try CField.message(\(member), as: \(messageType).self).map(\(swiftCase))\n"
       }
     }
     out += "    default:\n      \(property) = nil\n    }\n"

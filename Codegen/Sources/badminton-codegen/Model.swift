@@ -32,7 +32,8 @@ struct ModuleTarget {
     let parts = halves.count == 2 ? halves[1].split(separator: ":").map(String.init) : []
     guard halves.count == 2, parts.count == 4 else {
       throw CodegenError(
-        description: "--module takes package=SwiftModule:CModule:Registry:Directory, not \(argument)"
+        description:
+          "--module takes package=SwiftModule:CModule:Registry:Directory, not \(argument)"
       )
     }
     protoPackage = halves[0]

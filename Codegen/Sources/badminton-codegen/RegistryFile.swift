@@ -88,7 +88,8 @@ struct TestGeneratorFile {
       arguments.append("\(field.swiftName): \(try value(field))")
     }
     var out = "\n  /// A random `\(message.fullName)`, every field set at random.\n"
-    out += "  static func \(function)(_ rng: inout any SeededRandomNumberGenerator) -> \(message.name) {\n"
+    out +=
+      "  static func \(function)(_ rng: inout any SeededRandomNumberGenerator) -> \(message.name) {\n"
     if arguments.isEmpty {
       out += "    \(message.name)()\n"
     } else {

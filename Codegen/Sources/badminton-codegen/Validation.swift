@@ -41,10 +41,12 @@ enum Validation {
       guard file.syntax == .proto3 else {
         throw fail("\(file.name): only proto3 is generated (protoc-c's proto2 fields need has_)")
       }
-      for part in file.package.split(separator: ".") where part.wholeMatch(of: /[a-z][a-z0-9]*/) == nil {
+      for part in file.package.split(separator: ".")
+      where part.wholeMatch(of: /[a-z][a-z0-9]*/) == nil {
         throw fail("\(file.name): package part \(part) is not lower case letters and digits")
       }
-      let types = file.messages.map { ($0.name, $0.fullName) } + file.enums.map { ($0.name, $0.fullName) }
+      let types =
+        file.messages.map { ($0.name, $0.fullName) } + file.enums.map { ($0.name, $0.fullName) }
       for (name, fullName) in types {
         guard isTypeName(name) else {
           throw fail("\(fullName): a type name is capitalized words, never two capitals in a row")
@@ -65,18 +67,25 @@ enum Validation {
         }
         for field in message.fields {
           guard isFieldName(field.name), !cxxKeywords.contains(field.name) else {
-            throw fail("\(field.fullName): a field name is lower case words joined by _, not a C++ keyword")
+            throw fail(
+              "\(field.fullName): a field name is lower case words joined by _, not a C++ keyword")
           }
           guard !reservedProperties.contains(field.swiftName) else {
             throw fail("\(field.fullName): \(field.swiftName) is a member every message has")
           }
-          guard !field.hasOptionalKeyword else {
-            throw fail("\(field.fullName): proto3 optional is not bridged (protoc-c 1.4 refuses it)")
+          guard field.proto.proto3Optional == false else {
+            throw fail(
+              "\(field.fullName): proto3 optional is not bridged (protoc-c 1.4 refuses it)")
           }
-          if field.isAlwaysPresent, field.type != .message || field.isRepeated || field.realContainingOneof != nil {
-            throw fail("\(field.fullName): always_present is for singular message fields outside a oneof")
+          if field.isAlwaysPresent,
+            field.type != .message || field.isRepeated || field.realContainingOneof != nil
+          {
+            throw fail(
+              "\(field.fullName): always_present is for singular message fields outside a oneof")
           }
-          let referenced = field.type == .message ? field.messageType.file.package
+          let referenced =
+            field.type == .message
+            ? field.messageType.file.package
             : field.type == .enum ? field.enumType.file.package : nil
           if let referenced, !packages.contains(referenced) {
             throw fail("\(field.fullName): its type's package \(referenced) is not generated")

@@ -66,7 +66,8 @@ func run(_ arguments: [String]) throws {
   for output in testGenerators {
     let files = generated.filter { output.packages.contains($0.package) }
     let imports =
-      ["PropertyBased"] + modules.filter { output.packages.contains($0.protoPackage) }.map(\.swiftModule)
+      ["PropertyBased"]
+      + modules.filter { output.packages.contains($0.protoPackage) }.map(\.swiftModule)
     let text = try TestGeneratorFile(
       files: files, imports: imports, roundTripCases: output.roundTripCases
     ).render()
