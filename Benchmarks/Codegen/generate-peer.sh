@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the grpc-swift 2 peer's code: swift-protobuf messages for Proto/badminton/v1/
-# matching.proto and the files it imports, and grpc-swift 2 client and server stubs for the
-# Matching service, into Benchmarks/Sources/GRPCPeer/Generated. The two protoc plugins are built
+# matching.proto, Proto/badminton/rpc/v1/health.proto and the files they import, and grpc-swift 2
+# client and server stubs for the Matching and Health services, into
+# Benchmarks/Sources/GRPCPeer/Generated. The two protoc plugins are built
 # from pinned versions in a scratch package outside the repository (PEER_PLUGIN_BUILD, by default
 # ${TMPDIR:-/tmp}/badminton-peer-plugins), so the same inputs give the same files. `--check`
 # regenerates into a temporary folder and fails when the committed code differs.
@@ -11,7 +12,7 @@ benchmarks="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 root="$(cd "$benchmarks/.." && pwd)"
 proto_root="$root/Proto"
 target="$benchmarks/Sources/GRPCPeer/Generated"
-service_proto="badminton/v1/matching.proto"
+service_protos=("badminton/v1/matching.proto" "badminton/rpc/v1/health.proto")
 check=false
 case "${1:-}" in
   --check) check=true ;;
@@ -74,14 +75,14 @@ swift build --package-path "$build" -c release --product protoc-gen-swift >&2
 swift build --package-path "$build" -c release --product protoc-gen-grpc-swift-2 >&2
 bin="$(swift build --package-path "$build" -c release --show-bin-path)"
 
-# matching.proto and, transitively, every file it imports.
+# The services' files and, transitively, every file they import.
 declare -A seen=()
 protos=()
 collect() {
   local proto="$1" import
   [ -n "${seen[$proto]:-}" ] && return
   # Google's own files (options.proto's descriptor.proto) come with protoc and swift-protobuf.
-  case "$proto" in google/protobuf/*) return ;; esac
+  case "$proto" in google/protobuf/*) return 0 ;; esac
   seen[$proto]=1
   if [ ! -f "$proto_root/$proto" ]; then
     echo "missing $proto under Proto/" >&2
@@ -93,7 +94,7 @@ collect() {
   done < <(sed -nE 's/^[[:space:]]*import[[:space:]]+(public[[:space:]]+|weak[[:space:]]+)?"([^"]+)";.*/\2/p' \
     "$proto_root/$proto")
 }
-collect "$service_proto"
+for service_proto in "${service_protos[@]}"; do collect "$service_proto"; done
 mapfile -t protos < <(printf '%s\n' "${protos[@]}" | LC_ALL=C sort)
 
 out="$(mktemp -d)"
@@ -113,7 +114,7 @@ protoc -I "$proto_root" \
   --grpc-swift-2_opt=Client=true \
   --grpc-swift-2_opt=Server=true \
   --grpc-swift-2_opt=FileNaming=PathToUnderscores \
-  "$service_proto"
+  "${service_protos[@]}"
 
 # One banner line on every file, naming its source and the plugin that wrote it.
 mkdir -p "$out/final"

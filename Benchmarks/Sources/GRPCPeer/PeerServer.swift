@@ -2,7 +2,8 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 
 /// A grpc-swift 2 server over HTTP/2 (grpc-swift-nio-transport, Posix, plaintext) serving
-/// badminton.v1.Matching/FindMatches with `findMatches`; every other method of the service
+/// badminton.v1.Matching/FindMatches with `findMatches`, and badminton.rpc.v1.Health/Check
+/// (SERVING, as the project's server answers it); every other method of the two services
 /// answers UNIMPLEMENTED.
 public final class PeerServer: Sendable {
   /// The port the server is bound to.
@@ -43,7 +44,7 @@ public final class PeerServer: Sendable {
     )
     let server = GRPCServer(
       transport: transport,
-      services: [MatchingPeerService(findMatches: findMatches)]
+      services: [MatchingPeerService(findMatches: findMatches), HealthPeerService()]
     )
     let serving = Task { try await server.serve() }
 
@@ -65,6 +66,33 @@ public final class PeerServer: Sendable {
   public func stop() async {
     self.server.beginGracefulShutdown()
     _ = try? await self.serving.value
+  }
+}
+
+/// The Health service with only Check implemented: the server is serving.
+private struct HealthPeerService: Badminton_Rpc_V1_Health.SimpleServiceProtocol {
+  func check(
+    request: Badminton_Rpc_V1_HealthCheckRequest,
+    context: ServerContext
+  ) async throws -> Badminton_Rpc_V1_HealthCheckResponse {
+    var response = Badminton_Rpc_V1_HealthCheckResponse()
+    response.status = .serving
+    return response
+  }
+
+  func watch(
+    request: Badminton_Rpc_V1_HealthCheckRequest,
+    response: RPCWriter<Badminton_Rpc_V1_HealthCheckResponse>,
+    context: ServerContext
+  ) async throws {
+    throw MatchingPeerService.unimplemented(context)
+  }
+
+  func checkSession(
+    request: Badminton_Rpc_V1_HealthCheckRequest,
+    context: ServerContext
+  ) async throws -> Badminton_Rpc_V1_HealthCheckResponse {
+    throw MatchingPeerService.unimplemented(context)
   }
 }
 
@@ -157,7 +185,7 @@ private struct MatchingPeerService: Badminton_V1_Matching.SimpleServiceProtocol 
     throw Self.unimplemented(context)
   }
 
-  private static func unimplemented(_ context: ServerContext) -> RPCError {
+  static func unimplemented(_ context: ServerContext) -> RPCError {
     RPCError(
       code: .unimplemented,
       message: "\(context.descriptor.fullyQualifiedMethod) is not served by the peer."

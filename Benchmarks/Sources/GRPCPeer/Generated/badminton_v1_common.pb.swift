@@ -23,21 +23,24 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
-/// How a player's peers rated them after matches. Until the first evaluation: accuracy 0,
-/// punctuality 100, character 3, count 0.
+/// How a player's peers rated them after matches: aggregates only, never who rated what. Until
+/// the first evaluation: accuracy 0, punctuality 100, character 3, count 0. Each accepted survey
+/// updates it in the transaction that stores the survey (docs/surveys.md §5).
 public nonisolated struct Badminton_V1_ReputationSummary: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// Number of peer evaluations received.
+  /// Number of peer evaluations received: one per rating of this player in an accepted survey.
   public var evaluationCount: Int32 = 0
 
-  /// Average distance between peers' skill ratings and the player's self-reported level
-  /// (0 = peers agree exactly); see docs/players.md.
+  /// Skill accuracy: the average absolute difference between each skill rating peers gave and
+  /// the player's self-reported level when that rating was accepted. 0 = peers agree exactly;
+  /// larger values mean peers rated the player further from their own level.
   public var averageSkillAccuracy: Double = 0
 
-  /// Share of matches the player was on time for, 0-100.
+  /// Share of peer ratings that said the player was on time, 0-100 (in doubles each match brings
+  /// up to 3 ratings).
   public var punctualityPercentage: Double = 0
 
   /// Average character rating, 1-5.
@@ -48,21 +51,26 @@ public nonisolated struct Badminton_V1_ReputationSummary: Sendable {
   public init() {}
 }
 
-/// A player as others see them in lists: friends, requests, rooms, threads.
+/// A player as others see them in lists: friends, requests, blocked players, rooms, threads,
+/// friends' schedules. Never carries a phone or a locale.
 public nonisolated struct Badminton_V1_PlayerCard: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The player's id.
   public var userID: Int64 = 0
 
+  /// The player's nickname, trimmed.
   public var nickname: String = String()
 
+  /// The level to show, as on the player's profile (`Profile.display_level`).
   public var displayLevel: Int32 = 0
 
   /// Fewer than 5 peer evaluations: the display level is the self-reported one.
   public var newPlayer: Bool = false
 
+  /// The player's reputation, as on their profile.
   public var reputation: Badminton_V1_ReputationSummary {
     get {_reputation ?? Badminton_V1_ReputationSummary()}
     set {_reputation = newValue}

@@ -223,6 +223,10 @@ extension Badminton_V1_Matching {
     public protocol StreamingServiceProtocol: GRPCCore.RegistrableRPCService {
         /// Handle the "PostAvailability" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Posts availability; a player has at most 10 active posted at once.
+        ///
         /// - Parameters:
         ///   - request: A streaming request of `Badminton_V1_PostAvailabilityRequest` messages.
         ///   - context: Context providing information about the RPC.
@@ -265,6 +269,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "SaveRecurringSlots" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the caller's weekly slots and the settings their days are posted with.
+        ///
         /// - Parameters:
         ///   - request: A streaming request of `Badminton_V1_SaveRecurringSlotsRequest` messages.
         ///   - context: Context providing information about the RPC.
@@ -293,6 +301,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "FindMatches" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > One page of the partners whose availability fits one of the caller's.
+        ///
         /// - Parameters:
         ///   - request: A streaming request of `Badminton_V1_FindMatchesRequest` messages.
         ///   - context: Context providing information about the RPC.
@@ -307,6 +319,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "ProposeMatch" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invites the players of chosen availability; each gets a `proposal_received` event.
+        ///
         /// - Parameters:
         ///   - request: A streaming request of `Badminton_V1_ProposeMatchRequest` messages.
         ///   - context: Context providing information about the RPC.
@@ -320,6 +336,10 @@ extension Badminton_V1_Matching {
         ) async throws -> GRPCCore.StreamingServerResponse<Badminton_V1_Proposal>
 
         /// Handle the "RespondToProposal" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invited players only; the last acceptance confirms the match.
         ///
         /// - Parameters:
         ///   - request: A streaming request of `Badminton_V1_RespondToProposalRequest` messages.
@@ -377,6 +397,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "CancelMatch" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > A participant, before the start; the other players get `match_cancelled`.
+        ///
         /// - Parameters:
         ///   - request: A streaming request of `Badminton_V1_CancelMatchRequest` messages.
         ///   - context: Context providing information about the RPC.
@@ -399,6 +423,10 @@ extension Badminton_V1_Matching {
     /// use ``StreamingServiceProtocol``.
     public protocol ServiceProtocol: Badminton_V1_Matching.StreamingServiceProtocol {
         /// Handle the "PostAvailability" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Posts availability; a player has at most 10 active posted at once.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_PostAvailabilityRequest` message.
@@ -442,6 +470,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "SaveRecurringSlots" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the caller's weekly slots and the settings their days are posted with.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_SaveRecurringSlotsRequest` message.
         ///   - context: Context providing information about the RPC.
@@ -470,6 +502,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "FindMatches" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > One page of the partners whose availability fits one of the caller's.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_FindMatchesRequest` message.
         ///   - context: Context providing information about the RPC.
@@ -484,6 +520,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "ProposeMatch" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invites the players of chosen availability; each gets a `proposal_received` event.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_ProposeMatchRequest` message.
         ///   - context: Context providing information about the RPC.
@@ -497,6 +537,10 @@ extension Badminton_V1_Matching {
         ) async throws -> GRPCCore.ServerResponse<Badminton_V1_Proposal>
 
         /// Handle the "RespondToProposal" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invited players only; the last acceptance confirms the match.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_RespondToProposalRequest` message.
@@ -554,6 +598,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "CancelMatch" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > A participant, before the start; the other players get `match_cancelled`.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_CancelMatchRequest` message.
         ///   - context: Context providing information about the RPC.
@@ -574,6 +622,10 @@ extension Badminton_V1_Matching {
     /// then use ``ServiceProtocol`` instead.
     public protocol SimpleServiceProtocol: Badminton_V1_Matching.ServiceProtocol {
         /// Handle the "PostAvailability" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Posts availability; a player has at most 10 active posted at once.
         ///
         /// - Parameters:
         ///   - request: A `Badminton_V1_PostAvailabilityRequest` message.
@@ -617,6 +669,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "SaveRecurringSlots" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the caller's weekly slots and the settings their days are posted with.
+        ///
         /// - Parameters:
         ///   - request: A `Badminton_V1_SaveRecurringSlotsRequest` message.
         ///   - context: Context providing information about the RPC.
@@ -645,6 +701,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "FindMatches" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > One page of the partners whose availability fits one of the caller's.
+        ///
         /// - Parameters:
         ///   - request: A `Badminton_V1_FindMatchesRequest` message.
         ///   - context: Context providing information about the RPC.
@@ -659,6 +719,10 @@ extension Badminton_V1_Matching {
 
         /// Handle the "ProposeMatch" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invites the players of chosen availability; each gets a `proposal_received` event.
+        ///
         /// - Parameters:
         ///   - request: A `Badminton_V1_ProposeMatchRequest` message.
         ///   - context: Context providing information about the RPC.
@@ -672,6 +736,10 @@ extension Badminton_V1_Matching {
         ) async throws -> Badminton_V1_Proposal
 
         /// Handle the "RespondToProposal" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invited players only; the last acceptance confirms the match.
         ///
         /// - Parameters:
         ///   - request: A `Badminton_V1_RespondToProposalRequest` message.
@@ -728,6 +796,10 @@ extension Badminton_V1_Matching {
         ) async throws -> Badminton_V1_ListMyMatchesResponse
 
         /// Handle the "CancelMatch" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > A participant, before the start; the other players get `match_cancelled`.
         ///
         /// - Parameters:
         ///   - request: A `Badminton_V1_CancelMatchRequest` message.
@@ -1189,6 +1261,10 @@ extension Badminton_V1_Matching {
     public protocol ClientProtocol: Sendable {
         /// Call the "PostAvailability" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Posts availability; a player has at most 10 active posted at once.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_PostAvailabilityRequest` message.
         ///   - serializer: A serializer for `Badminton_V1_PostAvailabilityRequest` messages.
@@ -1246,6 +1322,10 @@ extension Badminton_V1_Matching {
 
         /// Call the "SaveRecurringSlots" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the caller's weekly slots and the settings their days are posted with.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_SaveRecurringSlotsRequest` message.
         ///   - serializer: A serializer for `Badminton_V1_SaveRecurringSlotsRequest` messages.
@@ -1284,6 +1364,10 @@ extension Badminton_V1_Matching {
 
         /// Call the "FindMatches" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > One page of the partners whose availability fits one of the caller's.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_FindMatchesRequest` message.
         ///   - serializer: A serializer for `Badminton_V1_FindMatchesRequest` messages.
@@ -1303,6 +1387,10 @@ extension Badminton_V1_Matching {
 
         /// Call the "ProposeMatch" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invites the players of chosen availability; each gets a `proposal_received` event.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_ProposeMatchRequest` message.
         ///   - serializer: A serializer for `Badminton_V1_ProposeMatchRequest` messages.
@@ -1321,6 +1409,10 @@ extension Badminton_V1_Matching {
         ) async throws -> Result where Result: Sendable
 
         /// Call the "RespondToProposal" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invited players only; the last acceptance confirms the match.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_RespondToProposalRequest` message.
@@ -1398,6 +1490,10 @@ extension Badminton_V1_Matching {
 
         /// Call the "CancelMatch" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > A participant, before the start; the other players get `match_cancelled`.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_CancelMatchRequest` message.
         ///   - serializer: A serializer for `Badminton_V1_CancelMatchRequest` messages.
@@ -1433,6 +1529,10 @@ extension Badminton_V1_Matching {
         }
 
         /// Call the "PostAvailability" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Posts availability; a player has at most 10 active posted at once.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_PostAvailabilityRequest` message.
@@ -1524,6 +1624,10 @@ extension Badminton_V1_Matching {
 
         /// Call the "SaveRecurringSlots" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Replaces the caller's weekly slots and the settings their days are posted with.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_SaveRecurringSlotsRequest` message.
         ///   - serializer: A serializer for `Badminton_V1_SaveRecurringSlotsRequest` messages.
@@ -1584,6 +1688,10 @@ extension Badminton_V1_Matching {
 
         /// Call the "FindMatches" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > One page of the partners whose availability fits one of the caller's.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_FindMatchesRequest` message.
         ///   - serializer: A serializer for `Badminton_V1_FindMatchesRequest` messages.
@@ -1614,6 +1722,10 @@ extension Badminton_V1_Matching {
 
         /// Call the "ProposeMatch" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invites the players of chosen availability; each gets a `proposal_received` event.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_ProposeMatchRequest` message.
         ///   - serializer: A serializer for `Badminton_V1_ProposeMatchRequest` messages.
@@ -1643,6 +1755,10 @@ extension Badminton_V1_Matching {
         }
 
         /// Call the "RespondToProposal" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Invited players only; the last acceptance confirms the match.
         ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_RespondToProposalRequest` message.
@@ -1764,6 +1880,10 @@ extension Badminton_V1_Matching {
 
         /// Call the "CancelMatch" method.
         ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > A participant, before the start; the other players get `match_cancelled`.
+        ///
         /// - Parameters:
         ///   - request: A request containing a single `Badminton_V1_CancelMatchRequest` message.
         ///   - serializer: A serializer for `Badminton_V1_CancelMatchRequest` messages.
@@ -1798,6 +1918,10 @@ extension Badminton_V1_Matching {
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 extension Badminton_V1_Matching.ClientProtocol {
     /// Call the "PostAvailability" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Posts availability; a player has at most 10 active posted at once.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Badminton_V1_PostAvailabilityRequest` message.
@@ -1874,6 +1998,10 @@ extension Badminton_V1_Matching.ClientProtocol {
 
     /// Call the "SaveRecurringSlots" method.
     ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Replaces the caller's weekly slots and the settings their days are posted with.
+    ///
     /// - Parameters:
     ///   - request: A request containing a single `Badminton_V1_SaveRecurringSlotsRequest` message.
     ///   - options: Options to apply to this RPC.
@@ -1924,6 +2052,10 @@ extension Badminton_V1_Matching.ClientProtocol {
 
     /// Call the "FindMatches" method.
     ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > One page of the partners whose availability fits one of the caller's.
+    ///
     /// - Parameters:
     ///   - request: A request containing a single `Badminton_V1_FindMatchesRequest` message.
     ///   - options: Options to apply to this RPC.
@@ -1949,6 +2081,10 @@ extension Badminton_V1_Matching.ClientProtocol {
 
     /// Call the "ProposeMatch" method.
     ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Invites the players of chosen availability; each gets a `proposal_received` event.
+    ///
     /// - Parameters:
     ///   - request: A request containing a single `Badminton_V1_ProposeMatchRequest` message.
     ///   - options: Options to apply to this RPC.
@@ -1973,6 +2109,10 @@ extension Badminton_V1_Matching.ClientProtocol {
     }
 
     /// Call the "RespondToProposal" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Invited players only; the last acceptance confirms the match.
     ///
     /// - Parameters:
     ///   - request: A request containing a single `Badminton_V1_RespondToProposalRequest` message.
@@ -2074,6 +2214,10 @@ extension Badminton_V1_Matching.ClientProtocol {
 
     /// Call the "CancelMatch" method.
     ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > A participant, before the start; the other players get `match_cancelled`.
+    ///
     /// - Parameters:
     ///   - request: A request containing a single `Badminton_V1_CancelMatchRequest` message.
     ///   - options: Options to apply to this RPC.
@@ -2102,6 +2246,10 @@ extension Badminton_V1_Matching.ClientProtocol {
 @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
 extension Badminton_V1_Matching.ClientProtocol {
     /// Call the "PostAvailability" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Posts availability; a player has at most 10 active posted at once.
     ///
     /// - Parameters:
     ///   - message: request message to send.
@@ -2190,6 +2338,10 @@ extension Badminton_V1_Matching.ClientProtocol {
 
     /// Call the "SaveRecurringSlots" method.
     ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Replaces the caller's weekly slots and the settings their days are posted with.
+    ///
     /// - Parameters:
     ///   - message: request message to send.
     ///   - metadata: Additional metadata to send, defaults to empty.
@@ -2248,6 +2400,10 @@ extension Badminton_V1_Matching.ClientProtocol {
 
     /// Call the "FindMatches" method.
     ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > One page of the partners whose availability fits one of the caller's.
+    ///
     /// - Parameters:
     ///   - message: request message to send.
     ///   - metadata: Additional metadata to send, defaults to empty.
@@ -2277,6 +2433,10 @@ extension Badminton_V1_Matching.ClientProtocol {
 
     /// Call the "ProposeMatch" method.
     ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Invites the players of chosen availability; each gets a `proposal_received` event.
+    ///
     /// - Parameters:
     ///   - message: request message to send.
     ///   - metadata: Additional metadata to send, defaults to empty.
@@ -2305,6 +2465,10 @@ extension Badminton_V1_Matching.ClientProtocol {
     }
 
     /// Call the "RespondToProposal" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Invited players only; the last acceptance confirms the match.
     ///
     /// - Parameters:
     ///   - message: request message to send.
@@ -2421,6 +2585,10 @@ extension Badminton_V1_Matching.ClientProtocol {
     }
 
     /// Call the "CancelMatch" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > A participant, before the start; the other players get `match_cancelled`.
     ///
     /// - Parameters:
     ///   - message: request message to send.

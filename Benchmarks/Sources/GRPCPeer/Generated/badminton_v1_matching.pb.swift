@@ -25,10 +25,17 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
+/// How many play: singles (2 players) or doubles (4).
 public nonisolated enum Badminton_V1_MatchMode: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
+
+  /// Not set; refused where a mode is needed (`MATCH_MODE_INVALID`).
   case unspecified // = 0
+
+  /// One against one: 2 players.
   case singles // = 1
+
+  /// Two against two: 4 players.
   case doubles // = 2
   case UNRECOGNIZED(Int)
 
@@ -66,6 +73,8 @@ public nonisolated enum Badminton_V1_MatchMode: SwiftProtobuf.Enum, Swift.CaseIt
 /// Where an availability came from.
 public nonisolated enum Badminton_V1_AvailabilitySource: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
+
+  /// Never sent.
   case unspecified // = 0
 
   /// PostAvailability.
@@ -106,14 +115,17 @@ public nonisolated enum Badminton_V1_AvailabilitySource: SwiftProtobuf.Enum, Swi
 
 }
 
+/// A change to a search that found nothing.
 public nonisolated enum Badminton_V1_RelaxationKind: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
+
+  /// Never sent.
   case unspecified // = 0
 
-  /// The time range widened on each side.
+  /// The time range widened by 1 hour, then by 2, on each side, as far as 8 hours allow.
   case widenTime // = 1
 
-  /// The skill tolerance raised.
+  /// The skill tolerance raised by 1 level, then by 2, at most to 8.
   case raiseSkillTolerance // = 2
 
   /// The radius raised to 50 miles.
@@ -154,8 +166,11 @@ public nonisolated enum Badminton_V1_RelaxationKind: SwiftProtobuf.Enum, Swift.C
 
 }
 
+/// Where a proposal stands.
 public nonisolated enum Badminton_V1_ProposalState: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
+
+  /// Never sent.
   case unspecified // = 0
 
   /// Waiting for the invited players' answers.
@@ -164,7 +179,7 @@ public nonisolated enum Badminton_V1_ProposalState: SwiftProtobuf.Enum, Swift.Ca
   /// Everyone accepted: the match is confirmed.
   case proposalAccepted // = 2
 
-  /// Someone declined.
+  /// An invited player declined.
   case proposalDeclined // = 3
 
   /// The slot started, 24 hours passed, or an availability it needed was used or cancelled.
@@ -208,11 +223,20 @@ public nonisolated enum Badminton_V1_ProposalState: SwiftProtobuf.Enum, Swift.Ca
 
 }
 
+/// An invited player's answer to a proposal.
 public nonisolated enum Badminton_V1_InviteeAnswer: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
+
+  /// Never sent.
   case unspecified // = 0
+
+  /// Not answered yet.
   case answerPending // = 1
+
+  /// Accepted.
   case answerAccepted // = 2
+
+  /// Declined.
   case answerDeclined // = 3
   case UNRECOGNIZED(Int)
 
@@ -250,10 +274,18 @@ public nonisolated enum Badminton_V1_InviteeAnswer: SwiftProtobuf.Enum, Swift.Ca
 
 }
 
+/// Where a match stands.
 public nonisolated enum Badminton_V1_MatchState: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
+
+  /// Never sent.
   case unspecified // = 0
+
+  /// Agreed: every player accepted, or the room's owner started it. It books its players for its
+  /// slot.
   case confirmed // = 1
+
+  /// A participant cancelled it before its start.
   case cancelled // = 2
 
   /// Played: the result is recorded (badminton.v1.Surveys CompleteMatch).
@@ -300,6 +332,7 @@ public nonisolated struct Badminton_V1_LocalDate: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The year, for example 2026.
   public var year: Int32 = 0
 
   /// 1-12.
@@ -313,6 +346,7 @@ public nonisolated struct Badminton_V1_LocalDate: Sendable {
   public init() {}
 }
 
+/// A point on the earth, in WGS 84 degrees.
 public nonisolated struct Badminton_V1_GeoPoint: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -335,8 +369,10 @@ public nonisolated struct Badminton_V1_TimeSlot: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The first instant, in milliseconds since 1970-01-01 UTC.
   public var startUnixMs: Int64 = 0
 
+  /// The first instant after the slot, in milliseconds since 1970-01-01 UTC.
   public var endUnixMs: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -350,7 +386,7 @@ public nonisolated struct Badminton_V1_SkillTolerance: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// 0-8.
+  /// The largest difference of display levels allowed, 0-8.
   public var levels: Int32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -358,14 +394,17 @@ public nonisolated struct Badminton_V1_SkillTolerance: Sendable {
   public init() {}
 }
 
+/// Says when and where the caller can play. The rules and their reason codes are in
+/// docs/matching.md §1.
 public nonisolated struct Badminton_V1_PostAvailabilityRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// SINGLES or DOUBLES.
   public var mode: Badminton_V1_MatchMode = .unspecified
 
-  /// Today to 13 days ahead, in `time_zone`.
+  /// A real calendar date from today to 13 days ahead, in `time_zone`.
   public var date: Badminton_V1_LocalDate {
     get {_date ?? Badminton_V1_LocalDate()}
     set {_date = newValue}
@@ -375,16 +414,19 @@ public nonisolated struct Badminton_V1_PostAvailabilityRequest: Sendable {
   /// Clears the value of `date`. Subsequent reads from it will return its default value.
   public mutating func clearDate() {self._date = nil}
 
-  /// Minutes after local midnight, 0-1439.
+  /// Minutes after local midnight, 0-1439; the start may not be in the past.
   public var startMinute: Int32 = 0
 
-  /// Minutes after local midnight, 1-1440; 1 to 8 hours after the start.
+  /// Minutes after local midnight, 1-1440 (1440 = the midnight ending the day); 1 to 8 hours
+  /// after the start.
   public var endMinute: Int32 = 0
 
-  /// An IANA time zone, e.g. `Asia/Shanghai`.
+  /// A canonical IANA time zone name, e.g. `Asia/Shanghai`, or `UTC`; the date and minutes are
+  /// local times there.
   public var timeZone: String = String()
 
-  /// Absent: the caller's last known location.
+  /// Where the caller plays from. Absent: the caller's last known location (`LOCATION_UNKNOWN`
+  /// when there is none).
   public var location: Badminton_V1_GeoPoint {
     get {_location ?? Badminton_V1_GeoPoint()}
     set {_location = newValue}
@@ -394,10 +436,10 @@ public nonisolated struct Badminton_V1_PostAvailabilityRequest: Sendable {
   /// Clears the value of `location`. Subsequent reads from it will return its default value.
   public mutating func clearLocation() {self._location = nil}
 
-  /// Up to 50; 0 = 10.
+  /// How far the caller will travel, in miles: more than 0, at most 50; 0 = 10.
   public var radiusMiles: Double = 0
 
-  /// Absent: 2.
+  /// How far a partner's display level may be from the caller's. Absent: 2.
   public var skillTolerance: Badminton_V1_SkillTolerance {
     get {_skillTolerance ?? Badminton_V1_SkillTolerance()}
     set {_skillTolerance = newValue}
@@ -416,27 +458,32 @@ public nonisolated struct Badminton_V1_PostAvailabilityRequest: Sendable {
   fileprivate var _skillTolerance: Badminton_V1_SkillTolerance? = nil
 }
 
-/// One stretch of time a player can play.
+/// One stretch of time a player can play, posted or from a recurring slot. Active until the
+/// player cancels it, a match uses it, or its end passes.
 public nonisolated struct Badminton_V1_Availability: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The availability's id.
   public var id: Int64 {
     get {_storage._id}
     set {_uniqueStorage()._id = newValue}
   }
 
+  /// The player who can play.
   public var userID: Int64 {
     get {_storage._userID}
     set {_uniqueStorage()._userID = newValue}
   }
 
+  /// SINGLES or DOUBLES.
   public var mode: Badminton_V1_MatchMode {
     get {_storage._mode}
     set {_uniqueStorage()._mode = newValue}
   }
 
+  /// The calendar date in `time_zone`.
   public var date: Badminton_V1_LocalDate {
     get {_storage._date ?? Badminton_V1_LocalDate()}
     set {_uniqueStorage()._date = newValue}
@@ -446,22 +493,26 @@ public nonisolated struct Badminton_V1_Availability: @unchecked Sendable {
   /// Clears the value of `date`. Subsequent reads from it will return its default value.
   public mutating func clearDate() {_uniqueStorage()._date = nil}
 
+  /// Minutes after local midnight, 0-1439.
   public var startMinute: Int32 {
     get {_storage._startMinute}
     set {_uniqueStorage()._startMinute = newValue}
   }
 
+  /// Minutes after local midnight, 1-1440.
   public var endMinute: Int32 {
     get {_storage._endMinute}
     set {_uniqueStorage()._endMinute = newValue}
   }
 
+  /// The IANA time zone of `date` and the minutes.
   public var timeZone: String {
     get {_storage._timeZone}
     set {_uniqueStorage()._timeZone = newValue}
   }
 
-  /// The same time as absolute instants.
+  /// The same time as absolute instants, by the time zone's rules for that date (a slot on a
+  /// daylight-saving day has its real length).
   public var slot: Badminton_V1_TimeSlot {
     get {_storage._slot ?? Badminton_V1_TimeSlot()}
     set {_uniqueStorage()._slot = newValue}
@@ -471,6 +522,7 @@ public nonisolated struct Badminton_V1_Availability: @unchecked Sendable {
   /// Clears the value of `slot`. Subsequent reads from it will return its default value.
   public mutating func clearSlot() {_uniqueStorage()._slot = nil}
 
+  /// Where the player plays from: the one posted, or their last known location then.
   public var location: Badminton_V1_GeoPoint {
     get {_storage._location ?? Badminton_V1_GeoPoint()}
     set {_uniqueStorage()._location = newValue}
@@ -480,21 +532,25 @@ public nonisolated struct Badminton_V1_Availability: @unchecked Sendable {
   /// Clears the value of `location`. Subsequent reads from it will return its default value.
   public mutating func clearLocation() {_uniqueStorage()._location = nil}
 
+  /// How far the player will travel, in miles, 0 < radius <= 50.
   public var radiusMiles: Double {
     get {_storage._radiusMiles}
     set {_uniqueStorage()._radiusMiles = newValue}
   }
 
+  /// How far a partner's display level may be from the player's, 0-8.
   public var skillTolerance: Int32 {
     get {_storage._skillTolerance}
     set {_uniqueStorage()._skillTolerance = newValue}
   }
 
+  /// When it was posted (or the recurring day added), in milliseconds since 1970-01-01 UTC.
   public var postedAtUnixMs: Int64 {
     get {_storage._postedAtUnixMs}
     set {_uniqueStorage()._postedAtUnixMs = newValue}
   }
 
+  /// Posted, or a day of a recurring slot.
   public var source: Badminton_V1_AvailabilitySource {
     get {_storage._source}
     set {_uniqueStorage()._source = newValue}
@@ -507,11 +563,13 @@ public nonisolated struct Badminton_V1_Availability: @unchecked Sendable {
   fileprivate var _storage = _StorageClass.defaultInstance
 }
 
+/// Cancels one of the caller's active availability.
 public nonisolated struct Badminton_V1_CancelAvailabilityRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// An active availability of the caller's.
   public var availabilityID: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -519,6 +577,7 @@ public nonisolated struct Badminton_V1_CancelAvailabilityRequest: Sendable {
   public init() {}
 }
 
+/// The availability is cancelled; it has no fields.
 public nonisolated struct Badminton_V1_CancelAvailabilityResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -529,6 +588,7 @@ public nonisolated struct Badminton_V1_CancelAvailabilityResponse: Sendable {
   public init() {}
 }
 
+/// Lists the caller's active availability; it has no fields.
 public nonisolated struct Badminton_V1_ListMyAvailabilityRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -539,12 +599,13 @@ public nonisolated struct Badminton_V1_ListMyAvailabilityRequest: Sendable {
   public init() {}
 }
 
+/// The caller's active availability.
 public nonisolated struct Badminton_V1_ListMyAvailabilityResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// The caller's active availability, earliest start first.
+  /// The caller's active availability, posted and recurring, earliest start first.
   public var availability: [Badminton_V1_Availability] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -561,12 +622,16 @@ public nonisolated struct Badminton_V1_RecurringSlot: Sendable {
   /// 1 = Sunday ... 7 = Saturday.
   public var weekday: Int32 = 0
 
+  /// Minutes after local midnight, 0-1439.
   public var startMinute: Int32 = 0
 
+  /// Minutes after local midnight, 1-1440; 1 to 8 hours after the start.
   public var endMinute: Int32 = 0
 
+  /// SINGLES or DOUBLES.
   public var mode: Badminton_V1_MatchMode = .unspecified
 
+  /// Only an active slot adds days; an inactive one is kept but adds none.
   public var active: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -583,9 +648,10 @@ public nonisolated struct Badminton_V1_SaveRecurringSlotsRequest: Sendable {
   /// At most 5.
   public var slots: [Badminton_V1_RecurringSlot] = []
 
+  /// The IANA time zone of the slots' weekdays and minutes, as in PostAvailability.
   public var timeZone: String = String()
 
-  /// Absent: the caller's last known location.
+  /// Where the player plays from. Absent: the caller's last known location.
   public var location: Badminton_V1_GeoPoint {
     get {_location ?? Badminton_V1_GeoPoint()}
     set {_location = newValue}
@@ -595,10 +661,10 @@ public nonisolated struct Badminton_V1_SaveRecurringSlotsRequest: Sendable {
   /// Clears the value of `location`. Subsequent reads from it will return its default value.
   public mutating func clearLocation() {self._location = nil}
 
-  /// Up to 50; 0 = 10.
+  /// How far the player will travel, in miles: more than 0, at most 50; 0 = 10.
   public var radiusMiles: Double = 0
 
-  /// Absent: 2.
+  /// How far a partner's display level may be from the player's. Absent: 2.
   public var skillTolerance: Badminton_V1_SkillTolerance {
     get {_skillTolerance ?? Badminton_V1_SkillTolerance()}
     set {_skillTolerance = newValue}
@@ -616,6 +682,7 @@ public nonisolated struct Badminton_V1_SaveRecurringSlotsRequest: Sendable {
   fileprivate var _skillTolerance: Badminton_V1_SkillTolerance? = nil
 }
 
+/// Reads the caller's recurring slots; it has no fields.
 public nonisolated struct Badminton_V1_GetRecurringSlotsRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -626,15 +693,20 @@ public nonisolated struct Badminton_V1_GetRecurringSlotsRequest: Sendable {
   public init() {}
 }
 
+/// The caller's recurring slots and the settings their days are posted with; every field at its
+/// default when nothing was saved.
 public nonisolated struct Badminton_V1_RecurringSlots: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The weekly slots, at most 5.
   public var slots: [Badminton_V1_RecurringSlot] = []
 
+  /// The IANA time zone of the slots.
   public var timeZone: String = String()
 
+  /// Where the player plays from.
   public var location: Badminton_V1_GeoPoint {
     get {_location ?? Badminton_V1_GeoPoint()}
     set {_location = newValue}
@@ -644,8 +716,10 @@ public nonisolated struct Badminton_V1_RecurringSlots: Sendable {
   /// Clears the value of `location`. Subsequent reads from it will return its default value.
   public mutating func clearLocation() {self._location = nil}
 
+  /// How far the player will travel, in miles.
   public var radiusMiles: Double = 0
 
+  /// How far a partner's display level may be from the player's, 0-8.
   public var skillTolerance: Int32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -655,6 +729,7 @@ public nonisolated struct Badminton_V1_RecurringSlots: Sendable {
   fileprivate var _location: Badminton_V1_GeoPoint? = nil
 }
 
+/// Searches for partners for one of the caller's availability (docs/matching.md §2).
 public nonisolated struct Badminton_V1_FindMatchesRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -680,16 +755,22 @@ public nonisolated struct Badminton_V1_MatchCandidate: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The partner's availability: what ProposeMatch takes.
   public var availabilityID: Int64 = 0
 
+  /// The partner.
   public var userID: Int64 = 0
 
+  /// The partner's nickname.
   public var nickname: String = String()
 
+  /// The partner's display level (`Profile.display_level`).
   public var displayLevel: Int32 = 0
 
+  /// The partner has fewer than 5 peer evaluations.
   public var newPlayer: Bool = false
 
+  /// The partner's reputation.
   public var reputation: Badminton_V1_ReputationSummary {
     get {_reputation ?? Badminton_V1_ReputationSummary()}
     set {_reputation = newValue}
@@ -699,11 +780,14 @@ public nonisolated struct Badminton_V1_MatchCandidate: Sendable {
   /// Clears the value of `reputation`. Subsequent reads from it will return its default value.
   public mutating func clearReputation() {self._reputation = nil}
 
+  /// The shown distance between the two availability locations, in miles: a whole number of
+  /// half miles, at least 0.5 (docs/players.md §7.6).
   public var distanceMiles: Double = 0
 
+  /// The difference between the two players' display levels, 0-8.
   public var skillDifference: Int32 = 0
 
-  /// The time both can play.
+  /// The time both can play: at least 30 minutes.
   public var overlap: Badminton_V1_TimeSlot {
     get {_overlap ?? Badminton_V1_TimeSlot()}
     set {_overlap = newValue}
@@ -727,6 +811,7 @@ public nonisolated struct Badminton_V1_MatchRelaxation: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The change.
   public var kind: Badminton_V1_RelaxationKind = .unspecified
 
   /// The slot, tolerance and radius the count was made with.
@@ -739,10 +824,14 @@ public nonisolated struct Badminton_V1_MatchRelaxation: Sendable {
   /// Clears the value of `slot`. Subsequent reads from it will return its default value.
   public mutating func clearSlot() {self._slot = nil}
 
+  /// The caller's skill tolerance the count was made with, 0-8.
   public var skillTolerance: Int32 = 0
 
+  /// The caller's radius the count was made with, in miles.
   public var radiusMiles: Double = 0
 
+  /// How many partners the search would find with this change alone; the other players' own
+  /// radius and tolerance still apply.
   public var candidateCount: Int32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -752,17 +841,20 @@ public nonisolated struct Badminton_V1_MatchRelaxation: Sendable {
   fileprivate var _slot: Badminton_V1_TimeSlot? = nil
 }
 
+/// One page of the partners that fit.
 public nonisolated struct Badminton_V1_FindMatchesResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// Smallest skill difference first, then nearest, then earliest posted.
+  /// Smallest skill difference first, then nearest, then earliest posted, then by availability
+  /// id.
   public var candidates: [Badminton_V1_MatchCandidate] = []
 
+  /// The `page_token` of the next page; empty when this page is the last.
   public var nextPageToken: String = String()
 
-  /// Only when nothing fits at all: how many partners each relaxation would find.
+  /// Only when the first page is empty: how many partners each relaxation would find.
   public var suggestions: [Badminton_V1_MatchRelaxation] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -779,6 +871,7 @@ public nonisolated struct Badminton_V1_PartnerAvailable: Sendable {
   /// The player's availability it fits.
   public var availabilityID: Int64 = 0
 
+  /// The newcomer, as FindMatches from that availability would show them.
   public var candidate: Badminton_V1_MatchCandidate {
     get {_candidate ?? Badminton_V1_MatchCandidate()}
     set {_candidate = newValue}
@@ -795,15 +888,19 @@ public nonisolated struct Badminton_V1_PartnerAvailable: Sendable {
   fileprivate var _candidate: Badminton_V1_MatchCandidate? = nil
 }
 
+/// One player invited by a proposal.
 public nonisolated struct Badminton_V1_ProposalInvitee: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The invited player.
   public var userID: Int64 = 0
 
+  /// The invited player's availability the proposal chose.
   public var availabilityID: Int64 = 0
 
+  /// Their answer so far.
   public var answer: Badminton_V1_InviteeAnswer = .unspecified
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -817,15 +914,19 @@ public nonisolated struct Badminton_V1_Proposal: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The proposal's id.
   public var id: Int64 = 0
 
+  /// The player who proposed.
   public var proposerID: Int64 = 0
 
+  /// The proposer's availability the proposal was made for.
   public var proposerAvailabilityID: Int64 = 0
 
+  /// SINGLES or DOUBLES.
   public var mode: Badminton_V1_MatchMode = .unspecified
 
-  /// The time all of them can play.
+  /// The time all of them can play: at least 30 minutes.
   public var slot: Badminton_V1_TimeSlot {
     get {_slot ?? Badminton_V1_TimeSlot()}
     set {_slot = newValue}
@@ -835,16 +936,20 @@ public nonisolated struct Badminton_V1_Proposal: Sendable {
   /// Clears the value of `slot`. Subsequent reads from it will return its default value.
   public mutating func clearSlot() {self._slot = nil}
 
+  /// The invited players: 1 for singles, 3 for doubles.
   public var invitees: [Badminton_V1_ProposalInvitee] = []
 
+  /// Where the proposal stands; an expired one reads as PROPOSAL_LAPSED at once.
   public var state: Badminton_V1_ProposalState = .unspecified
 
+  /// When it was made, in milliseconds since 1970-01-01 UTC.
   public var createdAtUnixMs: Int64 = 0
 
-  /// The earlier of the slot's start and 24 hours after creation.
+  /// When it stops waiting for answers: the earlier of the slot's start and 24 hours after
+  /// creation.
   public var expiresAtUnixMs: Int64 = 0
 
-  /// Set once the proposal is accepted.
+  /// The confirmed match, once the proposal is accepted; 0 before.
   public var matchID: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -854,6 +959,7 @@ public nonisolated struct Badminton_V1_Proposal: Sendable {
   fileprivate var _slot: Badminton_V1_TimeSlot? = nil
 }
 
+/// Invites the players of chosen availability to play (docs/matching.md §6).
 public nonisolated struct Badminton_V1_ProposeMatchRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -862,7 +968,7 @@ public nonisolated struct Badminton_V1_ProposeMatchRequest: Sendable {
   /// One of the caller's active availability.
   public var availabilityID: Int64 = 0
 
-  /// Availability from FindMatches: 1 for singles, 3 for doubles.
+  /// Availability from FindMatches, all different: exactly 1 for singles, 3 for doubles.
   public var candidateAvailabilityIds: [Int64] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -870,13 +976,16 @@ public nonisolated struct Badminton_V1_ProposeMatchRequest: Sendable {
   public init() {}
 }
 
+/// An invited player's answer to a proposal.
 public nonisolated struct Badminton_V1_RespondToProposalRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// A proposal the caller is invited to.
   public var proposalID: Int64 = 0
 
+  /// True accepts, false declines (which ends the proposal).
   public var accept: Bool = false
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -884,11 +993,13 @@ public nonisolated struct Badminton_V1_RespondToProposalRequest: Sendable {
   public init() {}
 }
 
+/// Reads a proposal the caller is part of.
 public nonisolated struct Badminton_V1_GetProposalRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The proposal's id.
   public var proposalID: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -896,20 +1007,25 @@ public nonisolated struct Badminton_V1_GetProposalRequest: Sendable {
   public init() {}
 }
 
+/// One player of a match.
 public nonisolated struct Badminton_V1_MatchParticipant: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The player.
   public var userID: Int64 = 0
 
+  /// The player's nickname.
   public var nickname: String = String()
 
+  /// The player's display level.
   public var displayLevel: Int32 = 0
 
   /// 1 or 2; in singles each player is a team.
   public var team: Int32 = 0
 
+  /// The player's availability the match used; 0 for a match started in a room.
   public var availabilityID: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -923,10 +1039,13 @@ public nonisolated struct Badminton_V1_Match: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The match's id.
   public var id: Int64 = 0
 
+  /// SINGLES or DOUBLES.
   public var mode: Badminton_V1_MatchMode = .unspecified
 
+  /// When it is played.
   public var slot: Badminton_V1_TimeSlot {
     get {_slot ?? Badminton_V1_TimeSlot()}
     set {_slot = newValue}
@@ -936,25 +1055,31 @@ public nonisolated struct Badminton_V1_Match: Sendable {
   /// Clears the value of `slot`. Subsequent reads from it will return its default value.
   public mutating func clearSlot() {self._slot = nil}
 
+  /// Every player: 2 for singles, 4 for doubles.
   public var participants: [Badminton_V1_MatchParticipant] = []
 
+  /// Where the match stands.
   public var state: Badminton_V1_MatchState = .unspecified
 
+  /// The proposal it came from; 0 for a match started in a room.
   public var proposalID: Int64 = 0
 
+  /// When it was confirmed, in milliseconds since 1970-01-01 UTC.
   public var confirmedAtUnixMs: Int64 = 0
 
-  /// Set when cancelled.
+  /// The participant who cancelled it; 0 unless cancelled.
   public var cancelledBy: Int64 = 0
 
+  /// When it was cancelled; 0 unless cancelled.
   public var cancelledAtUnixMs: Int64 = 0
 
   /// Set when completed: the winning team, 1 or 2.
   public var winningTeam: Int32 = 0
 
+  /// When the result was recorded; 0 unless completed.
   public var completedAtUnixMs: Int64 = 0
 
-  /// The participant who recorded the result.
+  /// The participant who recorded the result; 0 unless completed.
   public var completedBy: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -964,11 +1089,13 @@ public nonisolated struct Badminton_V1_Match: Sendable {
   fileprivate var _slot: Badminton_V1_TimeSlot? = nil
 }
 
+/// Reads a match the caller is part of.
 public nonisolated struct Badminton_V1_GetMatchRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The match's id.
   public var matchID: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -976,6 +1103,7 @@ public nonisolated struct Badminton_V1_GetMatchRequest: Sendable {
   public init() {}
 }
 
+/// One page of the caller's upcoming or past matches.
 public nonisolated struct Badminton_V1_ListMyMatchesRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -984,28 +1112,42 @@ public nonisolated struct Badminton_V1_ListMyMatchesRequest: Sendable {
   /// False: confirmed matches not yet ended, soonest first. True: the others, latest first.
   public var past: Bool = false
 
+  /// 1-100; 0 = 20. A page also ends early when the next match would take the answer past the
+  /// server's response budget (see docs/matching.md).
+  public var pageSize: Int32 = 0
+
+  /// From the previous page's `next_page_token`, with the same `past`; empty for the first page.
+  public var pageToken: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 }
 
+/// One page of matches.
 public nonisolated struct Badminton_V1_ListMyMatchesResponse: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// In the order the request's `past` names, by the slot's start, then by match id.
   public var matches: [Badminton_V1_Match] = []
+
+  /// The `page_token` of the next page; empty when this page is the last.
+  public var nextPageToken: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 }
 
+/// Cancels a confirmed match the caller is part of, before its start.
 public nonisolated struct Badminton_V1_CancelMatchRequest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The match's id.
   public var matchID: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -1019,6 +1161,7 @@ public nonisolated struct Badminton_V1_ProposalReceived: @unchecked Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The proposal.
   public var proposal: Badminton_V1_Proposal {
     get {_storage._proposal ?? Badminton_V1_Proposal()}
     set {_uniqueStorage()._proposal = newValue}
@@ -1028,16 +1171,19 @@ public nonisolated struct Badminton_V1_ProposalReceived: @unchecked Sendable {
   /// Clears the value of `proposal`. Subsequent reads from it will return its default value.
   public mutating func clearProposal() {_uniqueStorage()._proposal = nil}
 
+  /// The proposer's nickname.
   public var proposerNickname: String {
     get {_storage._proposerNickname}
     set {_uniqueStorage()._proposerNickname = newValue}
   }
 
+  /// The proposer's display level.
   public var proposerDisplayLevel: Int32 {
     get {_storage._proposerDisplayLevel}
     set {_uniqueStorage()._proposerDisplayLevel = newValue}
   }
 
+  /// The proposer's reputation, so an invited player can decline on it.
   public var proposerReputation: Badminton_V1_ReputationSummary {
     get {_storage._proposerReputation ?? Badminton_V1_ReputationSummary()}
     set {_uniqueStorage()._proposerReputation = newValue}
@@ -1060,6 +1206,7 @@ public nonisolated struct Badminton_V1_ProposalEnded: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The proposal, in state PROPOSAL_DECLINED or PROPOSAL_LAPSED.
   public var proposal: Badminton_V1_Proposal {
     get {_proposal ?? Badminton_V1_Proposal()}
     set {_proposal = newValue}
@@ -1082,6 +1229,7 @@ public nonisolated struct Badminton_V1_MatchChanged: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
+  /// The match after the change.
   public var match: Badminton_V1_Match {
     get {_match ?? Badminton_V1_Match()}
     set {_match = newValue}
@@ -2401,7 +2549,7 @@ nonisolated extension Badminton_V1_GetMatchRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Badminton_V1_ListMyMatchesRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ListMyMatchesRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}past\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}past\0\u{3}page_size\0\u{3}page_token\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2410,6 +2558,8 @@ nonisolated extension Badminton_V1_ListMyMatchesRequest: SwiftProtobuf.Message, 
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularBoolField(value: &self.past) }()
+      case 2: try { try decoder.decodeSingularInt32Field(value: &self.pageSize) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.pageToken) }()
       default: break
       }
     }
@@ -2419,11 +2569,19 @@ nonisolated extension Badminton_V1_ListMyMatchesRequest: SwiftProtobuf.Message, 
     if self.past != false {
       try visitor.visitSingularBoolField(value: self.past, fieldNumber: 1)
     }
+    if self.pageSize != 0 {
+      try visitor.visitSingularInt32Field(value: self.pageSize, fieldNumber: 2)
+    }
+    if !self.pageToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.pageToken, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Badminton_V1_ListMyMatchesRequest, rhs: Badminton_V1_ListMyMatchesRequest) -> Bool {
     if lhs.past != rhs.past {return false}
+    if lhs.pageSize != rhs.pageSize {return false}
+    if lhs.pageToken != rhs.pageToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2431,7 +2589,7 @@ nonisolated extension Badminton_V1_ListMyMatchesRequest: SwiftProtobuf.Message, 
 
 nonisolated extension Badminton_V1_ListMyMatchesResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ListMyMatchesResponse"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}matches\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}matches\0\u{3}next_page_token\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2440,6 +2598,7 @@ nonisolated extension Badminton_V1_ListMyMatchesResponse: SwiftProtobuf.Message,
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedMessageField(value: &self.matches) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.nextPageToken) }()
       default: break
       }
     }
@@ -2449,11 +2608,15 @@ nonisolated extension Badminton_V1_ListMyMatchesResponse: SwiftProtobuf.Message,
     if !self.matches.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.matches, fieldNumber: 1)
     }
+    if !self.nextPageToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.nextPageToken, fieldNumber: 2)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Badminton_V1_ListMyMatchesResponse, rhs: Badminton_V1_ListMyMatchesResponse) -> Bool {
     if lhs.matches != rhs.matches {return false}
+    if lhs.nextPageToken != rhs.nextPageToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
