@@ -109,6 +109,13 @@ extension ProtobufMessage {
 public final class CArena {
   private var blocks: [UnsafeMutableRawPointer] = []
 
+  /// One NUL byte, never written to or freed: protobuf-c only reads strings it packs.
+  private nonisolated(unsafe) static let emptyString: UnsafeMutablePointer<CChar> = {
+    let byte = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    byte.initialize(to: 0)
+    return byte
+  }()
+
   /// An empty arena.
   public init() {}
 
@@ -119,6 +126,8 @@ public final class CArena {
   /// A NUL-terminated copy of `string`. protobuf-c strings end at the first NUL, so a string
   /// holding U+0000 is cut there.
   public func string(_ string: String) -> UnsafeMutablePointer<CChar> {
+    // Empty strings, the most common default, share one NUL and allocate nothing.
+    guard !string.isEmpty else { return Self.emptyString }
     var string = string
     return string.withUTF8 { utf8 in
       let copy = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count + 1)

@@ -1,0 +1,151 @@
+import BadmintonRPC
+import BenchmarkWorkloads
+import Foundation
+import GRPCPeer
+
+/// The Swift client beside the C load generator (`load/load.c`) on Health/Check against one
+/// release `badminton-server`, in one run, against the client budgets of docs/benchmarks.md.
+extension BadmintonBench {
+  func client(_ report: Report) async throws {
+    let calls = quick ? 5_000 : 20_000
+    let window: Duration = .seconds(quick ? 1 : 3)
+    report.section("The Swift client beside the C client: Health/Check on one release server")
+    let tool = try cClient()
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "badminton-bench-client-\(ProcessInfo.processInfo.processIdentifier)")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: data) }
+    let server = try ServerProcess(executable: self.server, dataDirectory: data.path)
+    defer { server.stop() }
+
+    // The C client first, then the Swift client, on the same server process.
+    let c = try runC(tool, port: server.port, pid: server.pid)
+    let cP50 = Duration.microseconds(c["health.1x1.p50_us"] ?? 0)
+    let cSleepingP50 = Duration.microseconds(c["health.1x1_sleeping.p50_us"] ?? 0)
+    let cRate = c["health.1x64.calls_per_s"] ?? 0
+
+    var swift: [(name: String, latency: LatencySummary, rate: Double)] = []
+    for onLoop in [false, true] {
+      let latencies = try await OurRPC.latencies(
+        port: server.port, method: Health.check, request: HealthCheckRequest(), calls: calls,
+        warmup: 2_000, onEventLoop: onLoop)
+      let load = try await OurRPC.load(
+        port: server.port, method: Health.check, request: HealthCheckRequest(), inFlight: 64,
+        duration: window, warmup: .milliseconds(500), onEventLoop: onLoop)
+      swift.append(
+        (
+          onLoop ? "on the connection's event loop" : "on the global executor",
+          LatencySummary(latencies), Double(load.calls) / load.elapsed.seconds
+        ))
+    }
+
+    report.add("C client, 1 in flight, busy-polling", "p50 \(cP50.formatted)")
+    report.add("C client, 1 in flight, asleep in recv", "p50 \(cSleepingP50.formatted)")
+    report.add(
+      "C client, calls per second, 64 in flight, 1 connection", String(format: "%.0f", cRate))
+    for figures in swift {
+      report.add("Swift client \(figures.name), 1 in flight", figures.latency.description)
+      report.add(
+        "Swift client \(figures.name), p50 / the C client's",
+        String(
+          format: "%.2fx (%.2fx of the C client asleep in recv)",
+          figures.latency.p50.seconds / cP50.seconds,
+          figures.latency.p50.seconds / cSleepingP50.seconds),
+        budget: "<= 1.25x", met: figures.latency.p50.seconds <= 1.25 * cP50.seconds)
+      report.add(
+        "Swift client \(figures.name), calls per second, 64 in flight, 1 connection",
+        String(format: "%.0f (%.2fx the C client's)", figures.rate, figures.rate / cRate),
+        budget: ">= 150000", met: figures.rate >= 150_000)
+    }
+  }
+
+  /// The C load generator: `--c-client`, or built from `load/load.c` with gcc as
+  /// `load/run.sh` builds it.
+  private func cClient() throws -> String {
+    if let cClientPath { return cClientPath }
+    let generated = "../Sources/CBadmintonProto/generated"
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "badminton-bench-load-\(ProcessInfo.processInfo.processIdentifier)"
+    ).path
+    let sources = try ["badminton/rpc/v1", "badminton/v1"].flatMap { folder in
+      try FileManager.default.contentsOfDirectory(atPath: "\(generated)/\(folder)")
+        .filter { $0.hasSuffix(".pb-c.c") }.map { "\(generated)/\(folder)/\($0)" }
+    }
+    let gcc = Process()
+    gcc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    gcc.arguments =
+      [
+        "gcc", "-O2", "-std=gnu11", "-I", "../Sources/CBadmintonProto/include", "-o", output,
+        "load/load.c",
+      ] + sources + ["-lprotobuf-c", "-lzstd", "-lm"]
+    try gcc.run()
+    gcc.waitUntilExit()
+    guard gcc.terminationStatus == 0 else { throw BenchError.cClientBuildFailed }
+    return output
+  }
+
+  /// Runs the C client's `health` command; its figures by key.
+  private func runC(_ tool: String, port: Int, pid: Int32) throws -> [String: Double] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: tool)
+    process.arguments =
+      ["--port", "\(port)", "--pid", "\(pid)"] + (quick ? ["--quick"] : []) + ["health"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    var figures: [String: Double] = [:]
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+      let parts = line.split(separator: "\t")
+      if parts.count == 3, parts[0] == "R", let value = Double(parts[2]) {
+        figures[String(parts[1])] = value
+      }
+    }
+    return figures
+  }
+}
+
+/// A release `badminton-server` on a port of its own and a fresh data folder.
+struct ServerProcess {
+  let process: Process
+  let port: Int
+  var pid: Int32 { process.processIdentifier }
+
+  init(executable: String, dataDirectory: String) throws {
+    process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = [
+      "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error",
+      "--shutdown-grace-seconds", "0",
+    ]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    // `badminton-server listening on 127.0.0.1:PORT`
+    var line: [UInt8] = []
+    while true {
+      guard let byte = output.fileHandleForReading.readData(ofLength: 1).first else {
+        throw BenchError.serverDidNotStart
+      }
+      if byte == UInt8(ascii: "\n") { break }
+      line.append(byte)
+    }
+    guard
+      let port = String(decoding: line, as: UTF8.self).split(separator: ":").last.flatMap({
+        Int($0)
+      })
+    else { throw BenchError.serverDidNotStart }
+    self.port = port
+  }
+
+  func stop() {
+    process.terminate()
+    process.waitUntilExit()
+  }
+}
+
+enum BenchError: Error {
+  case cClientBuildFailed
+  case serverDidNotStart
+}
