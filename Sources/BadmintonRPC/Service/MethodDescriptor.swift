@@ -49,10 +49,11 @@ public struct MethodDescriptor<Request: Sendable, Response: Sendable>: Sendable,
     self.maximumRequestBytes = maximumRequestBytes
     self.requestType = requestType
     self.responseType = responseType
+    self.path = "/\(service)/\(method)"
   }
 
-  /// The method path, e.g. `/badminton.rpc.v1.Health/Check`.
-  public var path: String { "/\(service)/\(method)" }
+  /// The method path, e.g. `/badminton.rpc.v1.Health/Check`; made once, not per call.
+  public let path: String
 
   /// The method as reflection lists it.
   public var info: MethodInfo {
