@@ -30,6 +30,12 @@ struct BadmintonBench: AsyncParsableCommand {
     help: "The C load generator (Benchmarks/load/load.c, built); built with gcc when not given.")
   var cClientPath: String?
 
+  @Option(
+    help:
+      "The client section's clients, comma separated: c, global (the Swift client on the global executor), loop (on its event loop)."
+  )
+  var clientExecutors: String = "c,global,loop"
+
   @Option(help: "Also write the table of figures, in Markdown, to this file.")
   var markdown: String?
 

@@ -19,13 +19,13 @@ extension BadmintonBench {
     defer { server.stop() }
 
     // The C client first, then the Swift client, on the same server process.
-    let c = try runC(tool, port: server.port, pid: server.pid)
+    let c = clientExecutors.contains("c") ? try runC(tool, port: server.port, pid: server.pid) : [:]
     let cP50 = Duration.microseconds(c["health.1x1.p50_us"] ?? 0)
     let cSleepingP50 = Duration.microseconds(c["health.1x1_sleeping.p50_us"] ?? 0)
     let cRate = c["health.1x64.calls_per_s"] ?? 0
 
     var swift: [(name: String, latency: LatencySummary, rate: Double)] = []
-    for onLoop in [false, true] {
+    for onLoop in [false, true] where clientExecutors.contains(onLoop ? "loop" : "global") {
       let latencies = try await OurRPC.latencies(
         port: server.port, method: Health.check, request: HealthCheckRequest(), calls: calls,
         warmup: 2_000, onEventLoop: onLoop)
