@@ -24,18 +24,30 @@ extension BadmintonBench {
     let cSleepingP50 = Duration.microseconds(c["health.1x1_sleeping.p50_us"] ?? 0)
     let cRate = c["health.1x64.calls_per_s"] ?? 0
 
-    var swift: [(name: String, latency: LatencySummary, rate: Double)] = []
+    var swift:
+      [(
+        name: String, latency: LatencySummary, rate: Double, clientMicros: Double,
+        serverMicros: Double
+      )] = []
     for onLoop in [false, true] where clientExecutors.contains(onLoop ? "loop" : "global") {
       let latencies = try await OurRPC.latencies(
         port: server.port, method: Health.check, request: HealthCheckRequest(), calls: calls,
         warmup: 2_000, onEventLoop: onLoop)
+      let serverBefore = ProcessCPU.seconds(pid: server.pid)
+      let clientBefore = ProcessCPU.seconds(pid: getpid())
       let load = try await OurRPC.load(
         port: server.port, method: Health.check, request: HealthCheckRequest(), inFlight: 64,
         duration: window, warmup: .milliseconds(500), onEventLoop: onLoop)
+      // CPU over the whole load run, warm-up included, per call of the measured window's rate.
+      let serverCPU = ProcessCPU.seconds(pid: server.pid) - serverBefore
+      let clientCPU = ProcessCPU.seconds(pid: getpid()) - clientBefore
+      let rate = Double(load.calls) / load.elapsed.seconds
+      let runSeconds = load.elapsed.seconds + 0.5
       swift.append(
         (
           onLoop ? "on the connection's event loop" : "on the global executor",
-          LatencySummary(latencies), Double(load.calls) / load.elapsed.seconds
+          LatencySummary(latencies), rate,
+          clientCPU / (rate * runSeconds) * 1e6, serverCPU / (rate * runSeconds) * 1e6
         ))
     }
 
@@ -56,6 +68,13 @@ extension BadmintonBench {
         "Swift client \(figures.name), calls per second, 64 in flight, 1 connection",
         String(format: "%.0f (%.2fx the C client's)", figures.rate, figures.rate / cRate),
         budget: ">= 150000", met: figures.rate >= 150_000)
+      report.add(
+        "Swift client \(figures.name), CPU per call at 64 in flight",
+        String(
+          format:
+            "client %.1f µs, server %.1f µs (the C client's run: server %.1f µs, client %.1f µs)",
+          figures.clientMicros, figures.serverMicros, c["health.1x64.server_cpu_us_per_call"] ?? 0,
+          c["health.1x64.client_cpu_us_per_call"] ?? 0))
     }
   }
 
@@ -148,4 +167,20 @@ struct ServerProcess {
 enum BenchError: Error {
   case cClientBuildFailed
   case serverDidNotStart
+}
+
+/// CPU time of a process, from /proc.
+enum ProcessCPU {
+  /// User and system CPU seconds of process `pid` so far (`utime + stime`).
+  static func seconds(pid: Int32) -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let end = stat.lastIndex(of: ")")
+    else { return 0 }
+    // After the command in parentheses: state is field 3, utime 14, stime 15.
+    let fields = stat[stat.index(after: end)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
+      return 0
+    }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  }
 }

@@ -41,6 +41,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
   /// The frames written since the last flush; its storage is reused once the socket has taken
   /// them.
   private var outbound = ByteBuffer()
+  /// The requests in `outbound`.
+  private var framesSinceFlush = 0
   private let encoder: FrameEncoder
   let flags: ConnectionFlags
 
@@ -80,8 +82,18 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         callID: callID, kind: .request, method: method, timeout: timeoutMilliseconds,
         metadata: metadata),
       payload: payload, into: &outbound)
-    flushSoon()
+    framesSinceFlush += 1
+    // Many calls started in one turn leave in parts, so that the server works on the first
+    // while the later ones are still being written.
+    if framesSinceFlush >= Self.framesPerFlush {
+      flushNow()
+    } else {
+      flushSoon()
+    }
   }
+
+  /// The most requests the handler collects before it flushes within one event loop turn.
+  static let framesPerFlush = 16
 
   /// Adds a frame with `fields` and `payload` to what the next flush sends.
   private func enqueue(_ fields: EnvelopeWriter.Fields, payload: [UInt8] = []) {
@@ -90,7 +102,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
 
   /// Writes the frames collected since the last flush and flushes them.
   private func flushNow() {
-    guard outbound.readableBytes > 0 else { return context.flush() }
+    framesSinceFlush = 0
+    guard outbound.readableBytes > 0 else { return }
     context.writeAndFlush(wrapOutboundOut(outbound), promise: nil)
     // Unless the socket still holds the frames, their storage is reused for the next ones.
     outbound.clear()
