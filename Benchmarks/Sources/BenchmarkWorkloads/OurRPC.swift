@@ -17,14 +17,17 @@ public enum OurRPC {
     let fixture: FindMatchesFixture
 
     func registerMethods(in registry: inout HandlerRegistry) {
-      registry.register(OurRPC.findMatches) { request, _ in
-        guard request.availabilityID == fixture.query.id else {
-          throw RPCError(
-            code: .notFound, reason: "AVAILABILITY_NOT_FOUND",
-            message: LocalizedText(en: "No such availability.", zhCN: "没有该可约时间。"))
-        }
-        return fixture.response(fixture.page())
-      }
+      // Inline, on the connection's event loop, as badminton-server serves FindMatches.
+      registry.register(
+        OurRPC.findMatches,
+        inline: { request, _ in
+          guard request.availabilityID == fixture.query.id else {
+            throw RPCError(
+              code: .notFound, reason: "AVAILABILITY_NOT_FOUND",
+              message: LocalizedText(en: "No such availability.", zhCN: "没有该可约时间。"))
+          }
+          return fixture.response(fixture.page())
+        })
     }
   }
 
