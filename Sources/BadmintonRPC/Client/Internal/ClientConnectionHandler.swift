@@ -83,9 +83,9 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         metadata: metadata),
       payload: payload, into: &outbound)
     framesSinceFlush += 1
-    // Many calls started in one turn leave in parts, so that the server works on the first
-    // while the later ones are still being written.
-    if framesSinceFlush >= Self.framesPerFlush {
+    // A call alone on the connection leaves at once. Many calls started in one turn leave in
+    // parts, so that the server works on the first while the later ones are still being written.
+    if calls.count == 1 || framesSinceFlush >= Self.framesPerFlush {
       flushNow()
     } else {
       flushSoon()
