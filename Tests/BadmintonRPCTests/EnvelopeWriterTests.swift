@@ -91,6 +91,20 @@ struct EnvelopeWriterTests {
     #expect(reference.callID == 2)
   }
 
+  @Test("a status that appears more than once merges as the server's protoc-c decoder merges it")
+  func receivedEnvelope_mergesStatus() throws {
+    // status {code: NOT_FOUND}, then status {reason: "X"}, then status {message: "m"}.
+    let bytes: [UInt8] = [
+      0x10, 0x02, 0x3A, 0x02, 0x08, 0x05, 0x3A, 0x03, 0x1A, 0x01, 0x58, 0x3A, 0x03, 0x12, 0x01,
+      0x6D,
+    ]
+    let received = try ReceivedEnvelope(reading: ByteBuffer(bytes: bytes))
+    let reference = try Envelope(serializedBytes: bytes)
+    #expect(received.status == reference.status)
+    #expect(received.status?.reason == "X")
+    #expect(received.status?.message == "m")
+  }
+
   @Test("bytes protoc-c refuses as an envelope are refused")
   func receivedEnvelope_refusesMalformed() {
     let malformed: [[UInt8]] = [

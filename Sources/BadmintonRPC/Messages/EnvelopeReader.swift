@@ -25,6 +25,7 @@ public struct ReceivedEnvelope: Sendable {
     var payloadRange: Range<Int>?
     var callID: UInt64 = 0
     var kind = EnvelopeKind.unspecified
+    var moreStatus: [Range<Int>] = []
     let parsed = body.withUnsafeReadableBytes { raw -> Bool in
       var reader = WireReader(raw)
       while !reader.atEnd {
@@ -48,9 +49,13 @@ public struct ReceivedEnvelope: Sendable {
           payloadRange = range
         case (7, 2):
           guard let range = reader.lengthDelimited() else { return false }
-          // Two status fields merge in protobuf; the server never sends two: refused.
-          guard statusRange == nil else { return false }
-          statusRange = range
+          if statusRange == nil {
+            statusRange = range
+          } else {
+            // A message field that appears again merges with the first, as protobuf's
+            // concatenated encodings do; no server sends two.
+            moreStatus.append(range)
+          }
         case (1...7, _):
           return false
         default:
@@ -66,7 +71,15 @@ public struct ReceivedEnvelope: Sendable {
       payload = body.getSlice(
         at: body.readerIndex + payloadRange.lowerBound, length: payloadRange.count)!
     }
-    if let statusRange, statusRange.isEmpty {
+    if statusRange != nil, !moreStatus.isEmpty {
+      // A status that appears more than once, which no server sends: merged as protoc-c merges
+      // it (the server's decoder), by decoding the whole envelope there.
+      do {
+        status = try Envelope(serializedBytes: body).status
+      } catch {
+        throw failure
+      }
+    } else if let statusRange, statusRange.isEmpty {
       // `3A 00`, the OK status of every answer that succeeds.
       status = Status()
     } else if let statusRange {
