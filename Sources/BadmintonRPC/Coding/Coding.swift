@@ -21,10 +21,3 @@ public protocol MessageDeserializer<Message>: Sendable {
   /// malformed.
   func deserialize<Bytes: RPCContiguousBytes>(_ bytes: Bytes) throws -> Message
 }
-
-/// A message type and its name, as reflection lists it: what a method descriptor needs of its
-/// request and response types beyond their codecs.
-public protocol RPCMessageNamed {
-  /// The message's full name, e.g. `badminton.rpc.v1.HealthCheckRequest`.
-  static var rpcMessageName: String { get }
-}
