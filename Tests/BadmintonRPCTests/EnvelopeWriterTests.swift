@@ -105,6 +105,28 @@ struct EnvelopeWriterTests {
     #expect(received.status?.message == "m")
   }
 
+  @Test("odd encodings that protoc-c reads, the client's reader reads the same")
+  func receivedEnvelope_readsWhatProtocCReads() throws {
+    let odd: [[UInt8]] = [
+      [0x80, 0x00, 0x00],  // field 0 in a two-byte tag: protobuf-c skips it
+      [0x32, 0x80, 0x80, 0x80, 0x80, 0x10],  // a payload length that wraps to 0 in 32 bits
+      [0x88, 0x80, 0x80, 0x80, 0x00, 0x07],  // call_id in a five-byte tag
+      [0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],  // 10-byte call_id
+      [0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F],  // kind -1
+      [0xF8, 0xFF, 0xFF, 0xFF, 0x0F, 0x01],  // the largest field number, unknown
+    ]
+    // The first is the fuzz target's finding: protobuf-c reads it.
+    #expect((try? Envelope(serializedBytes: odd[0])) != nil)
+    for bytes in odd {
+      guard let reference = try? Envelope(serializedBytes: bytes) else { continue }
+      let received = try ReceivedEnvelope(reading: ByteBuffer(bytes: bytes))
+      #expect(received.callID == reference.callID)
+      #expect(received.kind == reference.kind)
+      #expect(Array(received.payload.readableBytesView) == reference.payload)
+      #expect(received.status == reference.status)
+    }
+  }
+
   @Test("bytes protoc-c refuses as an envelope are refused")
   func receivedEnvelope_refusesMalformed() {
     let malformed: [[UInt8]] = [

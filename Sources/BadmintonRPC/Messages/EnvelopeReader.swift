@@ -29,11 +29,8 @@ public struct ReceivedEnvelope: Sendable {
     let parsed = body.withUnsafeReadableBytes { raw -> Bool in
       var reader = WireReader(raw)
       while !reader.atEnd {
-        guard let tag = reader.varint(), tag >> 3 != 0, tag >> 3 <= UInt64(UInt32.max) else {
-          return false
-        }
-        let wireType = tag & 7
-        switch (tag >> 3, wireType) {
+        guard let (field, wireType) = reader.tag() else { return false }
+        switch (field, wireType) {
         case (1, 0):
           guard let value = reader.varint() else { return false }
           callID = value
@@ -117,9 +114,48 @@ struct WireReader {
     return nil
   }
 
-  /// The range of the next length-delimited field's contents, or nil when it is cut off.
+  /// The next field's number and wire type, read as protobuf-c reads them (the wire format the
+  /// server's decoder accepts is the one the client's accepts): at most 5 bytes, the number
+  /// kept to 32 bits, and a first byte that names field 0 refused.
+  mutating func tag() -> (field: UInt32, wireType: UInt64)? {
+    guard offset < bytes.count else { return nil }
+    let first = bytes[offset]
+    guard first & 0xF8 != 0 else { return nil }
+    let wireType = UInt64(first & 7)
+    var field = UInt32((first & 0x7F) >> 3)
+    guard first & 0x80 != 0 else {
+      offset += 1
+      return (field, wireType)
+    }
+    var shift: UInt32 = 4
+    for index in 1..<min(5, bytes.count - offset) {
+      let byte = bytes[offset + index]
+      field |= UInt32(byte & 0x7F) &<< shift
+      if byte & 0x80 == 0 {
+        offset += index + 1
+        return (field, wireType)
+      }
+      shift += 7
+    }
+    return nil
+  }
+
+  /// The range of the next length-delimited field's contents, or nil when it is cut off. The
+  /// length is read as protobuf-c reads it: at most 5 bytes, kept to 32 bits.
   mutating func lengthDelimited() -> Range<Int>? {
-    guard let length = varint(), length <= UInt64(bytes.count - offset) else { return nil }
+    var length: UInt32 = 0
+    var shift: UInt32 = 0
+    var index = 0
+    while true {
+      guard index < 5, offset + index < bytes.count else { return nil }
+      let byte = bytes[offset + index]
+      length |= UInt32(byte & 0x7F) &<< shift
+      index += 1
+      if byte & 0x80 == 0 { break }
+      shift += 7
+    }
+    offset += index
+    guard Int(length) <= bytes.count - offset else { return nil }
     let range = offset..<(offset + Int(length))
     offset += Int(length)
     return range
