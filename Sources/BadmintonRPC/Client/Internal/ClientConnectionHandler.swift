@@ -92,6 +92,9 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     }
   }
 
+  /// The largest write buffer kept for the next frames once its frames have been flushed.
+  static let keptOutboundCapacity = 64 * 1024
+
   /// The most requests the handler collects before it flushes within one event loop turn.
   static let framesPerFlush = 16
 
@@ -105,8 +108,13 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     framesSinceFlush = 0
     guard outbound.readableBytes > 0 else { return }
     context.writeAndFlush(wrapOutboundOut(outbound), promise: nil)
-    // Unless the socket still holds the frames, their storage is reused for the next ones.
-    outbound.clear()
+    if outbound.capacity > Self.keptOutboundCapacity {
+      // A large request does not keep its memory for the connection's life.
+      outbound = context.channel.allocator.buffer(capacity: 4096)
+    } else {
+      // Unless the socket still holds the frames, their storage is reused for the next ones.
+      outbound.clear()
+    }
   }
 
   /// Flushes once the event loop has run the tasks already queued, so that the requests those
