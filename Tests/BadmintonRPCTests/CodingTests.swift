@@ -138,6 +138,33 @@ struct CodingTests {
     }
   }
 
+  @Test("cancelling a call made on the client's event loop sends CANCEL, before or after it starts")
+  func callOnTheEventLoop_cancels() async throws {
+    try await withTestServer { _, port, probe in
+      try await withTestClient(port: port) { client in
+        let call = Task(executorPreference: client.taskExecutor) {
+          try await client.unary(TestService.unary, .init(service: "gate:never"))
+        }
+        #expect(await probe.wait { $0.started == 1 })
+        call.cancel()
+        let error = await #expect(throws: RPCError.self) { _ = try await call.value }
+        #expect(error?.code == .cancelled)
+        #expect(await probe.wait { $0.cancelled == 1 })
+
+        // A task cancelled before its call starts does not start it.
+        let early = Task(executorPreference: client.taskExecutor) {
+          withUnsafeCurrentTask { $0?.cancel() }
+          return try await client.unary(TestService.unary, .init(service: "gate:never"))
+        }
+        let earlyError = await #expect(throws: RPCError.self) { _ = try await early.value }
+        #expect(earlyError?.code == .cancelled)
+        let status = try await client.health.check().status
+        #expect(status == .serving)
+        #expect(probe.started == 1)
+      }
+    }
+  }
+
   @Test("calls made on the client's event loop are answered there")
   func callsOnTheEventLoop_areAnswered() async throws {
     try await withTestServer { _, port, _ in
