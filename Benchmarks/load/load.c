@@ -17,6 +17,8 @@
  *   setup                      registers the three bench players; the caller posts one availability
  *   find N                     FindMatches latency at 1 in flight (N: the board size, for the keys)
  *   unary                      Health/Check and Players/GetMyProfile latency and calls per second
+ *   health                     Health/Check alone, no session: latency (busy-polling, then asleep
+ *                              in recv) and calls per second at 64 in flight on one connection
  *   send                       SendMessage at 64 in flight (--inflight N), with the recipient
  *                              subscribed (on another instance of the same database with
  *                              --sub-port PORT: the event latency is then the time a commit takes
@@ -491,6 +493,9 @@ static void percentiles(const char *key, uint64_t *v, size_t n) {
 /* `calls` calls of the frame `f` one after another on `c` (after `warm` unmeasured ones). */
 /* Measures `calls` round trips of `f` one at a time, after `warm` unmeasured ones; the client
  * spins on its socket between sending and the answer. */
+/* 1: latency() waits for each answer asleep in recv, as a client of an event loop does. */
+static int g_sleep_wait;
+
 static void latency(const char *key, Conn *c, Bytes f, int warm, int calls) {
   uint64_t *lat = malloc(sizeof *lat * (size_t)calls);
   for (int i = 0; i < warm + calls; i++) {
@@ -514,7 +519,7 @@ static void latency(const char *key, Conn *c, Bytes f, int warm, int calls) {
       if (done) break;
       /* Busy-polls: a client asleep in recv would add its own wake-up to every figure (on a
        * virtual machine with idle cores, 25 to 50 µs a call), which is not the server's. */
-      conn_recv(c, 0);
+      conn_recv(c, g_sleep_wait);
     }
     if (i >= warm) lat[i - warm] = now_ns() - t0;
   }
@@ -721,6 +726,24 @@ static void cmd_unary(const char *shapes) {
   free(token);
 }
 
+/* Health/Check only, no session, on a fresh server: latency at 1 in flight (busy-polling, then
+ * asleep in recv between calls) and calls per second at 64 in flight on one connection; the
+ * C column of `badminton-bench --only client`. */
+static void cmd_health(void) {
+  Conn *c = conn_open();
+  Badminton__Rpc__V1__HealthCheckRequest hr = BADMINTON__RPC__V1__HEALTH_CHECK_REQUEST__INIT;
+  const char *health = "/badminton.rpc.v1.Health/Check";
+  int warm = g_quick ? 500 : 2000, calls = g_quick ? 5000 : 20000;
+  Bytes f = frame_request(3, health, &hr.base, NULL);
+  latency("health.1x1", c, f, warm, calls);
+  g_sleep_wait = 1;
+  latency("health.1x1_sleeping", c, f, warm, calls);
+  g_sleep_wait = 0;
+  free(f.p);
+  conn_free(c);
+  throughput("health.1x64", health, &hr.base, NULL, 1, 64, g_quick ? 1.0 : 3.0);
+}
+
 /* SendMessage from the sender to the recipient, who is subscribed on another connection. */
 static void cmd_send(void) {
   Conn *setup = conn_open();
@@ -880,13 +903,14 @@ int main(int argc, char **argv) {
     else arg = argv[i];
   }
   if (!cmd || !g_port) die("usage: load --port PORT [--pid SERVER_PID] [--quick] [--sub-port PORT] "
-        "[--inflight N] setup|find N|unary [CONNS,...]|send");
+        "[--inflight N] setup|find N|unary [CONNS,...]|send|health");
   if (g_inflight < 1 || g_inflight > MAX_SLOTS) die("--inflight must be 1 to %d", MAX_SLOTS);
   g_dctx = ZSTD_createDCtx();
   if (!strcmp(cmd, "setup")) cmd_setup();
   else if (!strcmp(cmd, "find")) cmd_find(arg ? arg : "0");
   else if (!strcmp(cmd, "unary")) cmd_unary(arg ? arg : "1,2,4,8");
   else if (!strcmp(cmd, "send")) cmd_send();
+  else if (!strcmp(cmd, "health")) cmd_health();
   else die("unknown command %s", cmd);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

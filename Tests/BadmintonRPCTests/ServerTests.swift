@@ -510,7 +510,8 @@ struct ServerTests {
     let (stream, call) = AsyncThrowingStream.makeStream(of: [UInt8].self)
     client.connection.startCall(
       1, method: TestService.stream.path,
-      payload: HealthCheckRequest(service: "gate:long").serializedBytes(), metadata: [],
+      payload: ByteBuffer(bytes: HealthCheckRequest(service: "gate:long").serializedBytes()),
+      metadata: [],
       timeout: nil, pending: .stream(call))
     try link.pump()
     #expect(probe.started == 1)

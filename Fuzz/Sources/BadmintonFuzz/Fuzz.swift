@@ -113,9 +113,27 @@ func fuzzEnvelope(options: UInt8, _ body: [UInt8]) {
   frame.writeBytes(body)
   let limit = options & 2 != 0 ? 64 * 1024 : WireConfiguration().maximumBodySize
   let decoder = FrameDecoder(configuration: WireConfiguration(maximumBodySize: limit))
+  if options & 1 == 0 { checkClientReader(body) }
   guard let envelope = try? decoder.decodeEnvelope(from: &frame) else { return }
   checkRoundTrip(envelope)
   if envelope.kind == .request { admit(envelope) }
+}
+
+/// The client's envelope reader reads every envelope protoc-c reads, with the same call, kind,
+/// payload and status.
+func checkClientReader(_ body: [UInt8]) {
+  guard let reference = try? Envelope(serializedBytes: body) else { return }
+  let received: ReceivedEnvelope
+  do {
+    received = try ReceivedEnvelope(reading: ByteBuffer(bytes: body))
+  } catch {
+    preconditionFailure("the client's reader refuses an envelope protoc-c reads")
+  }
+  precondition(
+    received.callID == reference.callID && received.kind == reference.kind
+      && Array(received.payload.readableBytesView) == reference.payload
+      && received.status == reference.status,
+    "the client's reader reads an envelope differently from protoc-c")
 }
 
 /// A decoded envelope, encoded by the frame encoder and decoded again, is the same envelope.

@@ -21,6 +21,8 @@ public final class RPCClient: Sendable {
   public let configuration: ClientConfiguration
   /// The event loop every connection of this client runs on.
   private let eventLoop: any EventLoop
+  /// Runs tasks on that event loop.
+  private let loopExecutor: EventLoopTaskExecutor
   private let state = Mutex<(State, nextAttempt: Int)>((.idle, 0))
 
   /// A client of the server at `host:port`; nothing connects until the first call.
@@ -32,7 +34,15 @@ public final class RPCClient: Sendable {
     self.port = port
     self.configuration = configuration
     self.eventLoop = eventLoopGroup.next()
+    self.loopExecutor = EventLoopTaskExecutor(eventLoop)
   }
+
+  /// Runs tasks on the event loop of this client's connections. A caller that makes many calls
+  /// runs cheapest inside `withTaskExecutorPreference(client.taskExecutor) { ... }`: each call
+  /// then starts, and is resumed by its answer, on the thread that reads and writes the
+  /// connection, crossing no thread. Its own work then shares that thread with the connection,
+  /// so it suits callers that do little between calls.
+  public var taskExecutor: any TaskExecutor { loopExecutor }
 
   /// The typed client of the built-in health service.
   public var health: Health.Client { Health.Client(client: self) }
@@ -42,53 +52,84 @@ public final class RPCClient: Sendable {
 
   // MARK: Calls
 
-  /// Calls a unary method. Idempotent methods are retried on UNAVAILABLE (a lost connection
-  /// included), and every method when the server never received it (CONNECT_FAILED,
-  /// SERVER_SHUTTING_DOWN), with backoff, at most `configuration.retry.maximumRetries` times,
-  /// within the call's timeout. A retry waits at least the failed attempt's `retryAfter`; when
-  /// that wait would pass the deadline, the call fails with the attempt's error instead.
+  /// Calls a unary method of protobuf messages (see `unary(_:_:serializer:deserializer:options:)`).
   public func unary<Request, Response>(
     _ method: MethodDescriptor<Request, Response>, _ request: Request,
     options: CallOptions = CallOptions()
+  ) async throws -> Response where Request: ProtobufMessage, Response: ProtobufMessage {
+    try await unary(
+      method, request, serializer: ProtobufSerializer<Request>(),
+      deserializer: ProtobufDeserializer<Response>(), options: options)
+  }
+
+  /// Calls a unary method, its request encoded by `serializer` (once, into the bytes the frame
+  /// is written around) and its response decoded by `deserializer` from the answer's frame.
+  /// Idempotent methods are retried on UNAVAILABLE (a lost connection included), and every
+  /// method when the server never received it (CONNECT_FAILED, SERVER_SHUTTING_DOWN), with
+  /// backoff, at most `configuration.retry.maximumRetries` times, within the call's timeout. A
+  /// retry waits at least the failed attempt's `retryAfter`; when that wait would pass the
+  /// deadline, the call fails with the attempt's error instead.
+  public func unary<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>, _ request: Request,
+    serializer: some MessageSerializer<Request>, deserializer: some MessageDeserializer<Response>,
+    options: CallOptions = CallOptions()
   ) async throws -> Response {
-    let payload = request.serializedBytes()
+    let payload: ByteBuffer = try serializer.serialize(request)
     // The server would refuse it unread: refused here, with the server's error, unsent.
-    guard payload.count <= method.maximumRequestBytes else {
+    guard payload.readableBytes <= method.maximumRequestBytes else {
       throw RPCError.requestOverMethodLimit(limit: method.maximumRequestBytes)
     }
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }
+    let path = method.path
     let bytes = try await withRetries(idempotent: method.idempotent, deadline: deadline) {
       timeout in
       try await self.connection().unary(
-        method: method.path, payload: payload, metadata: metadata, timeout: timeout)
+        method: path, payload: payload, metadata: metadata, timeout: timeout)
     }
     do {
-      return try Response(serializedBytes: bytes)
+      return try deserializer.deserialize(bytes)
     } catch {
-      throw RPCError.responseMalformed(Response.fullName)
+      throw RPCError.responseMalformed(method.responseType)
     }
   }
 
-  /// Calls a server-streaming method; the call's timeout covers the whole stream. Connecting is
+  /// Calls a server-streaming method of protobuf messages (see
+  /// `serverStreaming(_:_:serializer:deserializer:options:)`).
+  public func serverStreaming<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>, _ request: Request,
+    options: CallOptions = CallOptions()
+  ) async throws -> ResponseStream<Response>
+  where Request: ProtobufMessage, Response: ProtobufMessage {
+    try await serverStreaming(
+      method, request, serializer: ProtobufSerializer<Request>(),
+      deserializer: ProtobufDeserializer<Response>(), options: options)
+  }
+
+  /// Calls a server-streaming method, its request encoded by `serializer` and each response
+  /// decoded by `deserializer`; the call's timeout covers the whole stream. Connecting is
   /// retried as for unary calls; a stream that has started is never retried, and an error that
   /// ends it (SERVER_SHUTTING_DOWN included) is thrown by the iteration.
   public func serverStreaming<Request, Response>(
     _ method: MethodDescriptor<Request, Response>, _ request: Request,
+    serializer: some MessageSerializer<Request>, deserializer: some MessageDeserializer<Response>,
     options: CallOptions = CallOptions()
   ) async throws -> ResponseStream<Response> {
-    let payload = request.serializedBytes()
+    let payload: ByteBuffer = try serializer.serialize(request)
     // The server would refuse it unread: refused here, with the server's error, unsent.
-    guard payload.count <= method.maximumRequestBytes else {
+    guard payload.readableBytes <= method.maximumRequestBytes else {
       throw RPCError.requestOverMethodLimit(limit: method.maximumRequestBytes)
     }
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }
+    let path = method.path
+    let responseType = method.responseType
     return try await withRetries(idempotent: method.idempotent, deadline: deadline) { timeout in
       let connection = try await self.connection()
       return ResponseStream(
         payloads: try await connection.serverStreaming(
-          method: method.path, payload: payload, metadata: metadata, timeout: timeout))
+          method: path, payload: payload, metadata: metadata, timeout: timeout),
+        deserializer: deserializer, type: responseType)
     }
   }
 
@@ -100,10 +141,12 @@ public final class RPCClient: Sendable {
   ) async throws -> [UInt8] {
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }
-    return try await withRetries(idempotent: idempotent, deadline: deadline) { timeout in
+    let payload = ByteBuffer(bytes: payload)
+    let answer = try await withRetries(idempotent: idempotent, deadline: deadline) { timeout in
       try await self.connection().unary(
         method: path, payload: payload, metadata: metadata, timeout: timeout)
     }
+    return Array(answer.readableBytesView)
   }
 
   /// Calls the server-streaming method at `path` with an encoded request; the stream yields each
@@ -113,6 +156,7 @@ public final class RPCClient: Sendable {
   ) async throws -> AsyncThrowingStream<[UInt8], any Error> {
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }
+    let payload = ByteBuffer(bytes: payload)
     return try await withRetries(idempotent: idempotent, deadline: deadline) { timeout in
       try await self.connection().serverStreaming(
         method: path, payload: payload, metadata: metadata, timeout: timeout)

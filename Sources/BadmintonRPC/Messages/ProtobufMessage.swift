@@ -107,7 +107,20 @@ extension ProtobufMessage {
 /// Owns the C memory a protoc-c struct built from Swift values points into, and frees all of it
 /// at once when released.
 public final class CArena {
+  /// The memory handed out, carved from chunks: one `malloc` per chunk, not per field.
   private var blocks: [UnsafeMutableRawPointer] = []
+  /// Where the current chunk's free space starts, and how much is left.
+  private var free: UnsafeMutableRawPointer?
+  private var freeBytes = 0
+  /// The next chunk's size; chunks double from 1 KiB.
+  private var chunkSize = 1024
+
+  /// One NUL byte, never written to or freed: protobuf-c only reads strings it packs.
+  private nonisolated(unsafe) static let emptyString: UnsafeMutablePointer<CChar> = {
+    let byte = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    byte.initialize(to: 0)
+    return byte
+  }()
 
   /// An empty arena.
   public init() {}
@@ -116,13 +129,42 @@ public final class CArena {
     for block in blocks { block.deallocate() }
   }
 
+  /// `byteCount` bytes aligned to `alignment`, from the current chunk or a new one.
+  private func allocate(byteCount: Int, alignment: Int) -> UnsafeMutableRawPointer {
+    if let free {
+      let address = Int(bitPattern: free)
+      let padding = (alignment - address % alignment) % alignment
+      if padding + byteCount <= freeBytes {
+        let start = free + padding
+        self.free = start + byteCount
+        freeBytes -= padding + byteCount
+        return start
+      }
+    }
+    let size = max(chunkSize, byteCount)
+    chunkSize = min(chunkSize * 2, 64 * 1024)
+    let chunk = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    blocks.append(chunk)
+    free = chunk + byteCount
+    freeBytes = size - byteCount
+    return chunk
+  }
+
+  /// Uninitialized room for `count` values of `T`.
+  private func allocate<T>(_ type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
+    allocate(
+      byteCount: MemoryLayout<T>.stride * count, alignment: max(MemoryLayout<T>.alignment, 1)
+    ).bindMemory(to: T.self, capacity: count)
+  }
+
   /// A NUL-terminated copy of `string`. protobuf-c strings end at the first NUL, so a string
   /// holding U+0000 is cut there.
   public func string(_ string: String) -> UnsafeMutablePointer<CChar> {
+    // Empty strings, the most common default, share one NUL and allocate nothing.
+    guard !string.isEmpty else { return Self.emptyString }
     var string = string
     return string.withUTF8 { utf8 in
-      let copy = UnsafeMutablePointer<CChar>.allocate(capacity: utf8.count + 1)
-      blocks.append(UnsafeMutableRawPointer(copy))
+      let copy = allocate(CChar.self, count: utf8.count + 1)
       if let source = utf8.baseAddress {
         UnsafeMutableRawPointer(copy).copyMemory(from: source, byteCount: utf8.count)
       }
@@ -134,16 +176,14 @@ public final class CArena {
   /// A copy of `bytes` as protobuf-c binary data.
   public func bytes(_ bytes: [UInt8]) -> ProtobufCBinaryData {
     guard !bytes.isEmpty else { return ProtobufCBinaryData(len: 0, data: nil) }
-    let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
-    blocks.append(UnsafeMutableRawPointer(copy))
+    let copy = allocate(UInt8.self, count: bytes.count)
     copy.initialize(from: bytes, count: bytes.count)
     return ProtobufCBinaryData(len: bytes.count, data: copy)
   }
 
   /// A pointer to a copy of `value`.
   public func pointer<T>(to value: T) -> UnsafeMutablePointer<T> {
-    let copy = UnsafeMutablePointer<T>.allocate(capacity: 1)
-    blocks.append(UnsafeMutableRawPointer(copy))
+    let copy = allocate(T.self, count: 1)
     copy.initialize(to: value)
     return copy
   }
@@ -153,9 +193,7 @@ public final class CArena {
     _ messages: [M]
   ) -> (count: Int, array: UnsafeMutablePointer<UnsafeMutablePointer<M.CMessage>?>?) {
     guard !messages.isEmpty else { return (0, nil) }
-    let array = UnsafeMutablePointer<UnsafeMutablePointer<M.CMessage>?>.allocate(
-      capacity: messages.count)
-    blocks.append(UnsafeMutableRawPointer(array))
+    let array = allocate(UnsafeMutablePointer<M.CMessage>?.self, count: messages.count)
     for (index, message) in messages.enumerated() {
       (array + index).initialize(to: pointer(to: message.cMessage(in: self)))
     }
@@ -167,8 +205,7 @@ public final class CArena {
     _ strings: [String]
   ) -> (count: Int, array: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
     guard !strings.isEmpty else { return (0, nil) }
-    let array = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: strings.count)
-    blocks.append(UnsafeMutableRawPointer(array))
+    let array = allocate(UnsafeMutablePointer<CChar>?.self, count: strings.count)
     for (index, value) in strings.enumerated() {
       (array + index).initialize(to: string(value))
     }
@@ -187,8 +224,7 @@ public final class CArena {
     count: Int, array: UnsafeMutablePointer<T>?
   ) {
     guard !values.isEmpty else { return (0, nil) }
-    let array = UnsafeMutablePointer<T>.allocate(capacity: values.count)
-    blocks.append(UnsafeMutableRawPointer(array))
+    let array = allocate(T.self, count: values.count)
     array.initialize(from: values, count: values.count)
     return (values.count, array)
   }

@@ -56,35 +56,62 @@ public struct HandlerRegistry: Sendable {
   /// An empty registry.
   public init() {}
 
-  /// Registers a unary method; a path registered twice is a programming error.
+  /// Registers a unary method of protobuf messages; a path registered twice is a programming
+  /// error.
   public mutating func register<Request, Response>(
     _ method: MethodDescriptor<Request, Response>,
     handler: @escaping @Sendable (Request, ServerContext) async throws -> Response
+  ) where Request: ProtobufMessage, Response: ProtobufMessage {
+    register(
+      method, deserializer: ProtobufDeserializer<Request>(),
+      serializer: ProtobufSerializer<Response>(), handler: handler)
+  }
+
+  /// Registers a unary method whose messages go through `deserializer` and `serializer`.
+  public mutating func register<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>,
+    deserializer: some MessageDeserializer<Request>, serializer: some MessageSerializer<Response>,
+    handler: @escaping @Sendable (Request, ServerContext) async throws -> Response
   ) {
     precondition(method.kind == .unary, "\(method.path) is not unary")
+    let requestType = method.requestType
     add(
       RegisteredMethod(
         info: method.info, kind: .unary, maximumRequestBytes: method.maximumRequestBytes
       ) { payload, context, _ in
-        let request = try Self.decode(Request.self, payload.take())
-        return try await handler(request, context).serializedBytes()
+        let request = try Self.decode(payload.take(), with: deserializer, type: requestType)
+        return try serializer.serialize(try await handler(request, context)) as [UInt8]
       })
   }
 
-  /// Registers a unary method whose handler answers from memory without waiting (no store, no
-  /// lock held for long, no `await`): the server runs it on the connection's event loop as the
-  /// request arrives, with no task of its own, and answers it as it answers any other call (the
-  /// same limits, deadline, CANCEL, authentication and error mapping). A handler that may wait
-  /// belongs in `register(_:handler:)`, or it holds up every connection of its loop.
+  /// Registers a unary method of protobuf messages whose handler answers from memory without
+  /// waiting (no store, no lock held for long, no `await`): the server runs it on the
+  /// connection's event loop as the request arrives, with no task of its own, and answers it as
+  /// it answers any other call (the same limits, deadline, CANCEL, authentication and error
+  /// mapping). A handler that may wait belongs in `register(_:handler:)`, or it holds up every
+  /// connection of its loop.
   public mutating func register<Request, Response>(
     _ method: MethodDescriptor<Request, Response>,
     inline handler: @escaping @Sendable (Request, ServerContext) throws -> Response
+  ) where Request: ProtobufMessage, Response: ProtobufMessage {
+    register(
+      method, deserializer: ProtobufDeserializer<Request>(),
+      serializer: ProtobufSerializer<Response>(), inline: handler)
+  }
+
+  /// Registers an inline unary method (see `register(_:inline:)`) whose messages go through
+  /// `deserializer` and `serializer`.
+  public mutating func register<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>,
+    deserializer: some MessageDeserializer<Request>, serializer: some MessageSerializer<Response>,
+    inline handler: @escaping @Sendable (Request, ServerContext) throws -> Response
   ) {
     precondition(method.kind == .unary, "\(method.path) is not unary")
+    let requestType = method.requestType
     let invokeInline: @Sendable (RequestBytes, ServerContext) throws -> [UInt8] = {
       payload, context in
-      let request = try Self.decode(Request.self, payload.take())
-      return try handler(request, context).serializedBytes()
+      let request = try Self.decode(payload.take(), with: deserializer, type: requestType)
+      return try serializer.serialize(try handler(request, context)) as [UInt8]
     }
     var registered = RegisteredMethod(
       info: method.info, kind: .unary, maximumRequestBytes: method.maximumRequestBytes
@@ -93,21 +120,38 @@ public struct HandlerRegistry: Sendable {
     add(registered)
   }
 
-  /// Registers a server-streaming method; a path registered twice is a programming error.
+  /// Registers a server-streaming method of protobuf messages; a path registered twice is a
+  /// programming error.
   public mutating func register<Request, Response>(
     _ method: MethodDescriptor<Request, Response>,
     handler:
       @escaping @Sendable (Request, ServerContext, ResponseStreamWriter<Response>) async throws ->
       Void
+  ) where Request: ProtobufMessage, Response: ProtobufMessage {
+    register(
+      method, deserializer: ProtobufDeserializer<Request>(),
+      serializer: ProtobufSerializer<Response>(), handler: handler)
+  }
+
+  /// Registers a server-streaming method whose messages go through `deserializer` and
+  /// `serializer`.
+  public mutating func register<Request, Response>(
+    _ method: MethodDescriptor<Request, Response>,
+    deserializer: some MessageDeserializer<Request>, serializer: some MessageSerializer<Response>,
+    handler:
+      @escaping @Sendable (Request, ServerContext, ResponseStreamWriter<Response>) async throws ->
+      Void
   ) {
     precondition(method.kind == .serverStreaming, "\(method.path) is not server streaming")
+    let requestType = method.requestType
     add(
       RegisteredMethod(
         info: method.info, kind: .serverStreaming,
         maximumRequestBytes: method.maximumRequestBytes
       ) { payload, context, sink in
-        let request = try Self.decode(Request.self, payload.take())
-        try await handler(request, context, ResponseStreamWriter(sink: sink))
+        let request = try Self.decode(payload.take(), with: deserializer, type: requestType)
+        try await handler(
+          request, context, ResponseStreamWriter(sink: sink, serializer: serializer))
         return nil
       })
   }
@@ -118,12 +162,18 @@ public struct HandlerRegistry: Sendable {
     largestRequestBytes = max(largestRequestBytes, method.maximumRequestBytes)
   }
 
-  private static func decode<M: ProtobufMessage>(_ type: M.Type, _ payload: [UInt8]) throws -> M {
+  /// The request in `payload`; a string holding U+0000 is refused with its field's path, any
+  /// other undecodable request as malformed.
+  private static func decode<Deserializer: MessageDeserializer>(
+    _ payload: [UInt8], with deserializer: Deserializer, type: String
+  ) throws -> Deserializer.Message {
     do {
-      return try M(serializedBytes: payload)
-    } catch {
+      return try deserializer.deserialize(payload)
+    } catch let error as MessageDecodingError {
       if let field = error.fieldWithNUL { throw RPCError.stringContainsNUL(field: field) }
-      throw RPCError.requestMalformed(M.fullName)
+      throw RPCError.requestMalformed(type)
+    } catch {
+      throw RPCError.requestMalformed(type)
     }
   }
 

@@ -7,9 +7,11 @@ public enum MethodKind: Sendable, Hashable {
 }
 
 /// A method of a service, with its message types: what a server registers and a client calls.
-public struct MethodDescriptor<Request: ProtobufMessage, Response: ProtobufMessage>: Sendable,
-  Hashable
-{
+///
+/// The core encodes and decodes the messages through a `MessageSerializer` and a
+/// `MessageDeserializer`; for protobuf messages the registry and the client use
+/// `ProtobufSerializer` and `ProtobufDeserializer` unless given others.
+public struct MethodDescriptor<Request: Sendable, Response: Sendable>: Sendable, Hashable {
   /// The service's full name, e.g. `badminton.rpc.v1.Health`.
   public let service: String
   /// The method's name, e.g. `Check`.
@@ -24,15 +26,20 @@ public struct MethodDescriptor<Request: ProtobufMessage, Response: ProtobufMessa
   /// one with RESOURCE_EXHAUSTED (`REQUEST_TOO_LARGE`) before decoding it or running the
   /// handler. Default `defaultMaximumRequestBytes`.
   public let maximumRequestBytes: Int
+  /// The request message's full name, as reflection lists it.
+  public let requestType: String
+  /// The response message's full name, as reflection lists it.
+  public let responseType: String
 
   /// The request limit of a method that does not name one: 64 KiB, far above any request of
   /// short texts and ids.
   public static var defaultMaximumRequestBytes: Int { 64 * 1024 }
 
-  /// A method of `service`.
+  /// A method of `service` whose messages are named `requestType` and `responseType`.
   public init(
     service: String, method: String, kind: MethodKind, idempotent: Bool,
-    requiresAuthentication: Bool = true, maximumRequestBytes: Int = 64 * 1024
+    requiresAuthentication: Bool = true, maximumRequestBytes: Int = 64 * 1024,
+    requestType: String, responseType: String
   ) {
     self.service = service
     self.method = method
@@ -40,17 +47,33 @@ public struct MethodDescriptor<Request: ProtobufMessage, Response: ProtobufMessa
     self.idempotent = idempotent
     self.requiresAuthentication = requiresAuthentication
     self.maximumRequestBytes = maximumRequestBytes
+    self.requestType = requestType
+    self.responseType = responseType
+    self.path = "/\(service)/\(method)"
   }
 
-  /// The method path, e.g. `/badminton.rpc.v1.Health/Check`.
-  public var path: String { "/\(service)/\(method)" }
+  /// The method path, e.g. `/badminton.rpc.v1.Health/Check`; made once, not per call.
+  public let path: String
 
   /// The method as reflection lists it.
   public var info: MethodInfo {
     MethodInfo(
-      path: path, requestType: Request.fullName, responseType: Response.fullName,
+      path: path, requestType: requestType, responseType: responseType,
       serverStreaming: kind == .serverStreaming, idempotent: idempotent,
       requiresAuthentication: requiresAuthentication)
+  }
+}
+
+extension MethodDescriptor where Request: ProtobufMessage, Response: ProtobufMessage {
+  /// A method of `service` with protobuf messages, named by their descriptors.
+  public init(
+    service: String, method: String, kind: MethodKind, idempotent: Bool,
+    requiresAuthentication: Bool = true, maximumRequestBytes: Int = 64 * 1024
+  ) {
+    self.init(
+      service: service, method: method, kind: kind, idempotent: idempotent,
+      requiresAuthentication: requiresAuthentication, maximumRequestBytes: maximumRequestBytes,
+      requestType: Request.fullName, responseType: Response.fullName)
   }
 }
 

@@ -84,15 +84,19 @@ public struct ServerContext: Sendable {
 /// Sends the messages of a server-streaming response, in order; each `write` returns once the
 /// message is handed to the connection, so a slow reader slows the writer instead of growing
 /// the server's memory.
-public struct ResponseStreamWriter<Message: ProtobufMessage>: Sendable {
+public struct ResponseStreamWriter<Message: Sendable>: Sendable {
   private let sink: RawResponseSink
+  private let encode: @Sendable (Message) throws -> [UInt8]
 
-  /// A writer into `sink`; the server makes one per streaming call, tests may make their own.
-  public init(sink: RawResponseSink) { self.sink = sink }
+  /// A writer into `sink` that encodes each message with `serializer`.
+  public init(sink: RawResponseSink, serializer: some MessageSerializer<Message>) {
+    self.sink = sink
+    self.encode = { message in try serializer.serialize(message) }
+  }
 
   /// Sends `message`; throws when the call has ended (cancelled, deadline, connection closed).
   public func write(_ message: Message) async throws {
-    try await sink.send(message.serializedBytes())
+    try await sink.send(encode(message))
   }
 
   /// Sends a message that is already encoded (kept in its encoded form, say), without decoding
@@ -107,6 +111,14 @@ public struct ResponseStreamWriter<Message: ProtobufMessage>: Sendable {
   /// them); returns once the last is handed over, throws at the first that cannot be sent.
   public func write(serializedContentsOf messages: [[UInt8]]) async throws {
     try await sink.sendAll(messages)
+  }
+}
+
+extension ResponseStreamWriter where Message: ProtobufMessage {
+  /// A writer of protobuf messages into `sink`; the server makes one per streaming call, tests
+  /// may make their own.
+  public init(sink: RawResponseSink) {
+    self.init(sink: sink, serializer: ProtobufSerializer<Message>())
   }
 }
 

@@ -71,6 +71,14 @@ public struct FrameDecoder: ByteToMessageDecoder {
 
   /// The next envelope in `buffer`, or nil when its bytes have not all arrived.
   public func decodeEnvelope(from buffer: inout ByteBuffer) throws(ProtocolViolation) -> Envelope? {
+    try decodeFrame(from: &buffer, parse: Self.parse)
+  }
+
+  /// The next frame in `buffer`, its body (decompressed) read by `parse`, or nil when its bytes
+  /// have not all arrived. What the frame was charged is given back once `parse` has returned.
+  func decodeFrame<Parsed>(
+    from buffer: inout ByteBuffer, parse: (ByteBuffer) -> Result<Parsed, ProtocolViolation>
+  ) throws(ProtocolViolation) -> Parsed? {
     guard let flags = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return nil }
     guard flags & FrameFormat.reservedFlags == 0 else { throw .reservedFlags(flags) }
     guard let length = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt32.self) else {
@@ -96,7 +104,7 @@ public struct FrameDecoder: ByteToMessageDecoder {
     let body = buffer.readSlice(length: Int(length))!
     defer { releaseFrame() }
 
-    let decoded: Result<Envelope, ProtocolViolation>
+    let decoded: Result<Parsed, ProtocolViolation>
     if flags & FrameFormat.compressedFlag != 0 {
       var charged = 0
       defer { budget?.release(charged) }
@@ -132,9 +140,9 @@ public struct FrameDecoder: ByteToMessageDecoder {
       } catch {
         throw .compressionCorrupt("\(error)")
       }
-      decoded = Self.parse(plain)
+      decoded = parse(plain)
     } else {
-      decoded = Self.parse(body)
+      decoded = parse(body)
     }
     return try decoded.get()
   }
@@ -225,39 +233,49 @@ public final class FrameEncoder: ChannelOutboundHandler {
     self.compressor = Zstd.Compressor(level: configuration.compressionLevel)
   }
 
-  /// Appends `envelope` as one frame to `buffer`.
+  /// Appends `envelope` as one frame to `buffer`, written by `EnvelopeWriter` (the bytes protoc-c
+  /// would pack, with the payload copied once), and compressed with the reused zstd context when
+  /// the body reaches the threshold and compression makes it smaller.
   public func encode(_ envelope: Envelope, into buffer: inout ByteBuffer) {
-    envelope.withCMessagePointer { message in
-      let size = cbadmintonPackedSize(message)
-      if size >= configuration.compressionThreshold {
-        let plain = [UInt8](unsafeUninitializedCapacity: size) { bytes, count in
-          count = cbadmintonPack(message, into: bytes.baseAddress!)
-        }
-        let headerIndex = buffer.writerIndex
-        buffer.writeInteger(FrameFormat.compressedFlag)
-        buffer.writeInteger(UInt32(0))
-        let compressedSize = plain.withUnsafeBytes { raw in
-          try? compressor.compress(raw, appendingTo: &buffer)
-        }
-        if let compressedSize, compressedSize < size {
-          buffer.setInteger(UInt32(compressedSize), at: headerIndex + 1)
-          return
-        }
-        // Not smaller (or the compressor failed): send it plain.
-        buffer.moveWriterIndex(to: headerIndex)
-        buffer.writeInteger(UInt8(0))
-        buffer.writeInteger(UInt32(size))
-        buffer.writeBytes(plain)
-      } else {
-        buffer.writeInteger(UInt8(0))
-        buffer.writeInteger(UInt32(size))
-        if size > 0 {
-          buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { out in
-            cbadmintonPack(message, into: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
-          }
-        }
-      }
+    let fields = EnvelopeWriter.Fields(
+      callID: envelope.callID, kind: envelope.kind, method: envelope.method,
+      timeout: envelope.timeoutMs, metadata: envelope.metadata, status: envelope.status)
+    envelope.payload.withUnsafeBytes { encode(fields, payload: $0, into: &buffer) }
+  }
+
+  /// Appends the envelope with `fields` around `payload`, an encoded message, as one frame to
+  /// `buffer`: the payload is copied into the frame, not packed again (`EnvelopeWriter`), and the
+  /// body is compressed as `encode(_:into:)` compresses it.
+  public func encode(
+    _ fields: EnvelopeWriter.Fields, payload: UnsafeRawBufferPointer, into buffer: inout ByteBuffer
+  ) {
+    let headerIndex = buffer.writerIndex
+    buffer.writeInteger(UInt8(0))
+    buffer.writeInteger(UInt32(0))
+    let size = EnvelopeWriter.write(fields, payload: payload, into: &buffer)
+    buffer.setInteger(UInt32(size), at: headerIndex + 1)
+    guard size >= configuration.compressionThreshold else { return }
+    let bodyIndex = headerIndex + FrameFormat.headerSize
+    var compressed = ByteBuffer()
+    let compressedSize = buffer.withUnsafeReadableBytes { readable in
+      let body = UnsafeRawBufferPointer(
+        rebasing: readable[
+          (bodyIndex - buffer.readerIndex)..<(bodyIndex - buffer.readerIndex + size)])
+      return try? compressor.compress(body, appendingTo: &compressed)
     }
+    guard let compressedSize, compressedSize < size else { return }
+    buffer.moveWriterIndex(to: bodyIndex)
+    buffer.writeBuffer(&compressed)
+    buffer.setInteger(FrameFormat.compressedFlag, at: headerIndex)
+    buffer.setInteger(UInt32(compressedSize), at: headerIndex + 1)
+  }
+
+  /// Appends the envelope with `fields` around `payload`'s readable bytes as one frame to
+  /// `buffer` (see `encode(_:payload:into:)`).
+  public func encode(
+    _ fields: EnvelopeWriter.Fields, payload: ByteBuffer, into buffer: inout ByteBuffer
+  ) {
+    payload.withUnsafeReadableBytes { encode(fields, payload: $0, into: &buffer) }
   }
 
   public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?)

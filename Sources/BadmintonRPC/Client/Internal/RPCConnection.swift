@@ -84,10 +84,9 @@ final class RPCConnection: Sendable {
     -> [any ChannelHandler]
   {
     [
-      ByteToMessageHandler(FrameDecoder(configuration: configuration.wire)),
+      ByteToMessageHandler(ClientFrameDecoder(configuration: configuration.wire)),
       IdleEventHandler(writeTimeout: TimeAmount(configuration.keepaliveInterval)),
-      FrameEncoder(configuration: configuration.wire),
-      ClientConnectionHandler(flags: flags),
+      ClientConnectionHandler(flags: flags, wire: configuration.wire),
     ]
   }
 
@@ -96,8 +95,8 @@ final class RPCConnection: Sendable {
   }
 
   /// Sends a unary REQUEST and waits for its RESPONSE payload.
-  func unary(method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?)
-    async throws -> [UInt8]
+  func unary(method: String, payload: ByteBuffer, metadata: [Metadata], timeout: Duration?)
+    async throws -> ByteBuffer
   {
     try checkSize(method: method, payload: payload, metadata: metadata)
     try await ensureSession(method: method, payload: payload, metadata: metadata, timeout: timeout)
@@ -113,19 +112,29 @@ final class RPCConnection: Sendable {
     }
   }
 
-  /// Sends unary call `callID` and waits for its RESPONSE payload.
+  /// Sends unary call `callID` and waits for its RESPONSE payload. A caller already on the
+  /// connection's event loop (a task that prefers `RPCClient.taskExecutor`) starts the call
+  /// there and then, and the answer resumes it there: the call crosses no thread. Anyone else
+  /// hands the start to the loop.
   private func send(
-    _ callID: UInt64, gate: CancellationGate, method: String, payload: [UInt8],
+    _ callID: UInt64, gate: CancellationGate, method: String, payload: ByteBuffer,
     metadata: [Metadata], timeout: Duration?
-  ) async throws -> [UInt8] {
+  ) async throws -> ByteBuffer {
     let handler = self.handler
     return try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { continuation in
-        handler.eventLoop.execute {
+      // The handler resumes the continuation exactly once: the first event that ends the call
+      // removes it from the open calls.
+      try await withUnsafeThrowingContinuation { continuation in
+        let start = {
           guard gate.start() else { return continuation.resume(throwing: RPCError.cancelled) }
           handler.value.startCall(
             callID, method: method, payload: payload, metadata: metadata, timeout: timeout,
             pending: .unary(continuation))
+        }
+        if handler.eventLoop.inEventLoop {
+          start()
+        } else {
+          handler.eventLoop.execute(start)
         }
       }
     } onCancel: {
@@ -138,7 +147,7 @@ final class RPCConnection: Sendable {
   /// Sends a streaming REQUEST; the stream yields each STREAM_MESSAGE payload and ends with the
   /// STREAM_END status. Dropping or cancelling the stream sends CANCEL.
   func serverStreaming(
-    method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?
+    method: String, payload: ByteBuffer, metadata: [Metadata], timeout: Duration?
   ) async throws -> AsyncThrowingStream<[UInt8], any Error> {
     try checkSize(method: method, payload: payload, metadata: metadata)
     try await ensureSession(method: method, payload: payload, metadata: metadata, timeout: timeout)
@@ -164,25 +173,25 @@ final class RPCConnection: Sendable {
   /// and again after a call failed with SESSION_INVALID, calls `Health/CheckSession` with it
   /// here.
   private func ensureSession(
-    method: String, payload: [UInt8], metadata: [Metadata], timeout: Duration?
+    method: String, payload: ByteBuffer, metadata: [Metadata], timeout: Duration?
   ) async throws {
     guard !sessionChecked.load(ordering: .acquiring),
       !FrameFormat.fits(
-        payload: payload.count, method: method, metadata: metadata,
+        payload: payload.readableBytes, method: method, metadata: metadata,
         limit: WireConfiguration.unchargedBodyBytes),
       metadata.contains(where: { $0.key == "authorization" })
     else { return }
     let session = metadata.filter { $0.key == "authorization" || $0.key == "locale" }
     _ = try await unary(
-      method: Health.checkSession.path, payload: [], metadata: session, timeout: timeout)
+      method: Health.checkSession.path, payload: ByteBuffer(), metadata: session, timeout: timeout)
     sessionChecked.store(true, ordering: .releasing)
   }
 
   /// Refuses, before sending, a request the server would take as a protocol violation.
-  private func checkSize(method: String, payload: [UInt8], metadata: [Metadata]) throws {
+  private func checkSize(method: String, payload: ByteBuffer, metadata: [Metadata]) throws {
     guard
       FrameFormat.fits(
-        payload: payload.count, method: method, metadata: metadata, limit: maximumBodySize)
+        payload: payload.readableBytes, method: method, metadata: metadata, limit: maximumBodySize)
     else { throw RPCError.requestTooLarge(limit: maximumBodySize) }
   }
 
