@@ -4,7 +4,8 @@ import Foundation
 import GRPCPeer
 
 /// The Swift client beside the C load generator (`load/load.c`) on Health/Check against one
-/// release `badminton-server`, in one run, against the client budgets of docs/benchmarks.md.
+/// release `badminton-server`, and beside grpc-swift 2 on the same call, in one run, against the
+/// client budgets of docs/benchmarks.md.
 extension BadmintonBench {
   func client(_ report: Report) async throws {
     let calls = quick ? 5_000 : 20_000
@@ -51,10 +52,28 @@ extension BadmintonBench {
         ))
     }
 
+    // grpc-swift 2 on the same call: its server (Health/Check answers SERVING) and its client in
+    // this process, over HTTP/2 on loopback, one connection; ours above is a server process and
+    // this process's client, so each side has the same 2 cores.
+    let peer = try await PeerServer.start { _ in throw PeerError.unknownAvailability }
+    let peerLatencies = LatencySummary(
+      try await PeerClient.latencies(
+        port: peer.port, call: .healthCheck, calls: calls, warmup: 2_000))
+    let peerLoad = try await PeerClient.load(
+      port: peer.port, call: .healthCheck, inFlight: 64, duration: window,
+      warmup: .milliseconds(500))
+    await peer.stop()
+    let peerRate = Double(peerLoad.calls) / peerLoad.elapsed.seconds
+
     report.add("C client, 1 in flight, busy-polling", "p50 \(cP50.formatted)")
     report.add("C client, 1 in flight, asleep in recv", "p50 \(cSleepingP50.formatted)")
     report.add(
       "C client, calls per second, 64 in flight, 1 connection", String(format: "%.0f", cRate))
+    report.add(
+      "grpc-swift 2 client and server, Health/Check, 1 in flight", peerLatencies.description)
+    report.add(
+      "grpc-swift 2 client and server, calls per second, 64 in flight, 1 connection",
+      String(format: "%.0f", peerRate))
     for figures in swift {
       report.add("Swift client \(figures.name), 1 in flight", figures.latency.description)
       report.add(
@@ -68,6 +87,10 @@ extension BadmintonBench {
         "Swift client \(figures.name), calls per second, 64 in flight, 1 connection",
         String(format: "%.0f (%.2fx the C client's)", figures.rate, figures.rate / cRate),
         budget: ">= 150000", met: figures.rate >= 150_000)
+      report.add(
+        "Swift client \(figures.name), calls per second / grpc-swift 2's, 64 in flight",
+        String(format: "%.2fx", figures.rate / peerRate), budget: ">= 10x",
+        met: figures.rate >= 10 * peerRate)
       report.add(
         "Swift client \(figures.name), CPU per call at 64 in flight",
         String(
