@@ -127,11 +127,14 @@ enum Protoc {
     return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".proto") }.sorted()
   }()
 
-  /// Runs `protoc --encode` or `--decode` of `message` with `input` on standard input.
-  static func run(_ mode: String, _ message: String, input: Data) throws -> Data {
+  /// Runs `protoc --MODE=VALUE` over `files` (every file of `Proto/` by default) with `input`
+  /// on standard input: `--encode` or `--decode` of a message, or `--descriptor_set_out`.
+  static func run(
+    _ mode: String, _ value: String, input: Data, files: [String]? = nil
+  ) throws -> Data {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/protoc")
-    process.arguments = ["--\(mode)=\(message)", "-I", protoRoot.path] + protoFiles
+    process.arguments = ["--\(mode)=\(value)", "-I", protoRoot.path] + (files ?? protoFiles)
     // The input from a file, so that nothing is written to a pipe protoc may have closed.
     let inputFile = FileManager.default.temporaryDirectory
       .appendingPathComponent("completeness-\(UUID().uuidString)")
@@ -202,6 +205,37 @@ struct CompletenessTests {
     arguments: cases)
   func everyField_survives(_ completeness: CompletenessCase) throws {
     try Self.check(completeness.type, completeness)
+  }
+
+  @Test("the registries hold every message the .proto files declare, as protoc reads them")
+  func registries_holdEveryDeclaredMessage() throws {
+    // protoc's own descriptor set of Proto/, printed by protoc as text: each file's package, and
+    // the name of each message it declares at the top level.
+    let set = FileManager.default.temporaryDirectory
+      .appendingPathComponent("completeness-set-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: set) }
+    _ = try Protoc.run("descriptor_set_out", set.path, input: Data())
+    let text = try Protoc.run(
+      "decode", "google.protobuf.FileDescriptorSet", input: try Data(contentsOf: set),
+      files: ["google/protobuf/descriptor.proto"])
+    var declared: Set<String> = []
+    var package = ""
+    var inMessage = false
+    for line in String(decoding: text, as: UTF8.self).split(separator: "\n") {
+      if line.hasPrefix("  package: ") {
+        package = String(line.dropFirst("  package: ".count)).trimmingCharacters(in: ["\""])
+      } else if line == "  message_type {" {
+        inMessage = true
+        continue
+      } else if inMessage, line.hasPrefix("    name: ") {
+        let name = String(line.dropFirst("    name: ".count)).trimmingCharacters(in: ["\""])
+        declared.insert("\(package).\(name)")
+      }
+      inMessage = false
+    }
+    let registered = (APIContract.messageTypes + RPCContract.messageTypes).map { $0.fullName }
+    #expect(declared.count > 100)
+    #expect(Set(registered) == declared)
   }
 
   @Test("the cases cover every message type and every member of every oneof")
