@@ -35,7 +35,7 @@ struct MessageFile {
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
       """
-    let cases = Naming.enumCases(enumType.values.map(\.name), enumName: name)
+    let cases = enumType.swiftCaseNames
     for (value, swiftName) in zip(enumType.values, cases) {
       out += "\n"
       out += value.docComment(indent: "  ", fallback: "`\(value.name)`.")

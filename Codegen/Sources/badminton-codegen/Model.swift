@@ -7,6 +7,21 @@ let alwaysPresentOption = MessageExtension<
   OptionalExtensionField<ProtobufBool>, Google_Protobuf_FieldOptions
 >(_protobuf_fieldNumber: 50001, fieldName: "badminton.rpc.v1.always_present")
 
+/// `(badminton.rpc.v1.value_prefix)`, from `Proto/badminton/rpc/v1/options.proto`: the prefix an
+/// enum's values carry instead of the enum's own name, which their Swift names drop.
+let valuePrefixOption = MessageExtension<
+  OptionalExtensionField<ProtobufString>, Google_Protobuf_EnumOptions
+>(_protobuf_fieldNumber: 50002, fieldName: "badminton.rpc.v1.value_prefix")
+
+extension EnumDescriptor {
+  /// The Swift names of the values, in order.
+  var swiftCaseNames: [String] {
+    Naming.enumCases(
+      values.map(\.name), enumName: name,
+      valuePrefix: options.getExtensionValue(ext: valuePrefixOption) ?? "")
+  }
+}
+
 /// A generator refuses what it cannot bridge, naming it.
 struct CodegenError: Error, CustomStringConvertible {
   var description: String

@@ -82,24 +82,17 @@ enum Naming {
   }
 
   /// The Swift names of an enum's values, in order: the enum's own prefix
-  /// (`VERIFICATION_KIND_`) dropped where a value has it, and from the other values the prefix
-  /// they all share (`ANSWER_` of `ANSWER_PENDING`, `ANSWER_ACCEPTED`), then lower camel case:
+  /// (`VERIFICATION_KIND_`) dropped where a value has it, else the prefix the `.proto` declares
+  /// with `(badminton.rpc.v1.value_prefix)` (`ANSWER_`), then lower camel case:
   /// `VERIFICATION_KIND_UNSPECIFIED` -> `unspecified`, `REGIONAL_CHAMPIONSHIP` ->
-  /// `regionalChampionship`, `ANSWER_PENDING` -> `pending`.
-  static func enumCases(_ valueNames: [String], enumName: String) -> [String] {
+  /// `regionalChampionship`, `ANSWER_PENDING` -> `pending`. A prefix that would leave a name
+  /// starting with a digit stays.
+  static func enumCases(_ valueNames: [String], enumName: String, valuePrefix: String = "")
+    -> [String]
+  {
     let own = camelToUpper(enumName) + "_"
-    let others = valueNames.filter { !$0.hasPrefix(own) }
-    var shared = ""
-    if others.count > 1 {
-      let words = others.map { $0.split(separator: "_", omittingEmptySubsequences: false) }
-      var count = 0
-      while words.allSatisfy({ $0.count > count + 1 && $0[count] == words[0][count] }) {
-        count += 1
-      }
-      shared = words[0].prefix(count).map { $0 + "_" }.joined()
-    }
     return valueNames.map { name in
-      for prefix in [own, shared] where !prefix.isEmpty && name.hasPrefix(prefix) {
+      for prefix in [own, valuePrefix] where !prefix.isEmpty && name.hasPrefix(prefix) {
         let rest = name.dropFirst(prefix.count)
         if let first = rest.first, !first.isNumber { return lowerCamel(String(rest)) }
       }

@@ -56,7 +56,12 @@ enum Validation {
         }
       }
       for enumType in file.enums {
-        let cases = Naming.enumCases(enumType.values.map(\.name), enumName: enumType.name)
+        let cases = enumType.swiftCaseNames
+        if let prefix = enumType.options.getExtensionValue(ext: valuePrefixOption),
+          !enumType.values.contains(where: { $0.name.hasPrefix(prefix) })
+        {
+          throw fail("\(enumType.fullName): no value has its value_prefix \(prefix)")
+        }
         guard Set(cases).count == cases.count else {
           throw fail("\(enumType.fullName): two values have the same Swift name in \(cases)")
         }

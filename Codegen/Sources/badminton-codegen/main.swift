@@ -40,7 +40,7 @@ func run(_ arguments: [String]) throws {
 
   let data = try Data(contentsOf: URL(fileURLWithPath: descriptorSet))
   let proto = try Google_Protobuf_FileDescriptorSet(
-    serializedBytes: data, extensions: SimpleExtensionMap([alwaysPresentOption]))
+    serializedBytes: data, extensions: SimpleExtensionMap([alwaysPresentOption, valuePrefixOption]))
   let set = DescriptorSet(proto: proto)
 
   // Every file of a generated package; options.proto declares extensions only.

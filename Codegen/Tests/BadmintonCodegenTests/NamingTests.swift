@@ -113,7 +113,13 @@ struct NamingTests {
     #expect(
       Naming.enumCases(
         ["INVITEE_ANSWER_UNSPECIFIED", "ANSWER_PENDING", "ANSWER_ACCEPTED"],
-        enumName: "InviteeAnswer") == ["unspecified", "pending", "accepted"])
+        enumName: "InviteeAnswer", valuePrefix: "ANSWER_") == [
+          "unspecified", "pending", "accepted",
+        ])
+    // Without a declared prefix, values keep their names: adding one never renames the others.
+    #expect(
+      Naming.enumCases(["WIDEN_TIME", "WIDEN_RADIUS"], enumName: "RelaxationKind")
+        == ["widenTime", "widenRadius"])
     // A prefix that would leave a name starting with a digit stays.
     #expect(Naming.enumCases(["MODE_2V2", "MODE_SOLO"], enumName: "Mode") == ["mode2v2", "solo"])
     #expect(Naming.escaped("internal") == "`internal`")
@@ -122,9 +128,18 @@ struct NamingTests {
 
 @Suite("The generator refuses what it would bridge wrongly")
 struct ValidationTests {
-  /// The generator's verdict on `proto` (as `badminton/v1/t.proto`).
+  /// The contract's own options.
+  static let options = try! String(
+    contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../../Proto/badminton/rpc/v1/options.proto"),
+    encoding: .utf8)
+
+  /// The generator's verdict on `proto` (as `badminton/v1/t.proto`, beside the contract's
+  /// options).
   func verdict(_ proto: String) throws -> String? {
-    try withProtoFolder(["badminton/v1/t.proto": proto]) { folder in
+    try withProtoFolder(
+      ["badminton/v1/t.proto": proto, "badminton/rpc/v1/options.proto": Self.options]
+    ) { folder in
       _ = try run(
         "/usr/bin/protoc",
         ["--include_imports", "--descriptor_set_out=set.pb", "-I", ".", "badminton/v1/t.proto"],
@@ -132,7 +147,8 @@ struct ValidationTests {
       let data = try Data(contentsOf: folder.appendingPathComponent("set.pb"))
       let set = DescriptorSet(
         proto: try Google_Protobuf_FileDescriptorSet(
-          serializedBytes: data, extensions: SimpleExtensionMap([alwaysPresentOption])))
+          serializedBytes: data,
+          extensions: SimpleExtensionMap([alwaysPresentOption, valuePrefixOption])))
       do {
         try Validation.check(set.files.filter { $0.package == "badminton.v1" })
         return nil
@@ -149,7 +165,9 @@ struct ValidationTests {
         == nil)
   }
 
-  @Test("two capitals in a row, a C++ keyword, proto2 and clashing enum values are refused")
+  @Test(
+    "two capitals in a row, a C++ keyword, proto2, clashing enum values and misplaced options are refused"
+  )
   func badInput_isRefused() throws {
     let cases = [
       (
@@ -161,8 +179,28 @@ struct ValidationTests {
         "proto3"
       ),
       (
-        "syntax = \"proto3\"; package badminton.v1; enum Mode { MODE_UNSPECIFIED = 0; MODE_OK = 1; KIND_OK = 2; KIND_X = 3; }",
+        """
+        syntax = "proto3"; package badminton.v1; import "badminton/rpc/v1/options.proto";
+        enum Mode {
+          option (badminton.rpc.v1.value_prefix) = "KIND_"; MODE_UNSPECIFIED = 0; MODE_OK = 1;
+          KIND_OK = 2;
+        }
+        """,
         "same Swift name"
+      ),
+      (
+        """
+        syntax = "proto3"; package badminton.v1; import "badminton/rpc/v1/options.proto";
+        enum Mode { option (badminton.rpc.v1.value_prefix) = "KIND_"; MODE_UNSPECIFIED = 0; }
+        """,
+        "no value has its value_prefix"
+      ),
+      (
+        """
+        syntax = "proto3"; package badminton.v1; import "badminton/rpc/v1/options.proto";
+        message Thing { int32 a = 1 [(badminton.rpc.v1.always_present) = true]; }
+        """,
+        "always_present is for singular message fields"
       ),
     ]
     for (proto, phrase) in cases {
