@@ -33,6 +33,29 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
 // declaration. To avoid naming collisions, the names are prefixed with the name of
 // the scope where the extend directive occurs.
 
+nonisolated extension SwiftProtobuf.Google_Protobuf_EnumOptions {
+
+  /// The prefix that this enum's values carry instead of the enum's own name in capitals, for
+  /// example "ANSWER_" for InviteeAnswer's ANSWER_PENDING. A value's Swift name drops the enum's
+  /// own prefix (INVITEE_ANSWER_UNSPECIFIED is `unspecified`) or this one (ANSWER_PENDING is
+  /// `pending`); a value with neither keeps its whole name (REGIONAL_CHAMPIONSHIP is
+  /// `regionalChampionship`). Names only: nothing on the wire or in the JSON form changes.
+  public var Badminton_Rpc_V1_valuePrefix: String {
+    get {return getExtensionValue(ext: Badminton_Rpc_V1_Extensions_value_prefix) ?? String()}
+    set {setExtensionValue(ext: Badminton_Rpc_V1_Extensions_value_prefix, value: newValue)}
+  }
+  /// Returns true if extension `Badminton_Rpc_V1_Extensions_value_prefix`
+  /// has been explicitly set.
+  public var hasBadminton_Rpc_V1_valuePrefix: Bool {
+    return hasExtensionValue(ext: Badminton_Rpc_V1_Extensions_value_prefix)
+  }
+  /// Clears the value of extension `Badminton_Rpc_V1_Extensions_value_prefix`.
+  /// Subsequent reads from it will return its default value.
+  public mutating func clearBadminton_Rpc_V1_valuePrefix() {
+    clearExtensionValue(ext: Badminton_Rpc_V1_Extensions_value_prefix)
+  }
+}
+
 nonisolated extension SwiftProtobuf.Google_Protobuf_FieldOptions {
 
   /// On a singular message field: the sender always sets it, and a receiver reads an absent one as
@@ -63,7 +86,8 @@ nonisolated extension SwiftProtobuf.Google_Protobuf_FieldOptions {
 /// in parsing, or it can be combined with other `SwiftProtobuf.SimpleExtensionMap`s to create
 /// a larger `SwiftProtobuf.SimpleExtensionMap`.
 public nonisolated let Badminton_Rpc_V1_Options_Extensions: SwiftProtobuf.SimpleExtensionMap = [
-  Badminton_Rpc_V1_Extensions_always_present
+  Badminton_Rpc_V1_Extensions_always_present,
+  Badminton_Rpc_V1_Extensions_value_prefix
 ]
 
 // Extension Objects - The only reason these might be needed is when manually
@@ -77,4 +101,14 @@ public nonisolated let Badminton_Rpc_V1_Options_Extensions: SwiftProtobuf.Simple
 public nonisolated let Badminton_Rpc_V1_Extensions_always_present = SwiftProtobuf.MessageExtension<SwiftProtobuf.OptionalExtensionField<SwiftProtobuf.ProtobufBool>, SwiftProtobuf.Google_Protobuf_FieldOptions>(
   _protobuf_fieldNumber: 50001,
   fieldName: "badminton.rpc.v1.always_present"
+)
+
+/// The prefix that this enum's values carry instead of the enum's own name in capitals, for
+/// example "ANSWER_" for InviteeAnswer's ANSWER_PENDING. A value's Swift name drops the enum's
+/// own prefix (INVITEE_ANSWER_UNSPECIFIED is `unspecified`) or this one (ANSWER_PENDING is
+/// `pending`); a value with neither keeps its whole name (REGIONAL_CHAMPIONSHIP is
+/// `regionalChampionship`). Names only: nothing on the wire or in the JSON form changes.
+public nonisolated let Badminton_Rpc_V1_Extensions_value_prefix = SwiftProtobuf.MessageExtension<SwiftProtobuf.OptionalExtensionField<SwiftProtobuf.ProtobufString>, SwiftProtobuf.Google_Protobuf_EnumOptions>(
+  _protobuf_fieldNumber: 50002,
+  fieldName: "badminton.rpc.v1.value_prefix"
 )
