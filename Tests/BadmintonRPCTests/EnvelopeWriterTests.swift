@@ -105,11 +105,20 @@ struct EnvelopeWriterTests {
     #expect(received.status?.message == "m")
   }
 
-  @Test("odd encodings that protoc-c reads, the client's reader reads the same")
+  @Test(
+    "odd encodings: what protoc-c reads the client's reader reads the same, what it refuses is refused"
+  )
   func receivedEnvelope_readsWhatProtocCReads() throws {
     let odd: [[UInt8]] = [
       [0x80, 0x00, 0x00],  // field 0 in a two-byte tag: protobuf-c skips it
-      [0x32, 0x80, 0x80, 0x80, 0x80, 0x10],  // a payload length that wraps to 0 in 32 bits
+      [0x32, 0x80, 0x80, 0x80, 0x80, 0x10],  // a payload length of 2^32: refused
+      [0x08, 0x01, 0x32, 0x81, 0x80, 0x80, 0x80, 0x10, 0xAA],  // 2^32 + 1: refused, not 1
+      [0x3A, 0x82, 0x80, 0x80, 0x80, 0x10, 0x08, 0x05],  // a status length of 2^32 + 2
+      [0x4A, 0x80, 0x80, 0x80, 0x80, 0x10],  // an unknown field of length 2^32
+      [0x2A, 0x02, 0x0A, 0x05],  // metadata whose key is cut off: refused
+      [0x1A, 0x02, 0x61, 0x00],  // a method holding U+0000: refused
+      [0x1A, 0x01, 0x61, 0x2A, 0x02, 0x0A, 0x00, 0x3A, 0x02, 0x08, 0x05],  // method, metadata
+      [0x3A, 0x02, 0x08, 0x05, 0x3A, 0x02, 0x12, 0x00],  // a status twice
       [0x88, 0x80, 0x80, 0x80, 0x00, 0x07],  // call_id in a five-byte tag
       [0x08, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],  // 10-byte call_id
       [0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F],  // kind -1
@@ -117,8 +126,14 @@ struct EnvelopeWriterTests {
     ]
     // The first is the fuzz target's finding: protobuf-c reads it.
     #expect((try? Envelope(serializedBytes: odd[0])) != nil)
+    // Both kinds are here: encodings protoc-c reads and encodings it refuses.
+    #expect(odd.filter { (try? Envelope(serializedBytes: $0)) == nil }.count >= 5)
+    #expect(odd.filter { (try? Envelope(serializedBytes: $0)) != nil }.count >= 5)
     for bytes in odd {
-      guard let reference = try? Envelope(serializedBytes: bytes) else { continue }
+      guard let reference = try? Envelope(serializedBytes: bytes) else {
+        #expect((try? ReceivedEnvelope(reading: ByteBuffer(bytes: bytes))) == nil, "\(bytes)")
+        continue
+      }
       let received = try ReceivedEnvelope(reading: ByteBuffer(bytes: bytes))
       #expect(received.callID == reference.callID)
       #expect(received.kind == reference.kind)

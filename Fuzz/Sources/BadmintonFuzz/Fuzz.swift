@@ -120,9 +120,14 @@ func fuzzEnvelope(options: UInt8, _ body: [UInt8]) {
 }
 
 /// The client's envelope reader reads every envelope protoc-c reads, with the same call, kind,
-/// payload and status.
+/// payload and status, and refuses every one protoc-c refuses.
 func checkClientReader(_ body: [UInt8]) {
-  guard let reference = try? Envelope(serializedBytes: body) else { return }
+  guard let reference = try? Envelope(serializedBytes: body) else {
+    precondition(
+      (try? ReceivedEnvelope(reading: ByteBuffer(bytes: body))) == nil,
+      "the client's reader reads an envelope protoc-c refuses")
+    return
+  }
   let received: ReceivedEnvelope
   do {
     received = try ReceivedEnvelope(reading: ByteBuffer(bytes: body))

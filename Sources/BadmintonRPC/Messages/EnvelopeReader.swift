@@ -1,7 +1,9 @@
 public import NIOCore
 
 /// An envelope as the client reads it: its call, its kind, its payload as a slice of the frame
-/// (not copied) and its status. Method and metadata, which only a REQUEST carries, are skipped.
+/// (not copied) and its status. It accepts exactly the bytes `Envelope(serializedBytes:)` (protoc-c
+/// and the U+0000 check) accepts: an envelope that carries a method or metadata, which only a
+/// REQUEST does and no server sends, or a status more than once, is read by protoc-c whole.
 public struct ReceivedEnvelope: Sendable {
   /// The call this envelope belongs to; 0 for connection-level envelopes.
   public var callID: UInt64 = 0
@@ -16,8 +18,8 @@ public struct ReceivedEnvelope: Sendable {
   public init() {}
 
   /// Reads the protobuf encoding of an `Envelope` in `body`'s readable bytes. Fields may come in
-  /// any order, a repeated singular field's last value wins and unknown fields are skipped, as
-  /// proto3 requires; a status is decoded by protoc-c (U+0000 in its strings refused). Throws
+  /// any order, a repeated scalar's last value wins and unknown fields are skipped, as protoc-c
+  /// reads them; a status is decoded by protoc-c (U+0000 in its strings refused). Throws
   /// `MessageDecodingError` for bytes that are not an envelope.
   public init(reading body: ByteBuffer) throws(MessageDecodingError) {
     let failure = MessageDecodingError(messageType: "badminton.rpc.v1.Envelope")
@@ -25,7 +27,8 @@ public struct ReceivedEnvelope: Sendable {
     var payloadRange: Range<Int>?
     var callID: UInt64 = 0
     var kind = EnvelopeKind.unspecified
-    var moreStatus: [Range<Int>] = []
+    // Set when the envelope is read by protoc-c whole: a method, metadata or a second status.
+    var readWhole = false
     let parsed = body.withUnsafeReadableBytes { raw -> Bool in
       var reader = WireReader(raw)
       while !reader.atEnd {
@@ -41,18 +44,14 @@ public struct ReceivedEnvelope: Sendable {
           guard reader.varint() != nil else { return false }
         case (3, 2), (5, 2):
           guard reader.lengthDelimited() != nil else { return false }
+          readWhole = true
         case (6, 2):
           guard let range = reader.lengthDelimited() else { return false }
           payloadRange = range
         case (7, 2):
           guard let range = reader.lengthDelimited() else { return false }
-          if statusRange == nil {
-            statusRange = range
-          } else {
-            // A message field that appears again merges with the first, as protobuf's
-            // concatenated encodings do; no server sends two.
-            moreStatus.append(range)
-          }
+          if statusRange != nil { readWhole = true }
+          statusRange = range
         case (1...7, _):
           return false
         default:
@@ -68,9 +67,9 @@ public struct ReceivedEnvelope: Sendable {
       payload = body.getSlice(
         at: body.readerIndex + payloadRange.lowerBound, length: payloadRange.count)!
     }
-    if statusRange != nil, !moreStatus.isEmpty {
-      // A status that appears more than once, which no server sends: merged as protoc-c merges
-      // it (the server's decoder), by decoding the whole envelope there.
+    if readWhole {
+      // What no server sends, read as the server's own decoder reads it: protoc-c merges a
+      // repeated status and checks a method's and metadata's strings.
       do {
         status = try Envelope(serializedBytes: body).status
       } catch {
@@ -141,21 +140,21 @@ struct WireReader {
   }
 
   /// The range of the next length-delimited field's contents, or nil when it is cut off. The
-  /// length is read as protobuf-c reads it: at most 5 bytes, kept to 32 bits.
+  /// length is read as protobuf-c reads it: at most 5 bytes, and refused above `Int32.max`.
   mutating func lengthDelimited() -> Range<Int>? {
-    var length: UInt32 = 0
-    var shift: UInt32 = 0
+    var length: UInt64 = 0
+    var shift: UInt64 = 0
     var index = 0
     while true {
       guard index < 5, offset + index < bytes.count else { return nil }
       let byte = bytes[offset + index]
-      length |= UInt32(byte & 0x7F) &<< shift
+      length |= UInt64(byte & 0x7F) << shift
       index += 1
       if byte & 0x80 == 0 { break }
       shift += 7
     }
     offset += index
-    guard Int(length) <= bytes.count - offset else { return nil }
+    guard length <= UInt64(Int32.max), Int(length) <= bytes.count - offset else { return nil }
     let range = offset..<(offset + Int(length))
     offset += Int(length)
     return range

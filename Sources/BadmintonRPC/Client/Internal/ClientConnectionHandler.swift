@@ -107,8 +107,10 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     framesSinceFlush = 0
     guard outbound.readableBytes > 0 else { return }
     context.writeAndFlush(wrapOutboundOut(outbound), promise: nil)
-    if outbound.capacity > Self.keptOutboundCapacity {
-      // A large request does not keep its memory for the connection's life.
+    if outbound.capacity > Self.keptOutboundCapacity || !context.channel.isWritable {
+      // A large request does not keep its memory for the connection's life; and while the socket
+      // holds frames it has not sent, the next frames start a small buffer of their own rather
+      // than a copy of this one's capacity (`clear()` copies storage a pending write shares).
       outbound = context.channel.allocator.buffer(capacity: 4096)
     } else {
       // Unless the socket still holds the frames, their storage is reused for the next ones.
