@@ -23,6 +23,13 @@
  *                              subscribed (on another instance of the same database with
  *                              --sub-port PORT: the event latency is then the time a commit takes
  *                              to reach the other instance's subscriber)
+ *   writes KIND [CONNS]        acknowledged writes per second at CONNS connections (default 4) x
+ *                              --inflight calls each, every call from one of 256 players (a slot
+ *                              of its own each, so no player waits for their own earlier call)
+ *                              and every frame encoded anew: KIND is location (UpdateLocation),
+ *                              availability (PostAvailability, then CancelAvailability of the
+ *                              posted id, in turns; both count as writes) or message (SendMessage
+ *                              to the next player, a new client_message_id each call)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -890,8 +897,205 @@ static void cmd_send(void) {
   close(ep);
 }
 
+/* ---------------------------------------------------------------- writes */
+
+#define WRITE_PLAYERS 256
+
+typedef struct {
+  Conn *c;
+  uint64_t started[MAX_SLOTS];
+  int64_t posted[MAX_SLOTS]; /* availability: the id to cancel next, 0 to post */
+} WritePipe;
+
+enum { WRITE_LOCATION, WRITE_AVAILABILITY, WRITE_MESSAGE };
+
+static char *g_write_token[WRITE_PLAYERS];
+static int64_t g_write_id[WRITE_PLAYERS];
+
+/* The next write of `kind` for the player of slot `s` on connection `i`; n numbers the call. */
+static Bytes write_frame(int kind, WritePipe *p, int i, int s, int inflight, long n, int run_id) {
+  int player = (i * inflight + s) % WRITE_PLAYERS;
+  const char *token = g_write_token[player];
+  uint64_t id = (uint64_t)s + 1;
+  if (kind == WRITE_LOCATION) {
+    Badminton__V1__UpdateLocationRequest r = BADMINTON__V1__UPDATE_LOCATION_REQUEST__INIT;
+    r.latitude = 31.2304, r.longitude = 121.4737;
+    return frame_request(id, "/badminton.v1.Players/UpdateLocation", &r.base, token);
+  }
+  if (kind == WRITE_MESSAGE) {
+    char tag[48], text[48];
+    snprintf(tag, sizeof tag, "w%d-%ld", run_id, n);
+    snprintf(text, sizeof text, "bench write %ld", n);
+    Badminton__V1__SendMessageRequest m = BADMINTON__V1__SEND_MESSAGE_REQUEST__INIT;
+    m.recipient_id = g_write_id[(player + 1) % WRITE_PLAYERS];
+    m.client_message_id = tag, m.text = text;
+    return frame_request(id, "/badminton.v1.Messages/SendMessage", &m.base, token);
+  }
+  if (p->posted[s]) {
+    Badminton__V1__CancelAvailabilityRequest r = BADMINTON__V1__CANCEL_AVAILABILITY_REQUEST__INIT;
+    r.availability_id = p->posted[s];
+    return frame_request(id, "/badminton.v1.Matching/CancelAvailability", &r.base, token);
+  }
+  time_t t = time(NULL) + 86400;
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  Badminton__V1__LocalDate date = BADMINTON__V1__LOCAL_DATE__INIT;
+  date.year = tm.tm_year + 1900, date.month = tm.tm_mon + 1, date.day = tm.tm_mday;
+  Badminton__V1__GeoPoint at = BADMINTON__V1__GEO_POINT__INIT;
+  at.latitude = 31.2304, at.longitude = 121.4737;
+  Badminton__V1__SkillTolerance tol = BADMINTON__V1__SKILL_TOLERANCE__INIT;
+  tol.levels = 2;
+  Badminton__V1__PostAvailabilityRequest r = BADMINTON__V1__POST_AVAILABILITY_REQUEST__INIT;
+  r.mode = BADMINTON__V1__MATCH_MODE__SINGLES;
+  r.date = &date, r.start_minute = 18 * 60, r.end_minute = 21 * 60;
+  r.time_zone = "UTC", r.location = &at, r.radius_miles = 10, r.skill_tolerance = &tol;
+  return frame_request(id, "/badminton.v1.Matching/PostAvailability", &r.base, token);
+}
+
+static void cmd_writes(const char *what, const char *conns_arg) {
+  int kind;
+  if (!strcmp(what, "location")) kind = WRITE_LOCATION;
+  else if (!strcmp(what, "availability")) kind = WRITE_AVAILABILITY;
+  else if (!strcmp(what, "message")) kind = WRITE_MESSAGE;
+  else die("writes: location, availability or message, not %s", what);
+  int conns = conns_arg ? atoi(conns_arg) : 4, inflight = g_inflight;
+  if (conns < 1 || conns > 16) die("writes: 1 to 16 connections, not %d", conns);
+  /* the players: registered once per store, logged in each run */
+  Conn *setup = conn_open();
+  for (int k = 0; k < WRITE_PLAYERS; k++) {
+    char phone[32];
+    snprintf(phone, sizeof phone, "+861391%07d", k);
+    if (!g_write_token[k]) {
+      register_player(setup, phone, "Bench Writer", 4);
+      g_write_token[k] = login(setup, phone, &g_write_id[k]);
+    }
+    if (kind == WRITE_LOCATION || kind == WRITE_AVAILABILITY) {
+      /* located where the writes go, so that no move is a hop */
+      Badminton__V1__UpdateLocationRequest r = BADMINTON__V1__UPDATE_LOCATION_REQUEST__INIT;
+      r.latitude = 31.2304, r.longitude = 121.4737;
+      Envelope *e = call(setup,
+                         frame_request(1, "/badminton.v1.Players/UpdateLocation", &r.base,
+                                       g_write_token[k]),
+                         0);
+      badminton__rpc__v1__envelope__free_unpacked(e, NULL);
+    }
+  }
+  conn_free(setup);
+
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  WritePipe *pipes = calloc((size_t)conns, sizeof *pipes);
+  long cap = 4000000;
+  uint64_t *lat = malloc(sizeof *lat * (size_t)cap);
+  long n = 0, acked = 0, errors = 0, measured = 0;
+  int run_id = (int)(now_ns() % 1000000);
+  char first_error[160] = "";
+  for (int i = 0; i < conns; i++) {
+    pipes[i].c = conn_open();
+    conn_nonblocking(pipes[i].c);
+    pipes[i].c->user = &pipes[i];
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &pipes[i]};
+    epoll_ctl(ep, EPOLL_CTL_ADD, pipes[i].c->fd, &ev);
+  }
+  double warm = g_quick ? 0.3 : 1.0, seconds = g_quick ? 1.0 : 5.0;
+  uint64_t start = now_ns(), measure_from = start + (uint64_t)(warm * 1e9);
+  uint64_t stop_at = measure_from + (uint64_t)(seconds * 1e9), end = 0;
+  CPU a = {0}, b = {0};
+  int measuring = 0, stopping = 0, outstanding = conns * inflight;
+  for (int i = 0; i < conns; i++) {
+    for (int s = 0; s < inflight; s++) {
+      Bytes f = write_frame(kind, &pipes[i], i, s, inflight, n++, run_id);
+      pipes[i].started[s] = now_ns();
+      out_add(pipes[i].c, f.p, f.len);
+      free(f.p);
+    }
+    out_flush(pipes[i].c);
+  }
+  struct epoll_event evs[16];
+  uint64_t give_up = stop_at + 30000000000ull;
+  while (outstanding > 0 && now_ns() < give_up) {
+    uint64_t t = now_ns();
+    if (!measuring && t >= measure_from) {
+      measuring = 1, measured = 0, acked = 0, errors = 0;
+      server_cpu(&a);
+      measure_from = t;
+    }
+    if (measuring && !stopping && t >= stop_at) stopping = 1, end = t, server_cpu(&b), measured = acked;
+    int got = epoll_wait(ep, evs, 16, 50);
+    for (int k = 0; k < got; k++) {
+      WritePipe *p = evs[k].data.ptr;
+      Conn *c = p->c;
+      int i = (int)(p - pipes);
+      if (evs[k].events & EPOLLOUT) out_flush(c);
+      if (!(evs[k].events & EPOLLIN)) continue;
+      while (conn_recv(c, 0) > 0) {
+        size_t off = 0;
+        const uint8_t *body;
+        size_t len;
+        while (next_frame(c, &off, &body, &len)) {
+          Head h;
+          scan_envelope(body, len, &h);
+          if (h.kind != KIND_RESPONSE || h.call_id < 1 || h.call_id > (uint64_t)inflight) continue;
+          int s = (int)h.call_id - 1;
+          uint64_t now = now_ns();
+          if (h.code != 0) {
+            errors++;
+            if (!first_error[0]) {
+              Envelope *e = badminton__rpc__v1__envelope__unpack(NULL, len, body);
+              snprintf(first_error, sizeof first_error, "%s", e ? reason(e) : "?");
+              if (e) badminton__rpc__v1__envelope__free_unpacked(e, NULL);
+            }
+            p->posted[s] = 0;
+          } else {
+            if (measuring && !stopping && acked < cap) lat[acked] = now - p->started[s];
+            if (measuring && !stopping) acked++;
+            if (kind == WRITE_AVAILABILITY) {
+              if (p->posted[s]) {
+                p->posted[s] = 0;
+              } else {
+                Badminton__V1__Availability *av =
+                    badminton__v1__availability__unpack(NULL, h.payload_len, h.payload);
+                p->posted[s] = av ? av->id : 0;
+                if (av) badminton__v1__availability__free_unpacked(av, NULL);
+              }
+            }
+          }
+          if (stopping) {
+            outstanding--;
+          } else {
+            Bytes f = write_frame(kind, p, i, s, inflight, n++, run_id);
+            p->started[s] = now_ns();
+            out_add(c, f.p, f.len);
+            free(f.p);
+          }
+        }
+        compact(c, off);
+      }
+      if (!out_flush(c)) {
+        struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.ptr = p};
+        epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
+      }
+    }
+  }
+  if (!end) die("writes %s: the window never ended", what);
+  double wall = (double)(end - measure_from) / 1e9;
+  double server = b.process_s - a.process_s;
+  char k[96];
+#define KEY(name) (snprintf(k, sizeof k, "writes.%s.%dx%d.%s", what, conns, inflight, name), k)
+  result(KEY("acked_per_s"), "%.0f", (double)measured / wall);
+  result(KEY("server_cpu_us_per_write"), "%.1f", measured ? server / (double)measured * 1e6 : NAN);
+  result(KEY("server_cores"), "%.2f", server / wall);
+  result(KEY("errors"), "%ld", errors);
+  percentiles(KEY("call"), lat, (size_t)(measured < cap ? measured : cap));
+#undef KEY
+  if (errors) note("writes %s: %ld errors, the first %s", what, errors, first_error);
+  free(lat);
+  for (int i = 0; i < conns; i++) conn_free(pipes[i].c);
+  free(pipes);
+  close(ep);
+}
+
 int main(int argc, char **argv) {
-  const char *cmd = NULL, *arg = NULL;
+  const char *cmd = NULL, *arg = NULL, *arg2 = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--port") && i + 1 < argc) g_port = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--pid") && i + 1 < argc) g_pid = atoi(argv[++i]);
@@ -900,10 +1104,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) g_inflight = atoi(argv[++i]);
     else if (argv[i][0] == '-') die("unknown option %s", argv[i]);
     else if (!cmd) cmd = argv[i];
-    else arg = argv[i];
+    else if (!arg) arg = argv[i];
+    else arg2 = argv[i];
   }
   if (!cmd || !g_port) die("usage: load --port PORT [--pid SERVER_PID] [--quick] [--sub-port PORT] "
-        "[--inflight N] setup|find N|unary [CONNS,...]|send|health");
+        "[--inflight N] setup|find N|unary [CONNS,...]|send|health|writes KIND [CONNS]");
   if (g_inflight < 1 || g_inflight > MAX_SLOTS) die("--inflight must be 1 to %d", MAX_SLOTS);
   g_dctx = ZSTD_createDCtx();
   if (!strcmp(cmd, "setup")) cmd_setup();
@@ -911,6 +1116,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "unary")) cmd_unary(arg ? arg : "1,2,4,8");
   else if (!strcmp(cmd, "send")) cmd_send();
   else if (!strcmp(cmd, "health")) cmd_health();
+  else if (!strcmp(cmd, "writes")) cmd_writes(arg ? arg : "location", arg2);
   else die("unknown command %s", cmd);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

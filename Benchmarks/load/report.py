@@ -121,6 +121,18 @@ def render(doc: dict) -> str:
             f"p99 {us('send.64.event.p99_us')} (p50 {us('send.64.event.p50_us')}); "
             f"{missing:.0f} events missing, {ends:.0f} stream ends",
             at_most("send.64.event.p99_us", 5000) and missing == 0)
+    writes = (("UpdateLocation", "location"), ("PostAvailability + CancelAvailability", "availability"),
+              ("SendMessage", "message"))
+    for name, kind in writes:
+        k = f"writes.{kind}.4x64"
+        if g(k + ".acked_per_s") is None:
+            continue
+        rate, cpu, p99 = g(k + ".acked_per_s"), g(k + ".server_cpu_us_per_write"), g(k + ".call.p99_us")
+        errors = g(k + ".errors") or 0
+        row(f"{name}, 256 players, 4 conn x 64 in flight", ">= 20,000/s; p99 <= 5 ms; <= 50 µs CPU/write",
+            f"{rate:,.0f}/s; p99 {us(k + '.call.p99_us')} (p50 {us(k + '.call.p50_us')}); "
+            f"server {cpu:.1f} µs CPU/write, {g(k + '.server_cores'):.2f} cores; {errors:.0f} errors",
+            rate >= 20_000 and p99 <= 5000 and cpu <= 50 and errors == 0)
     if g("churn.updates_per_s") is not None:
         row(f"cancel+post at {g('churn.active'):,.0f} active while 2 threads search",
             ">= 100,000/s; search p99 <= 1 ms",

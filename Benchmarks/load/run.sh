@@ -12,7 +12,9 @@
 #      availability each (seed.py: rows copied from the API-written ones, see there), starts it
 #      again timing start to "listening", and measures FindMatches at 1 in flight;
 #   3. at the largest N: Health/Check and GetMyProfile latency and calls/s (1, 2, 4, 8 x 64),
-#      SendMessage at 64 in flight with the recipient subscribed.
+#      SendMessage at 64 in flight with the recipient subscribed, then acknowledged writes at 4
+#      connections x 64 in flight from 256 players: UpdateLocation, PostAvailability with
+#      CancelAvailability in turns, and SendMessage (load.c's `writes`).
 #
 # Writes DIR/results.json (every figure, the commit, the machine's load), DIR/table.md and, with
 # gnuplot, DIR/load.png (plot.sh). Default DIR: Benchmarks/load/.build/results. Everything stops
@@ -161,6 +163,10 @@ for n in "${size_list[@]}"; do
     run unary 1,2,4,8
     echo "== SendMessage with a subscriber" >&2
     run send
+    for kind in location availability message; do
+      echo "== writes: $kind, 256 players, 4 connections x 64 in flight" >&2
+      run writes "$kind" 4
+    done
   fi
   stop_server
 done

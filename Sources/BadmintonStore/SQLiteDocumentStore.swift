@@ -58,7 +58,7 @@ extension SQLitePlayerStore {
     playerID: Int64, contentType: String, totalSize: Int64, firstPiece: [UInt8], atUnixMs: Int64,
     openBytesLimit: Int64
   ) async throws -> DocumentUploadRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(
         sql: """
           DELETE FROM document_upload
@@ -97,7 +97,7 @@ extension SQLitePlayerStore {
     playerID: Int64, uploadID: Int64, offset: Int64, statedTotal: Int64, data: [UInt8],
     atUnixMs: Int64, openBytesLimit: Int64
   ) async throws -> DocumentUploadRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard
         let upload = try Self.fetchOpenUpload(
           db, id: uploadID, playerID: playerID, atUnixMs: atUnixMs)
@@ -118,7 +118,7 @@ extension SQLitePlayerStore {
   }
 
   public func deleteDocumentUploads(expiredBefore unixMs: Int64) async throws -> Int {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(
         sql: "DELETE FROM document_upload WHERE expires_at_ms IS NOT NULL AND expires_at_ms <= ?",
         arguments: [unixMs])
@@ -129,7 +129,7 @@ extension SQLitePlayerStore {
   public func createVerification(
     playerID: Int64, kind: ChampionshipKind, uploadID: Int64, atUnixMs: Int64
   ) async throws -> VerificationRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard
         let upload = try Self.fetchOpenUpload(
           db, id: uploadID, playerID: playerID, atUnixMs: atUnixMs)

@@ -6,7 +6,7 @@ extension SQLitePlayerStore: MatchingStore {
     _ new: NewAvailability, activeLimit: Int, now: Int64,
     notify: @escaping @Sendable (AvailabilityRecord) -> OutgoingEvents
   ) async throws -> AvailabilityRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       let active = try Int.fetchOne(
         try db.cachedStatement(
           sql: """
@@ -61,7 +61,7 @@ extension SQLitePlayerStore: MatchingStore {
   }
 
   public func cancelAvailability(id: Int64, playerID: Int64) async throws -> AvailabilityRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(
         sql: "UPDATE availability SET state = ? WHERE id = ? AND player_id = ? AND state = ?",
         arguments: [
@@ -79,7 +79,7 @@ extension SQLitePlayerStore: MatchingStore {
     _ settings: RecurringSettings, occurrences: [NewAvailability],
     notify: @escaping @Sendable ([AvailabilityRecord]) -> OutgoingEvents
   ) async throws -> RecurringChange {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard
         try Row.fetchOne(
           try db.cachedStatement(sql: "SELECT 1 FROM player WHERE id = ?"),
@@ -153,7 +153,7 @@ extension SQLitePlayerStore: MatchingStore {
     _ occurrences: [NewAvailability],
     notify: @escaping @Sendable ([AvailabilityRecord]) -> OutgoingEvents
   ) async throws -> [AvailabilityRecord] {
-    try await writer.write { db in
+    try await grouped.write { db in
       let added = try occurrences.compactMap { try Self.insert(db, $0) }
       try Self.append(db, notify(added), atUnixMs: occurrences.first?.postedAtUnixMs ?? 0)
       return added
@@ -161,7 +161,7 @@ extension SQLitePlayerStore: MatchingStore {
   }
 
   public func deleteAvailability(endedBefore unixMs: Int64) async throws -> Int {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(sql: "DELETE FROM availability WHERE end_ms < ?", arguments: [unixMs])
       return db.changesCount
     }

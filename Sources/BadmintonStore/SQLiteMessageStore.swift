@@ -264,7 +264,7 @@ extension SQLitePlayerStore: MessageStore {
   }
 
   public func deleteConversation(threadID: Int64, playerID: Int64) async throws {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard try Self.clearedThrough(db, threadID: threadID, playerID: playerID) != nil else {
         throw MessageErrors.threadNotFound
       }

@@ -224,7 +224,7 @@ public final class SQLitePlayerStore: PlayerStore {
   // MARK: Players
 
   public func createPlayer(_ new: NewPlayer) async throws -> PlayerRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       if try Row.fetchOne(
         try db.cachedStatement(sql: "SELECT 1 FROM player WHERE phone = ?"), arguments: [new.phone])
         != nil
@@ -275,7 +275,7 @@ public final class SQLitePlayerStore: PlayerStore {
   public func replacePassword(id: Int64, current: PasswordDigest, with digest: PasswordDigest)
     async throws -> Bool
   {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(
         sql: """
           UPDATE player SET password_hash = ?, password_salt = ?, password_parameters = ?
@@ -302,7 +302,7 @@ public final class SQLitePlayerStore: PlayerStore {
   }
 
   public func updateProfile(id: Int64, _ changes: ProfileChanges) async throws -> PlayerRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard let current = try Self.fetchPlayer(db, id: id) else { throw DomainError.playerNotFound }
       if let level = changes.selfLevel {
         try PlayerRules.validateSelfLevel(level, verifiedMaximum: current.verifiedMaxLevel)
@@ -321,7 +321,7 @@ public final class SQLitePlayerStore: PlayerStore {
   public func updateLocation(id: Int64, to location: Coordinate, atUnixMs: Int64) async throws
     -> Int64
   {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(
         sql: """
           UPDATE player SET latitude = ?, longitude = ?, location_updated_at_ms = ?,
@@ -360,7 +360,7 @@ public final class SQLitePlayerStore: PlayerStore {
   // MARK: Sessions
 
   public func createSession(_ session: SessionRecord) async throws {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(
         sql:
           "INSERT INTO session (token_hash, player_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?)",
@@ -386,13 +386,13 @@ public final class SQLitePlayerStore: PlayerStore {
   }
 
   public func deleteSession(tokenHash: [UInt8]) async throws {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(sql: "DELETE FROM session WHERE token_hash = ?", arguments: [Data(tokenHash)])
     }
   }
 
   public func deleteSessions(expiredBefore unixMs: Int64) async throws -> Int {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(sql: "DELETE FROM session WHERE expires_at_ms < ?", arguments: [unixMs])
       return db.changesCount
     }
@@ -403,7 +403,7 @@ public final class SQLitePlayerStore: PlayerStore {
   public func createVerification(
     playerID: Int64, kind: ChampionshipKind, contentType: String, document: [UInt8], atUnixMs: Int64
   ) async throws -> VerificationRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(
         sql: """
           INSERT INTO document_upload (player_id, content_type, total_size, received, expires_at_ms)
@@ -465,7 +465,7 @@ public final class SQLitePlayerStore: PlayerStore {
     id: Int64, approve: Bool, note: String, reviewerID: Int64, atUnixMs: Int64,
     notify: @escaping @Sendable (VerificationRecord) -> [UInt8]
   ) async throws -> ReviewOutcome {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard let request = try Self.fetchVerification(db, id: id) else {
         throw DomainError(
           .notFound, "VERIFICATION_NOT_FOUND", en: "There is no such verification request.",
@@ -561,7 +561,7 @@ public final class SQLitePlayerStore: PlayerStore {
   }
 
   public func deleteEvents(createdBefore unixMs: Int64) async throws -> Int {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(sql: "DELETE FROM event WHERE created_at_ms < ?", arguments: [unixMs])
       return db.changesCount
     }

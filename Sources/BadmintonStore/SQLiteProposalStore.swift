@@ -5,7 +5,7 @@ extension SQLitePlayerStore: ProposalStore {
   public func createProposal(
     _ new: NewProposal, now: Int64, notify: @escaping @Sendable (ProposalRecord) -> OutgoingEvents
   ) async throws -> ProposalRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       let named =
         [(new.proposerID, new.proposerAvailabilityID)]
         + new.invitees.map { ($0.playerID, $0.availabilityID) }
@@ -57,7 +57,7 @@ extension SQLitePlayerStore: ProposalStore {
     id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64,
     notify: @escaping @Sendable (ProposalAnswerOutcome) -> OutgoingEvents
   ) async throws -> ProposalAnswerOutcome {
-    try await writer.write { db in
+    try await grouped.write { db in
       let outcome = try Self.answer(
         db, id: id, playerID: playerID, accept: accept, teams: teams, now: now)
       try Self.append(db, notify(outcome), atUnixMs: now)
@@ -138,7 +138,7 @@ extension SQLitePlayerStore: ProposalStore {
   public func lapseProposals(
     now: Int64, notify: @escaping @Sendable ([ProposalRecord]) -> OutgoingEvents
   ) async throws -> [ProposalRecord] {
-    try await writer.write { db in
+    try await grouped.write { db in
       // The pending proposals by expiry, as far as now; `ProposalRules.isExpired` decides.
       let ids = try Row.fetchAll(
         try db.cachedStatement(
@@ -218,7 +218,7 @@ extension SQLitePlayerStore: ProposalStore {
     id: Int64, playerID: Int64, now: Int64,
     notify: @escaping @Sendable (MatchCancellation) -> OutgoingEvents
   ) async throws -> MatchCancellation {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard var match = try Self.fetchMatch(db, id: id), match.playerIDs.contains(playerID) else {
         throw MatchingErrors.matchNotFound
       }

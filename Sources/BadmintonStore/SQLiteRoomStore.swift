@@ -269,7 +269,7 @@ extension SQLitePlayerStore {
     now: Int64, notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents,
     _ body: @escaping @Sendable (Database, inout RoomOutcome) throws -> Void
   ) async throws -> RoomOutcome {
-    let (outcome, failure) = try await writer.write { db -> (RoomOutcome, DomainError?) in
+    let (outcome, failure) = try await grouped.write { db -> (RoomOutcome, DomainError?) in
       var outcome = RoomOutcome(changes: try Self.expireIdleRooms(db, now: now))
       var failure: DomainError?
       do {

@@ -20,7 +20,7 @@ extension SQLitePlayerStore: ScheduleStore {
   }
 
   public func setDayStatus(_ record: DayStatusRecord) async throws {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(
         sql: """
           INSERT INTO day_status (player_id, date, status, note, updated_at_ms)

@@ -63,7 +63,7 @@ extension SQLitePlayerStore: SocialStore {
     from senderID: Int64, to recipientID: Int64, now: Int64,
     notify: @escaping @Sendable (FriendRequestRecord) -> OutgoingEvents
   ) async throws -> FriendRequestRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard senderID != recipientID else { throw SocialErrors.notYourself }
       guard try Self.exists(db, "SELECT 1 FROM player WHERE id = ?", [recipientID]) else {
         throw DomainError.playerNotFound
@@ -102,7 +102,7 @@ extension SQLitePlayerStore: SocialStore {
     id: Int64, recipientID: Int64, accept: Bool, now: Int64,
     notify: @escaping @Sendable (FriendRequestRecord) -> OutgoingEvents
   ) async throws -> FriendRequestRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard let request = try Self.fetchRequest(db, id: id), request.recipientID == recipientID,
         !request.hidden
       else { throw SocialErrors.requestNotFound }
@@ -175,13 +175,13 @@ extension SQLitePlayerStore: SocialStore {
   }
 
   public func removeFriend(playerID: Int64, friendID: Int64) async throws -> Bool {
-    try await writer.write { db in
+    try await grouped.write { db in
       try Self.unfriend(db, playerID, friendID)
     }
   }
 
   public func block(blockerID: Int64, blockedID: Int64, now: Int64) async throws {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard blockerID != blockedID else { throw SocialErrors.notYourself }
       guard try Self.exists(db, "SELECT 1 FROM player WHERE id = ?", [blockedID]) else {
         throw DomainError.playerNotFound
@@ -204,7 +204,7 @@ extension SQLitePlayerStore: SocialStore {
   }
 
   public func unblock(blockerID: Int64, blockedID: Int64) async throws -> Bool {
-    try await writer.write { db in
+    try await grouped.write { db in
       try db.execute(
         sql: "DELETE FROM block WHERE blocker_id = ? AND blocked_id = ?",
         arguments: [blockerID, blockedID])

@@ -42,7 +42,7 @@ extension SQLitePlayerStore: SurveyStore {
     id: Int64, playerID: Int64, winningTeam: Int, now: Int64,
     notify: @escaping @Sendable (MatchCompletion) -> OutgoingEvents
   ) async throws -> MatchCompletion {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard let match = try Self.fetchMatch(db, id: id), match.playerIDs.contains(playerID) else {
         throw MatchingErrors.matchNotFound
       }
@@ -108,7 +108,7 @@ extension SQLitePlayerStore: SurveyStore {
   public func submitSurvey(
     matchID: Int64, evaluatorID: Int64, ratings: [SurveyRating], now: Int64
   ) async throws -> SurveyRecord {
-    try await writer.write { db in
+    try await grouped.write { db in
       guard var survey = try Self.fetchSurvey(db, matchID: matchID, evaluatorID: evaluatorID),
         let match = try Self.fetchMatch(db, id: matchID)
       else { throw SurveyErrors.notFound }
@@ -146,7 +146,7 @@ extension SQLitePlayerStore: SurveyStore {
   }
 
   public func expireSurveys(now: Int64) async throws -> Int {
-    try await writer.write { db in
+    try await grouped.write { db in
       // The pending surveys by due time, as far as now; `SurveyRules.isExpired` decides.
       let expired = try Row.fetchAll(
         try db.cachedStatement(

@@ -134,6 +134,66 @@ struct GroupCommitTests {
       } == 9)
   }
 
+  @Test("writes of every kind waiting together share one transaction, a refused one alone")
+  func everyKindOfWrite_sharesOneTransaction() async throws {
+    let (store, queue, published) = try Self.store()
+    let (ann, bo) = try await Self.players(store)
+    let session = SessionRecord(
+      tokenHash: [9, 9, 9], playerID: ann, createdAtUnixMs: 0, expiresAtUnixMs: 1_000)
+    try await store.createSession(session)
+    let carl = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613900000004")).id
+    let before = published.list.withLock { $0.count }
+    let gate = Self.holdWriter(queue)
+    // One write of each area of the store, none depending on another (they queue in any
+    // order); the location update of a player who does not exist is refused.
+    let writes: [Task<Void, any Error>] = [
+      Task { _ = try await store.createPlayer(StoreFixtures.newPlayer(phone: "+8613900000003")) },
+      Task { _ = try await store.updateProfile(id: ann, ProfileChanges(nickname: "Ann")) },
+      Task {
+        _ = try await store.updateLocation(
+          id: bo, to: MatchingStoreTests.shanghai, atUnixMs: 1_000)
+      },
+      Task {
+        _ = try await store.updateLocation(
+          id: 999_999, to: MatchingStoreTests.shanghai, atUnixMs: 1_000)
+      },
+      Task { try await store.deleteSession(tokenHash: session.tokenHash) },
+      Task {
+        _ = try await store.createAvailability(
+          MatchingStoreTests.availability(ann), activeLimit: 10, now: 0)
+      },
+      Task { _ = try await Self.send(store, bo, ann, id: "together") },
+      Task { try await store.block(blockerID: ann, blockedID: carl, now: 0) },
+      Task {
+        try await store.setDayStatus(
+          DayStatusRecord(
+            playerID: ann, date: LocalDate(year: 2027, month: 1, day: 15), status: 1, note: "",
+            updatedAtUnixMs: 0))
+      },
+      Task {
+        _ = try await store.createRoom(
+          ownerID: ann, mode: .singles, now: 0, code: { "ABCDEF" }, notify: { _ in [] })
+      },
+    ]
+    await Self.waitUntilQueued(store, writes.count)
+    gate.signal()
+    for (index, write) in writes.enumerated() {
+      if index == 3 {
+        await #expect(throws: DomainError.playerNotFound) { try await write.value }
+      } else {
+        try await write.value
+      }
+    }
+    let transactions = published.list.withLock { Array($0.dropFirst(before)) }
+    #expect(transactions.count == 1)
+    let counts = try await queue.read { db in
+      try [
+        "player", "session", "availability", "direct_message", "block", "day_status", "room",
+      ].map { try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0)")! }
+    }
+    #expect(counts == [4, 0, 1, 1, 1, 1, 1])
+  }
+
   @Test("when the shared transaction fails to commit, every write in it fails and none remains")
   func failedCommit_failsEveryCaller() async throws {
     let (store, queue, published) = try Self.store()
