@@ -26,7 +26,8 @@
  *   writes KIND [CONNS]        acknowledged writes per second at CONNS connections (default 4) x
  *                              --inflight calls each, every call from one of 256 players (a slot
  *                              of its own each, so no player waits for their own earlier call)
- *                              and every frame encoded anew: KIND is location (UpdateLocation),
+ *                              and every frame encoded anew; each player writes from a place of
+ *                              their own, far from the others': KIND is location (UpdateLocation),
  *                              availability (PostAvailability, then CancelAvailability of the
  *                              posted id, in turns; both count as writes) or message (SendMessage
  *                              to the next player, a new client_message_id each call)
@@ -912,6 +913,13 @@ enum { WRITE_LOCATION, WRITE_AVAILABILITY, WRITE_MESSAGE };
 static char *g_write_token[WRITE_PLAYERS];
 static int64_t g_write_id[WRITE_PLAYERS];
 
+/* Where player k writes from: a grid 0.8 degrees (about 55 miles) apart, so that no post fits
+ * another's 10-mile search and a write's cost is its own, not a fan-out of notices to everyone. */
+static void write_place(int k, double *lat, double *lon) {
+  *lat = 22.0 + (double)(k / 16) * 0.8;
+  *lon = 100.0 + (double)(k % 16) * 0.8;
+}
+
 /* The next write of `kind` for the player of slot `s` on connection `i`; n numbers the call. */
 static Bytes write_frame(int kind, WritePipe *p, int i, int s, int inflight, long n, int run_id) {
   int player = (i * inflight + s) % WRITE_PLAYERS;
@@ -919,7 +927,7 @@ static Bytes write_frame(int kind, WritePipe *p, int i, int s, int inflight, lon
   uint64_t id = (uint64_t)s + 1;
   if (kind == WRITE_LOCATION) {
     Badminton__V1__UpdateLocationRequest r = BADMINTON__V1__UPDATE_LOCATION_REQUEST__INIT;
-    r.latitude = 31.2304, r.longitude = 121.4737;
+    write_place(player, &r.latitude, &r.longitude);
     return frame_request(id, "/badminton.v1.Players/UpdateLocation", &r.base, token);
   }
   if (kind == WRITE_MESSAGE) {
@@ -942,7 +950,7 @@ static Bytes write_frame(int kind, WritePipe *p, int i, int s, int inflight, lon
   Badminton__V1__LocalDate date = BADMINTON__V1__LOCAL_DATE__INIT;
   date.year = tm.tm_year + 1900, date.month = tm.tm_mon + 1, date.day = tm.tm_mday;
   Badminton__V1__GeoPoint at = BADMINTON__V1__GEO_POINT__INIT;
-  at.latitude = 31.2304, at.longitude = 121.4737;
+  write_place(player, &at.latitude, &at.longitude);
   Badminton__V1__SkillTolerance tol = BADMINTON__V1__SKILL_TOLERANCE__INIT;
   tol.levels = 2;
   Badminton__V1__PostAvailabilityRequest r = BADMINTON__V1__POST_AVAILABILITY_REQUEST__INIT;
@@ -972,7 +980,7 @@ static void cmd_writes(const char *what, const char *conns_arg) {
     if (kind == WRITE_LOCATION || kind == WRITE_AVAILABILITY) {
       /* located where the writes go, so that no move is a hop */
       Badminton__V1__UpdateLocationRequest r = BADMINTON__V1__UPDATE_LOCATION_REQUEST__INIT;
-      r.latitude = 31.2304, r.longitude = 121.4737;
+      write_place(k, &r.latitude, &r.longitude);
       Envelope *e = call(setup,
                          frame_request(1, "/badminton.v1.Players/UpdateLocation", &r.base,
                                        g_write_token[k]),

@@ -12,6 +12,9 @@
 #        instance 1 with the recipient subscribed on instance 2 (--sub-port), at 1 and at 64 in
 #        flight; the event latency is from the call's start to the event on the other instance;
 #      - acknowledged writes per second with both instances taking SendMessage at once.
+#   Each store also takes load.c's `writes` (4 connections x 64 in flight from 256 players):
+#   UpdateLocation, PostAvailability with CancelAvailability, SendMessage; on two instances,
+#   UpdateLocation and SendMessage through both at once.
 #
 # Prints every figure and writes DIR/postgres.tsv (default DIR: Benchmarks/load/.build/postgres).
 # Everything stops by itself and talks to 127.0.0.1 and the cluster's socket only.
@@ -125,6 +128,9 @@ sqlite_pid=$last_pid sqlite_port=$last_port
 measure sqlite "$sqlite_port" "$sqlite_pid" setup
 measure sqlite "$sqlite_port" "$sqlite_pid" unary 1,4
 measure sqlite "$sqlite_port" "$sqlite_pid" send
+for kind in location availability message; do
+  measure sqlite "$sqlite_port" "$sqlite_pid" writes "$kind" 4
+done
 stop "$sqlite_pid"
 
 echo "== PostgreSQL, one instance" >&2
@@ -133,6 +139,9 @@ pg1_pid=$last_pid pg1_port=$last_port
 measure pg.one "$pg1_port" "$pg1_pid" setup
 measure pg.one "$pg1_port" "$pg1_pid" unary 1,4
 measure pg.one "$pg1_port" "$pg1_pid" send
+for kind in location availability message; do
+  measure pg.one "$pg1_port" "$pg1_pid" writes "$kind" 4
+done
 
 echo "== PostgreSQL, two instances: instance 1 writes, instance 2's subscriber receives" >&2
 start pg2 --database "$url"
@@ -145,6 +154,12 @@ measure pg.two.instance1 "$pg1_port" "$pg1_pid" send &
 first=$!
 measure pg.two.instance2 "$pg2_port" "$pg2_pid" send
 wait "$first"
+for kind in location message; do
+  measure "pg.two.instance1" "$pg1_port" "$pg1_pid" writes "$kind" 4 &
+  first=$!
+  measure "pg.two.instance2" "$pg2_port" "$pg2_pid" writes "$kind" 4
+  wait "$first"
+done
 
 echo "== figures" >&2
 awk -F'\t' '$1 == "R" { printf "%-48s %s\n", $2, $3 }' "$results"

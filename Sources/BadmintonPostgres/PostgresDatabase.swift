@@ -41,6 +41,8 @@ func statementName(_ sql: String) -> String {
 struct SQLConnection {
   let connection: PostgresConnection
   let logger: Logger
+  /// Counts the statements that may change rows, in a batch of writes (`WriteBatches`).
+  var modifying: ModifyingStatements? = nil
 
   /// The rows `Statement` returns for `values`, bound to `$1`, `$2`, … in order; nil binds
   /// NULL. Use `Data` (or `ByteBuffer`) for `BYTEA`, never `[UInt8]` (which binds an array).
@@ -59,6 +61,7 @@ struct SQLConnection {
     for value in values {
       if let value { try bindings.append(value) } else { bindings.appendNull() }
     }
+    modifying?.note(Statement.sql)
     var rows: [PostgresRow] = []
     for try await row in try await connection.execute(
       Prepared<Statement>(bindings: bindings), logger: logger)
@@ -79,6 +82,7 @@ struct SQLConnection {
   /// may hold several statements, each ending a line with `;` (outside `$$` bodies).
   func run(_ sql: String) async throws {
     for statement in Self.statements(sql) {
+      modifying?.note(statement)
       try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
     }
   }

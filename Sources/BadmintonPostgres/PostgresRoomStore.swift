@@ -226,7 +226,7 @@ extension PostgresStore {
   /// The transaction is run again whole when it meets a concurrent one.
   private func roomWrite(
     now: Int64, notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents,
-    _ body: (SQLConnection, inout RoomOutcome) async throws -> Void
+    _ body: @escaping @Sendable (SQLConnection, inout RoomOutcome) async throws -> Void
   ) async throws -> RoomOutcome {
     let (outcome, failure) = try await write { db -> (RoomOutcome, DomainError?) in
       var outcome = RoomOutcome(changes: try await Self.expireIdleRooms(db, now: now))

@@ -24,6 +24,8 @@ public final class PostgresStore: Sendable {
   let tail: ChangeTail
   /// This instance's turns on the players' event queues.
   let turns = KeyedTurns()
+  /// This instance's writes, committed together.
+  let batches: WriteBatches
   private let running: Task<Void, Never>
 
   /// How to reach the database and how many connections to keep.
@@ -56,10 +58,23 @@ public final class PostgresStore: Sendable {
     }
   }
 
-  private init(database: SQLDatabase, running: Task<Void, Never>, cursor: UInt64, logger: Logger) {
+  private init(
+    database: SQLDatabase, running: Task<Void, Never>, cursor: UInt64, lanes: Int, logger: Logger
+  ) {
     self.database = database
     self.running = running
-    tail = ChangeTail(database: database, feed: feed, cursor: cursor, logger: logger)
+    let tail = ChangeTail(database: database, feed: feed, cursor: cursor, logger: logger)
+    self.tail = tail
+    let turns = turns
+    batches = WriteBatches(lanes: lanes) { batch in
+      await PostgresStore.commit(batch, database: database, turns: turns, tail: tail)
+    }
+  }
+
+  /// Batches of writes committing at once: a connection each, leaving the tail's two and at
+  /// least one for reads.
+  static func writeLanes(poolSize: Int) -> Int {
+    min(4, max(1, poolSize - 3))
   }
 
   /// How long PostgreSQL lets one of the store's connections sit idle inside a transaction before
@@ -90,7 +105,9 @@ public final class PostgresStore: Sendable {
       let cursor = try await database.read { db in
         try await ChangeTail.horizon(db)
       }
-      return PostgresStore(database: database, running: running, cursor: cursor, logger: logger)
+      return PostgresStore(
+        database: database, running: running, cursor: cursor,
+        lanes: writeLanes(poolSize: configuration.poolSize), logger: logger)
     } catch {
       running.cancel()
       _ = await running.value
@@ -126,35 +143,21 @@ public final class PostgresStore: Sendable {
     _ = await running.value
   }
 
-  /// Runs `body` as one serializable transaction (again if it meets a concurrent one) and
-  /// returns once the feed has handed its changes on.
+  /// Runs `body` in a serializable transaction shared with this instance's other writes waiting
+  /// at the same time (`WriteBatches`), again if it meets a concurrent one, and returns once the
+  /// feed has handed its changes on. If `body` throws, none of its changes remain.
   ///
   /// `queueingEventsOf`: the players the write appends events for, when they are known before
   /// it starts. Writes that number one player's events all update that player's counter; in
   /// serializable transactions the ones waiting for it would each be refused and run again
-  /// whenever one commits. Named here, they take turns on an advisory lock per player, taken
-  /// before the transaction begins, and none is refused.
+  /// whenever one commits. Named here, they take turns (in this process, and on an advisory
+  /// lock per player across instances) taken before the transaction begins, and none is
+  /// refused.
   func write<T: Sendable>(
-    queueingEventsOf players: [Int64] = [], _ body: (SQLConnection) async throws -> T
+    queueingEventsOf players: [Int64] = [],
+    _ body: @escaping @Sendable (SQLConnection) async throws -> T
   ) async throws -> T {
-    // Turns are taken here first, one write per player at a time on this instance, so the writes
-    // waiting for a busy player hold no pooled connection: only the one whose turn it is waits
-    // on the database's lock, behind the other instances' writes. A turn ends with the
-    // transaction, before the wait for the feed.
-    let keys = Set(players.map(Self.eventQueueKey)).sorted()
-    for key in keys { await turns.acquire(key) }
-    let outcome: (T, UInt64?)
-    do {
-      outcome = try await database.transaction(queueingOn: keys, body)
-      for key in keys { turns.release(key) }
-    } catch {
-      for key in keys { turns.release(key) }
-      throw error
-    }
-    let (value, transaction) = outcome
-    // A transaction that wrote nothing has no id, and nothing to wait for.
-    if let transaction { try await tail.caughtUp(through: transaction) }
-    return value
+    try await batches.write(keys: players.map(Self.eventQueueKey), body)
   }
 
   /// The advisory lock key of `player`'s event counter: apart from the migration lock's.
