@@ -61,7 +61,7 @@ struct SQLConnection {
     for value in values {
       if let value { try bindings.append(value) } else { bindings.appendNull() }
     }
-    modifying?.note(Statement.sql)
+    modifying?.notePrepared(Statement.sql)
     var rows: [PostgresRow] = []
     for try await row in try await connection.execute(
       Prepared<Statement>(bindings: bindings), logger: logger)
@@ -174,8 +174,9 @@ struct SQLDatabase: Sendable {
     }
   }
 
-  enum QueueLock: SQLStatement {
-    static let sql = "SELECT pg_advisory_lock($1)"
+  /// Takes the advisory locks of the keys, in the (sorted) order given, in one round trip.
+  enum QueueLocks: SQLStatement {
+    static let sql = "SELECT count(pg_advisory_lock(k)) FROM unnest($1::bigint[]) AS k"
   }
 
   enum TransactionID: SQLStatement {
@@ -186,12 +187,13 @@ struct SQLDatabase: Sendable {
   /// when PostgreSQL refuses it for a transaction that ran at the same time (on this instance
   /// or another), so `body` must only read and write through the connection it is given. If
   /// `body` throws, nothing it wrote remains. Returns `body`'s value and the id of the
-  /// transaction that committed, nil when it wrote nothing.
+  /// transaction that committed, nil when it wrote nothing. `attempts`: how many times it runs
+  /// at most before the refusal is thrown.
   ///
   /// Always serializable: the change tail's order rests on it (a later writer of a row has the
   /// larger transaction id), which a weaker level would break.
   func transaction<T: Sendable>(
-    queueingOn keys: [Int64] = [],
+    queueingOn keys: [Int64] = [], attempts: Int = maximumAttempts,
     _ body: (SQLConnection) async throws -> T
   ) async throws -> (T, UInt64?) {
     var attempt = 0
@@ -204,7 +206,7 @@ struct SQLDatabase: Sendable {
           // holder has committed: writers of one hot row take turns instead of refusing each
           // other. Session locks, released below whatever happens (or with the connection).
           do {
-            for key in Set(keys).sorted() { try await sql.rows(QueueLock.self, key) }
+            if !keys.isEmpty { try await sql.rows(QueueLocks.self, Set(keys).sorted()) }
             try await sql.run("BEGIN ISOLATION LEVEL SERIALIZABLE")
             do {
               let value = try await body(sql)
@@ -221,7 +223,7 @@ struct SQLDatabase: Sendable {
             throw error
           }
         }
-      } catch  where isRetryable(error) && attempt < Self.maximumAttempts {
+      } catch where isRetryable(error) && attempt < attempts {
         // A short, growing, random pause, so two transactions that keep meeting part ways.
         let pause = UInt64.random(in: 0...(UInt64(min(attempt, 8)) * 500_000))
         try await Task.sleep(nanoseconds: pause)

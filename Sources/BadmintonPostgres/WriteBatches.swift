@@ -19,7 +19,8 @@ import Synchronization
 /// (which aborts the whole transaction), the transaction is rolled back and the batch runs again
 /// from its first write, this time each write in a savepoint of its own, so that only the
 /// failing one's changes are undone and it alone gets its error. A batch PostgreSQL refuses for
-/// a concurrent transaction (40001, 40P01) runs again whole, as a lone write did. A write may
+/// a concurrent transaction (40001, 40P01) is split: each of its writes runs again in a
+/// transaction of its own, run again as often as it takes, as a lone write is. A write may
 /// therefore run more than once: it must only read and write through the connection it is
 /// given.
 ///
@@ -169,6 +170,20 @@ final class ModifyingStatements: @unchecked Sendable {
     let first = upper.drop { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "(" }
     return !(first.hasPrefix("SELECT") || first.hasPrefix("WITH"))
   }
+
+  /// `mayModify` of each prepared statement's SQL, worked out once.
+  private static let known = Mutex<[String: Bool]>([:])
+
+  /// Notes the prepared statement `sql`, whose answer is kept.
+  func notePrepared(_ sql: String) {
+    let modifies = Self.known.withLock { known in
+      if let modifies = known[sql] { return modifies }
+      let modifies = Self.mayModify(sql)
+      known[sql] = modifies
+      return modifies
+    }
+    if modifies { count += 1 }
+  }
 }
 
 extension PostgresStore {
@@ -183,7 +198,11 @@ extension PostgresStore {
     var outcome: Result<UInt64?, any Error>
     while true {
       do {
-        let (_, transaction) = try await database.transaction(queueingOn: keys) { db in
+        // A batch PostgreSQL refuses for a concurrent transaction is split rather than run again
+        // whole (below): run again, the same writes would meet the same transactions.
+        let (_, transaction) = try await database.transaction(
+          queueingOn: keys, attempts: batch.count > 1 ? 1 : SQLDatabase.maximumAttempts
+        ) { db in
           try await Self.runAll(batch, on: db, savepoints: savepoints)
         }
         outcome = .success(transaction)
@@ -196,6 +215,16 @@ extension PostgresStore {
       break
     }
     for key in keys { turns.release(key) }
+    if batch.count > 1, case .failure(let error) = outcome, isRetryable(error) {
+      // Each write again in a transaction of its own, run again as often as it takes: a
+      // contended batch costs no more than its writes would have alone.
+      await withTaskGroup(of: Void.self) { group in
+        for write in batch {
+          group.addTask { await commit([write], database: database, turns: turns, tail: tail) }
+        }
+      }
+      return
+    }
     switch outcome {
     case .success(let transaction):
       // A transaction that wrote nothing has no id, and nothing to wait for.
