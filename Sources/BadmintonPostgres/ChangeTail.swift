@@ -1,3 +1,4 @@
+import BadmintonDomain
 import BadmintonStore
 import Foundation
 import Logging
@@ -24,12 +25,22 @@ import Synchronization
 /// returns (`caughtUp(through:)`), when PostgreSQL notifies it that another instance committed a
 /// change (`badminton_changes`), and once a second in case a notification was lost while it
 /// reconnected. While a write waits behind a transaction still running, it reads again shortly.
-/// The reads run on a connection of their own, so a pool busy with writes never holds them up.
+/// The reads run on a connection of their own, outside the pool, so a pool busy with writes
+/// never holds them up.
+///
+/// **When the database goes away.** Both connections are made again with a capped, jittered
+/// backoff (`ReconnectBackoff.changeTail`), and reading goes on from the cursor, so nothing
+/// committed meanwhile (a write whose caller saw its commit cut off included) is missed. While
+/// the tail cannot connect, the store counts the database as unreachable (`DatabasePool`).
 final class ChangeTail: Sendable {
   /// Changed rows read in one snapshot at most (more when one transaction changed more).
   static let batch = 20_000
   /// How long the change log is kept: an instance that falls further behind than this stops.
   static let retention: Duration = .seconds(3600)
+  /// The connections the tail holds: one to read, one to listen.
+  static let connections = 2
+  /// Ids for the tail's connections, apart from the pool's (which count up from 0).
+  private static let nextConnectionID = Atomic<Int>(1 << 40)
 
   private struct State {
     /// Every transaction with a smaller id has been handed on.
@@ -40,6 +51,8 @@ final class ChangeTail: Sendable {
     var stopped = false
     var tasks: [Task<Void, Never>] = []
     var lastPrune: ContinuousClock.Instant?
+    /// The tail's open connections, by id.
+    var connections: [Int: PostgresConnection] = [:]
   }
 
   private let database: SQLDatabase
@@ -91,92 +104,167 @@ final class ChangeTail: Sendable {
     wake.yield()
   }
 
-  /// Stops reading; writes waiting for the feed fail.
-  func stop() {
-    let (tasks, waiters) = state.withLock { state in
+  /// Stops reading, closes the tail's connections and waits for its tasks to end; writes waiting
+  /// for the feed fail.
+  func stop() async {
+    let (tasks, waiters, connections) = state.withLock { state in
       defer {
         state.tasks = []
         state.waiters = []
+        state.connections = [:]
         state.stopped = true
       }
-      return (state.tasks, state.waiters)
+      return (state.tasks, state.waiters, Array(state.connections.values))
     }
     for task in tasks { task.cancel() }
     wake.finish()
     for waiter in waiters { waiter.continuation.resume(throwing: CancellationError()) }
+    for connection in connections { try? await connection.close() }
+    for task in tasks { _ = await task.value }
   }
 
-  /// Returns once the transaction `transaction` (committed) has been handed to the feed.
+  /// Returns once the transaction `transaction` (committed) has been handed to the feed. Throws
+  /// `DATABASE_UNAVAILABLE` when the tail cannot reach the database, now or before it gets
+  /// there: the transaction is handed on once it can (it is in the change log), but this caller
+  /// is not kept waiting for it.
   func caughtUp(through transaction: UInt64) async throws {
     start()
+    enum Now { case wait, done, stopped, unavailable }
     try await withCheckedThrowingContinuation { continuation in
-      let done = state.withLock { state -> Bool in
-        if state.stopped { return true }
-        if state.cursor > transaction { return true }
+      let now = state.withLock { state -> Now in
+        if state.stopped { return .stopped }
+        if state.cursor > transaction { return .done }
+        // Checked under this lock, which `failWaiters` takes after the pool is marked
+        // unreachable: a waiter added here is either failed there or not added at all.
+        if !database.pool.isReachable { return .unavailable }
         state.waiters.append((transaction, continuation))
-        return false
+        return .wait
       }
-      if done {
-        let stopped = state.withLock { $0.stopped }
-        if stopped {
-          continuation.resume(throwing: CancellationError())
-        } else {
-          continuation.resume()
-        }
-      } else {
-        wake.yield()
+      switch now {
+      case .wait: wake.yield()
+      case .done: continuation.resume()
+      case .stopped: continuation.resume(throwing: CancellationError())
+      case .unavailable: continuation.resume(throwing: DomainError.databaseUnavailable)
       }
     }
   }
 
-  /// Reads whenever woken, on a connection of its own, connecting again when it is lost.
+  /// Fails every write waiting for the feed with `DATABASE_UNAVAILABLE`.
+  private func failWaiters() {
+    let waiters = state.withLock { state in
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters {
+      waiter.continuation.resume(throwing: DomainError.databaseUnavailable)
+    }
+  }
+
+  /// Opens one of the tail's own connections (outside the pool, so that the tail finds the
+  /// database back on its own schedule, not the pool's) and notes it, so `stop()` can close it.
+  private func connect() async throws -> PostgresConnection {
+    let id = Self.nextConnectionID.add(1, ordering: .relaxed).newValue
+    let (configuration, _) = PostgresStore.connectionConfiguration(
+      database.pool.clientConfiguration, connectTimeout: ReconnectBackoff.changeTail.attemptTimeout)
+    let connection = try await PostgresConnection.connect(
+      configuration: configuration, id: id, logger: logger)
+    let stopped = state.withLock { state in
+      if !state.stopped { state.connections[id] = connection }
+      return state.stopped
+    }
+    if stopped {
+      try? await connection.close()
+      throw CancellationError()
+    }
+    return connection
+  }
+
+  /// Closes a connection `connect()` opened.
+  private func disconnect(_ connection: PostgresConnection) async {
+    _ = state.withLock { $0.connections.removeValue(forKey: connection.id) }
+    try? await connection.close()
+  }
+
+  /// Reads whenever woken, on a connection of its own. When the connection is lost it connects
+  /// again after a wait (`ReconnectBackoff.changeTail`) and reads on from its cursor. While it
+  /// cannot connect, the database counts as unreachable: the pool closes and the writes waiting
+  /// for the feed fail (`DATABASE_UNAVAILABLE`); the first connection that succeeds opens a new
+  /// pool.
   private func readLoop() async {
+    // One iterator for the tail's whole life: an `AsyncStream` ends for good when its iterator
+    // is dropped, so a loop that made one per connection would stop after the first lost one.
+    var wakes = self.wakes.makeAsyncIterator()
+    var backoff = ReconnectBackoff.changeTail.makeIterator()
     while !Task.isCancelled {
+      let connection: PostgresConnection
       do {
-        try await database.client.withConnection { connection in
-          let db = SQLConnection(connection: connection, logger: self.logger)
-          // One reader at a time: a new connection's loop starts after the lost one's ended.
-          for await _ in self.wakes {
-            try await self.readAll(db)
-            try await self.pruneIfDue(db)
-            if self.state.withLock({ !$0.waiters.isEmpty }) {
-              // A write waits behind a transaction still running. Its end wakes this loop when
-              // it was this instance's or changed a followed row; else look again shortly.
-              try await Task.sleep(for: .milliseconds(2))
-              self.wake.yield()
-            }
+        connection = try await connect()
+      } catch {
+        if Task.isCancelled || error is CancellationError { return }
+        if isDatabaseUnavailable(error) {
+          database.pool.markUnreachable()
+          failWaiters()
+        }
+        logger.warning(
+          "cannot reach the database to read the change log; trying again",
+          metadata: ["error": "\(error)"])
+        try? await Task.sleep(for: backoff.next())
+        continue
+      }
+      backoff = ReconnectBackoff.changeTail.makeIterator()
+      database.pool.markReachable()
+      let db = SQLConnection(connection: connection, logger: logger)
+      do {
+        // What was committed while no connection read is read at once.
+        wake.yield()
+        while await wakes.next() != nil {
+          try await readAll(db)
+          try await pruneIfDue(db)
+          if state.withLock({ !$0.waiters.isEmpty }) {
+            // A write waits behind a transaction still running. Its end wakes this loop when
+            // it was this instance's or changed a followed row; else look again shortly.
+            try await Task.sleep(for: .milliseconds(2))
+            wake.yield()
           }
         }
-        return
-      } catch is CancellationError {
+        await disconnect(connection)
         return
       } catch {
-        if Task.isCancelled { return }
+        await disconnect(connection)
+        if Task.isCancelled || error is CancellationError { return }
         logger.warning(
-          "cannot read the change log; trying again", metadata: ["error": "\(error)"])
-        try? await Task.sleep(for: .milliseconds(100))
-        wake.yield()
+          "lost the connection reading the change log; connecting again",
+          metadata: ["error": "\(error)"])
+        try? await Task.sleep(for: backoff.next())
       }
     }
   }
 
-  /// Listens for other instances' commits on a connection of its own, connecting again when it
-  /// is lost.
+  /// Listens for other instances' commits on a connection of its own, connecting again after a
+  /// wait (`ReconnectBackoff.changeTail`) when it is lost. The tail also reads once a second, so
+  /// a notification lost meanwhile delays a read by a second at most.
   private func listenLoop() async {
+    var backoff = ReconnectBackoff.changeTail.makeIterator()
     while !Task.isCancelled {
       do {
-        try await database.client.withConnection { connection in
+        let connection = try await connect()
+        do {
           let notifications = try await connection.listen("badminton_changes")
+          backoff = ReconnectBackoff.changeTail.makeIterator()
           // Commits made while no one listened are read now.
-          self.wake.yield()
-          for try await _ in notifications { self.wake.yield() }
+          wake.yield()
+          for try await _ in notifications { wake.yield() }
+          await disconnect(connection)
+        } catch {
+          await disconnect(connection)
+          throw error
         }
       } catch {
-        if Task.isCancelled { return }
+        if Task.isCancelled || error is CancellationError { return }
         logger.warning(
           "lost the change notifications; listening again", metadata: ["error": "\(error)"])
-        try? await Task.sleep(for: .milliseconds(200))
       }
+      try? await Task.sleep(for: backoff.next())
     }
   }
 

@@ -24,7 +24,6 @@ public final class PostgresStore: Sendable {
   let tail: ChangeTail
   /// This instance's turns on the players' event queues.
   let turns = KeyedTurns()
-  private let running: Task<Void, Never>
 
   /// How to reach the database and how many connections to keep.
   public struct Configuration: Sendable {
@@ -56,9 +55,8 @@ public final class PostgresStore: Sendable {
     }
   }
 
-  private init(database: SQLDatabase, running: Task<Void, Never>, cursor: UInt64, logger: Logger) {
+  private init(database: SQLDatabase, cursor: UInt64, logger: Logger) {
     self.database = database
-    self.running = running
     tail = ChangeTail(database: database, feed: feed, cursor: cursor, logger: logger)
   }
 
@@ -75,25 +73,24 @@ public final class PostgresStore: Sendable {
   ) async throws -> PostgresStore {
     guard configuration.poolSize >= 3 else { throw OpenError.poolTooSmall(configuration.poolSize) }
     var client = try clientConfiguration(url: configuration.url)
-    client.options.maximumConnections = configuration.poolSize
+    // The tail's two connections are its own, outside the pool.
+    client.options.maximumConnections = configuration.poolSize - ChangeTail.connections
     client.options.minimumConnections = 0
     // A transaction left open by an instance whose machine vanished would hold every instance's
     // change tail (and so every write) at its id until TCP noticed: the server ends it first.
     client.options.additionalStartupParameters = [
       ("idle_in_transaction_session_timeout", "\(idleTransactionTimeoutMs)")
     ]
-    let postgres = PostgresClient(configuration: client, backgroundLogger: logger)
-    let database = SQLDatabase(client: postgres, logger: logger)
-    let running = Task { await postgres.run() }
+    let pool = DatabasePool(configuration: client, logger: logger)
+    let database = SQLDatabase(pool: pool, logger: logger)
     do {
       try await migrate(database)
       let cursor = try await database.read { db in
         try await ChangeTail.horizon(db)
       }
-      return PostgresStore(database: database, running: running, cursor: cursor, logger: logger)
+      return PostgresStore(database: database, cursor: cursor, logger: logger)
     } catch {
-      running.cancel()
-      _ = await running.value
+      await pool.close()
       throw error
     }
   }
@@ -121,9 +118,8 @@ public final class PostgresStore: Sendable {
 
   /// Stops tailing and closes every connection.
   public func close() async {
-    tail.stop()
-    running.cancel()
-    _ = await running.value
+    await tail.stop()
+    await database.pool.close()
   }
 
   /// Runs `body` as one serializable transaction (again if it meets a concurrent one) and
