@@ -126,6 +126,12 @@ struct DatabaseOutageTests {
     for index in 0..<6 {
       senders.append(try await player("Sender \(index)", through: clients[index % 2]))
     }
+    // A write through an instance returns once it has every change committed before: each
+    // instance then knows every player and session.
+    for index in 0..<2 {
+      _ = try await clients[index].players.updateProfile(
+        UpdateProfileRequest(nickname: "Sender \(index)"), options: senders[index].options())
+    }
 
     // The recipient's events, from the first, on instance 1, until the load is over.
     let firstSubscription = Task { try await collectEvents(recipient, through: clients[0]) }
