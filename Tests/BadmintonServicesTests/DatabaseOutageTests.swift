@@ -123,7 +123,7 @@ struct DatabaseOutageTests {
   ) async throws {
     let recipient = try await player("Rae", through: clients[1])
     var senders: [Player] = []
-    for index in 0..<6 {
+    for index in 0..<4 {
       senders.append(try await player("Sender \(index)", through: clients[index % 2]))
     }
     // A write through an instance returns once it has every change committed before: each
@@ -146,8 +146,8 @@ struct DatabaseOutageTests {
         }
       }
       group.addTask {
-        try await waitUntil("30 acknowledged sends before the outage") {
-          outcomes.state.withLock { $0.acknowledged.count >= 30 }
+        try await waitUntil("20 acknowledged sends before the outage") {
+          outcomes.state.withLock { $0.acknowledged.count >= 20 }
         }
         try await makeOutage(outage, cluster)
         outcomes.state.withLock { $0.backAt = clock.now }
