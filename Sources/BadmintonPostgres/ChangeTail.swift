@@ -32,6 +32,16 @@ import Synchronization
 /// backoff (`ReconnectBackoff.changeTail`), and reading goes on from the cursor, so nothing
 /// committed meanwhile (a write whose caller saw its commit cut off included) is missed. While
 /// the tail cannot connect, the store counts the database as unreachable (`DatabasePool`).
+///
+/// **After a crash.** PostgreSQL hands out again, after a crash or an immediate stop, the ids
+/// of transactions whose end never reached its write-ahead log: ones that wrote nothing, or were
+/// cut off. The cursor may already be past such ids (it moves to the oldest running transaction,
+/// whatever later ones wrote), and a new transaction given one of them would be skipped. So the
+/// tail also keeps a floor, one more than the largest id it has handed on: every transaction
+/// that changed a followed row and ended durably below the cursor is below the floor, and no
+/// transaction after a crash gets an id below it. Each time the tail connects, the cursor goes
+/// back to the floor; between the two there is nothing it has handed on, so nothing is handed on
+/// twice.
 final class ChangeTail: Sendable {
   /// Changed rows read in one snapshot at most (more when one transaction changed more).
   static let batch = 20_000
@@ -45,6 +55,9 @@ final class ChangeTail: Sendable {
   private struct State {
     /// Every transaction with a smaller id has been handed on.
     var cursor: UInt64
+    /// One more than the largest transaction id handed on (at most the cursor): the cursor goes
+    /// back to it on every connection, in case a crash hands its ids out again.
+    var floor: UInt64
     /// Writes waiting for the cursor to pass their transaction.
     var waiters: [(transaction: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     var started = false
@@ -62,11 +75,11 @@ final class ChangeTail: Sendable {
   private let wake: AsyncStream<Void>.Continuation
   private let wakes: AsyncStream<Void>
 
-  init(database: SQLDatabase, feed: ChangeFeed, cursor: UInt64, logger: Logger) {
+  init(database: SQLDatabase, feed: ChangeFeed, cursor: UInt64, floor: UInt64, logger: Logger) {
     self.database = database
     self.feed = feed
     self.logger = logger
-    state = Mutex(State(cursor: cursor))
+    state = Mutex(State(cursor: cursor, floor: min(floor, cursor)))
     (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
@@ -133,7 +146,9 @@ final class ChangeTail: Sendable {
     try await withCheckedThrowingContinuation { continuation in
       let now = state.withLock { state -> Now in
         if state.stopped { return .stopped }
-        if state.cursor > transaction { return .done }
+        // Below the floor: handed on. Between the floor and the cursor only if it changed
+        // nothing followed, unless a crash gave its id out again: one more read tells.
+        if state.floor > transaction { return .done }
         // Checked under this lock, which `failWaiters` takes after the pool is marked
         // unreachable: a waiter added here is either failed there or not added at all.
         if !database.pool.isReachable { return .unavailable }
@@ -212,6 +227,7 @@ final class ChangeTail: Sendable {
         continue
       }
       backoff = ReconnectBackoff.changeTail.makeIterator()
+      state.withLock { $0.cursor = min($0.cursor, $0.floor) }
       database.pool.markReachable()
       let db = SQLConnection(connection: connection, logger: logger)
       do {
@@ -333,7 +349,7 @@ final class ChangeTail: Sendable {
       return false
     }
     try await db.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-    let read: (next: UInt64, more: Bool, transactions: [[StoreChange]])
+    let read: (next: UInt64, more: Bool, last: UInt64?, transactions: [[StoreChange]])
     do {
       read = try await readSnapshot(db, from: cursor)
       try await db.run("COMMIT")
@@ -342,17 +358,22 @@ final class ChangeTail: Sendable {
       throw error
     }
     for changes in read.transactions where !changes.isEmpty { feed.publish(changes) }
-    state.withLock { $0.cursor = max($0.cursor, read.next) }
+    state.withLock { state in
+      state.cursor = max(state.cursor, read.next)
+      if let last = read.last { state.floor = max(state.floor, last + 1) }
+    }
     return read.more
   }
 
+  /// The changes of the transactions from `cursor` to the horizon, one array per transaction;
+  /// where the next read starts, whether there may be more, and the last transaction read.
   private func readSnapshot(_ db: SQLConnection, from cursor: UInt64) async throws
-    -> (next: UInt64, more: Bool, transactions: [[StoreChange]])
+    -> (next: UInt64, more: Bool, last: UInt64?, transactions: [[StoreChange]])
   {
     let horizon = try await Self.horizon(db)
     try Self.checkNotPruned(
       try await db.row(PrunedThrough.self)?.decode(String?.self), cursor: cursor)
-    guard horizon > cursor else { return (cursor, false, []) }
+    guard horizon > cursor else { return (cursor, false, nil, []) }
     var rows = try await changes(
       db.rows(ChangesBetween.self, String(cursor), String(horizon), Int64(Self.batch)))
     var next = horizon
@@ -369,7 +390,7 @@ final class ChangeTail: Sendable {
       }
       more = true
     }
-    guard !rows.isEmpty else { return (next, more, []) }
+    guard !rows.isEmpty else { return (next, more, nil, []) }
     let readBack = try await ReadBack.read(db, rows.map(\.row))
     var transactions: [[StoreChange]] = []
     var start = 0
@@ -379,7 +400,7 @@ final class ChangeTail: Sendable {
       transactions.append(readBack.changes(rows[start..<end].map(\.row)))
       start = end
     }
-    return (next, more, transactions)
+    return (next, more, rows.last?.transaction, transactions)
   }
 
   private func changes(_ rows: [PostgresRow]) throws -> [(transaction: UInt64, row: ChangedRow)] {

@@ -55,9 +55,16 @@ public final class PostgresStore: Sendable {
     }
   }
 
-  private init(database: SQLDatabase, cursor: UInt64, logger: Logger) {
+  private init(database: SQLDatabase, cursor: UInt64, floor: UInt64, logger: Logger) {
     self.database = database
-    tail = ChangeTail(database: database, feed: feed, cursor: cursor, logger: logger)
+    tail = ChangeTail(database: database, feed: feed, cursor: cursor, floor: floor, logger: logger)
+  }
+
+  enum LogEnd: SQLStatement {
+    static let sql = """
+      SELECT GREATEST((SELECT max(txid) FROM change_row),
+        (SELECT max(through_txid) FROM change_log_pruned))::text
+      """
   }
 
   /// How long PostgreSQL lets one of the store's connections sit idle inside a transaction before
@@ -88,7 +95,13 @@ public final class PostgresStore: Sendable {
       let cursor = try await database.read { db in
         try await ChangeTail.horizon(db)
       }
-      return PostgresStore(database: database, cursor: cursor, logger: logger)
+      // Read after the horizon: every transaction below it has ended, so its changes are
+      // counted here, and the tail's floor is above them all.
+      let last = try await database.read { db in
+        try await db.row(LogEnd.self)?.decode(String?.self)
+      }
+      let floor = last.flatMap { UInt64($0) }.map { $0 + 1 } ?? 0
+      return PostgresStore(database: database, cursor: cursor, floor: floor, logger: logger)
     } catch {
       await pool.close()
       throw error

@@ -28,6 +28,15 @@ public enum PostgresTestCluster {
     public var user: String
     /// How to run a program as the cluster's owner.
     public var runAs: String?
+    /// Server settings beyond the tests' own, as `-c name=value` options.
+    public var settings: [String: String] = [:]
+
+    /// The server's options.
+    private var options: String {
+      "-c listen_addresses='' -k \(folder) -p 5432 -c fsync=off -c full_page_writes=off "
+        + "-c max_connections=400 -c shared_buffers=64MB"
+        + settings.sorted { $0.key < $1.key }.map { " -c \($0.key)=\($0.value)" }.joined()
+    }
 
     /// The URL of `database` for the product (`--database`).
     public func url(database: String) -> String {
@@ -53,9 +62,7 @@ public enum PostgresTestCluster {
         self, "pg_ctl",
         [
           "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o",
-          "-c listen_addresses='' -k \(folder) -p 5432 -c fsync=off -c full_page_writes=off "
-            + "-c max_connections=400 -c shared_buffers=64MB",
-          "start",
+          options, "start",
         ])
     }
 
@@ -74,9 +81,7 @@ public enum PostgresTestCluster {
         [
           "-D", folder + "/data", "-l", folder + "/server.log", "-m", "immediate", "-w", "-t",
           "60", "-o",
-          "-c listen_addresses='' -k \(folder) -p 5432 -c fsync=off -c full_page_writes=off "
-            + "-c max_connections=400 -c shared_buffers=64MB",
-          "restart",
+          options, "restart",
         ])
     }
 
@@ -131,11 +136,12 @@ public enum PostgresTestCluster {
 
   /// A new cluster, running, in a folder of its own: for a test that restarts or stops its
   /// database, which the shared cluster's other users must not see. Call `remove()` when done.
-  public static func makePrivate() throws -> Cluster {
-    try create()
+  /// `settings` are server settings beyond the tests' own.
+  public static func makePrivate(settings: [String: String] = [:]) throws -> Cluster {
+    try create(settings: settings)
   }
 
-  private static func create() throws -> Cluster {
+  private static func create(settings: [String: String] = [:]) throws -> Cluster {
     let bin =
       ProcessInfo.processInfo.environment["BADMINTON_POSTGRES_BIN"]
       ?? "/usr/lib/postgresql/15/bin"
@@ -150,7 +156,8 @@ public enum PostgresTestCluster {
       try execute("/bin/chown", [runAs, folder])
     }
     let cluster = Cluster(
-      folder: folder, socketFolder: folder, bin: bin, user: "badminton", runAs: runAs)
+      folder: folder, socketFolder: folder, bin: bin, user: "badminton", runAs: runAs,
+      settings: settings)
     try run(
       cluster, "initdb",
       [
