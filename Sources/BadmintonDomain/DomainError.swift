@@ -9,6 +9,9 @@ public struct DomainError: Error, Hashable, Sendable, CustomStringConvertible {
     case permissionDenied
     case failedPrecondition
     case unauthenticated
+    /// The service cannot serve the call now (its database is out of reach); the same call may
+    /// succeed later.
+    case unavailable
   }
 
   /// One request field at fault.
@@ -41,16 +44,21 @@ public struct DomainError: Error, Hashable, Sendable, CustomStringConvertible {
   public var zhCN: String
   /// The fields at fault.
   public var violations: [Violation]
+  /// How long the caller should wait before making the same call again; nil when waiting
+  /// would not help.
+  public var retryAfterMs: Int64?
 
   /// An error with the given fields.
   public init(
-    _ kind: Kind, _ reason: String, en: String, zhCN: String, violations: [Violation] = []
+    _ kind: Kind, _ reason: String, en: String, zhCN: String, violations: [Violation] = [],
+    retryAfterMs: Int64? = nil
   ) {
     self.kind = kind
     self.reason = reason
     self.en = en
     self.zhCN = zhCN
     self.violations = violations
+    self.retryAfterMs = retryAfterMs
   }
 
   /// An INVALID_ARGUMENT error about one field, whose reason is also the error's.

@@ -1,3 +1,4 @@
+import BadmintonDomain
 import BadmintonStore
 import Foundation
 import Logging
@@ -24,22 +25,47 @@ import Synchronization
 /// returns (`caughtUp(through:)`), when PostgreSQL notifies it that another instance committed a
 /// change (`badminton_changes`), and once a second in case a notification was lost while it
 /// reconnected. While a write waits behind a transaction still running, it reads again shortly.
-/// The reads run on a connection of their own, so a pool busy with writes never holds them up.
+/// The reads run on a connection of their own, outside the pool, so a pool busy with writes
+/// never holds them up.
+///
+/// **When the database goes away.** Both connections are made again with a capped, jittered
+/// backoff (`ReconnectBackoff.changeTail`), and reading goes on from the cursor, so nothing
+/// committed meanwhile (a write whose caller saw its commit cut off included) is missed. While
+/// the tail cannot connect, the store counts the database as unreachable (`DatabasePool`).
+///
+/// **After a crash.** PostgreSQL hands out again, after a crash or an immediate stop, the ids
+/// of transactions whose end never reached its write-ahead log: ones that wrote nothing, or were
+/// cut off. The cursor may already be past such ids (it moves to the oldest running transaction,
+/// whatever later ones wrote), and a new transaction given one of them would be skipped. So the
+/// tail also keeps a floor, one more than the largest id it has handed on: every transaction
+/// that changed a followed row and ended durably below the cursor is below the floor, and no
+/// transaction after a crash gets an id below it. Each time the tail connects, the cursor goes
+/// back to the floor; between the two there is nothing it has handed on, so nothing is handed on
+/// twice.
 final class ChangeTail: Sendable {
   /// Changed rows read in one snapshot at most (more when one transaction changed more).
   static let batch = 20_000
   /// How long the change log is kept: an instance that falls further behind than this stops.
   static let retention: Duration = .seconds(3600)
+  /// The connections the tail holds: one to read, one to listen.
+  static let connections = 2
+  /// Ids for the tail's connections, apart from the pool's (which count up from 0).
+  private static let nextConnectionID = Atomic<Int>(1 << 40)
 
   private struct State {
     /// Every transaction with a smaller id has been handed on.
     var cursor: UInt64
+    /// One more than the largest transaction id handed on (at most the cursor): the cursor goes
+    /// back to it on every connection, in case a crash hands its ids out again.
+    var floor: UInt64
     /// Writes waiting for the cursor to pass their transaction.
     var waiters: [(transaction: UInt64, continuation: CheckedContinuation<Void, any Error>)] = []
     var started = false
     var stopped = false
     var tasks: [Task<Void, Never>] = []
     var lastPrune: ContinuousClock.Instant?
+    /// The tail's open connections, by id.
+    var connections: [Int: PostgresConnection] = [:]
   }
 
   private let database: SQLDatabase
@@ -49,11 +75,11 @@ final class ChangeTail: Sendable {
   private let wake: AsyncStream<Void>.Continuation
   private let wakes: AsyncStream<Void>
 
-  init(database: SQLDatabase, feed: ChangeFeed, cursor: UInt64, logger: Logger) {
+  init(database: SQLDatabase, feed: ChangeFeed, cursor: UInt64, floor: UInt64, logger: Logger) {
     self.database = database
     self.feed = feed
     self.logger = logger
-    state = Mutex(State(cursor: cursor))
+    state = Mutex(State(cursor: cursor, floor: min(floor, cursor)))
     (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
   }
 
@@ -91,92 +117,170 @@ final class ChangeTail: Sendable {
     wake.yield()
   }
 
-  /// Stops reading; writes waiting for the feed fail.
-  func stop() {
-    let (tasks, waiters) = state.withLock { state in
+  /// Stops reading, closes the tail's connections and waits for its tasks to end; writes waiting
+  /// for the feed fail.
+  func stop() async {
+    let (tasks, waiters, connections) = state.withLock { state in
       defer {
         state.tasks = []
         state.waiters = []
+        state.connections = [:]
         state.stopped = true
       }
-      return (state.tasks, state.waiters)
+      return (state.tasks, state.waiters, Array(state.connections.values))
     }
     for task in tasks { task.cancel() }
     wake.finish()
     for waiter in waiters { waiter.continuation.resume(throwing: CancellationError()) }
+    for connection in connections { try? await connection.close() }
+    for task in tasks { _ = await task.value }
   }
 
-  /// Returns once the transaction `transaction` (committed) has been handed to the feed.
+  /// Returns once the transaction `transaction` (committed) has been handed to the feed. Throws
+  /// `DATABASE_UNAVAILABLE` when the tail cannot reach the database, now or before it gets
+  /// there: the transaction is handed on once it can (it is in the change log), but this caller
+  /// is not kept waiting for it.
   func caughtUp(through transaction: UInt64) async throws {
     start()
+    enum Now { case wait, done, stopped, unavailable }
     try await withCheckedThrowingContinuation { continuation in
-      let done = state.withLock { state -> Bool in
-        if state.stopped { return true }
-        if state.cursor > transaction { return true }
+      let now = state.withLock { state -> Now in
+        if state.stopped { return .stopped }
+        // Below the floor: handed on. Between the floor and the cursor only if it changed
+        // nothing followed, unless a crash gave its id out again: one more read tells.
+        if state.floor > transaction { return .done }
+        // Checked under this lock, which `failWaiters` takes after the pool is marked
+        // unreachable: a waiter added here is either failed there or not added at all.
+        if !database.pool.isReachable { return .unavailable }
         state.waiters.append((transaction, continuation))
-        return false
+        return .wait
       }
-      if done {
-        let stopped = state.withLock { $0.stopped }
-        if stopped {
-          continuation.resume(throwing: CancellationError())
-        } else {
-          continuation.resume()
-        }
-      } else {
-        wake.yield()
+      switch now {
+      case .wait: wake.yield()
+      case .done: continuation.resume()
+      case .stopped: continuation.resume(throwing: CancellationError())
+      case .unavailable: continuation.resume(throwing: DomainError.databaseUnavailable)
       }
     }
   }
 
-  /// Reads whenever woken, on a connection of its own, connecting again when it is lost.
+  /// Fails every write waiting for the feed with `DATABASE_UNAVAILABLE`.
+  private func failWaiters() {
+    let waiters = state.withLock { state in
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    for waiter in waiters {
+      waiter.continuation.resume(throwing: DomainError.databaseUnavailable)
+    }
+  }
+
+  /// Opens one of the tail's own connections (outside the pool, so that the tail finds the
+  /// database back on its own schedule, not the pool's) and notes it, so `stop()` can close it.
+  private func connect() async throws -> PostgresConnection {
+    let id = Self.nextConnectionID.add(1, ordering: .relaxed).newValue
+    let (configuration, _) = PostgresStore.connectionConfiguration(
+      database.pool.clientConfiguration, connectTimeout: ReconnectBackoff.changeTail.attemptTimeout)
+    let connection = try await PostgresConnection.connect(
+      configuration: configuration, id: id, logger: logger)
+    let stopped = state.withLock { state in
+      if !state.stopped { state.connections[id] = connection }
+      return state.stopped
+    }
+    if stopped {
+      try? await connection.close()
+      throw CancellationError()
+    }
+    return connection
+  }
+
+  /// Closes a connection `connect()` opened.
+  private func disconnect(_ connection: PostgresConnection) async {
+    _ = state.withLock { $0.connections.removeValue(forKey: connection.id) }
+    try? await connection.close()
+  }
+
+  /// Reads whenever woken, on a connection of its own. When the connection is lost it connects
+  /// again after a wait (`ReconnectBackoff.changeTail`) and reads on from its cursor. While it
+  /// cannot connect, the database counts as unreachable: the pool closes and the writes waiting
+  /// for the feed fail (`DATABASE_UNAVAILABLE`); the first connection that succeeds opens a new
+  /// pool.
   private func readLoop() async {
+    // One iterator for the tail's whole life: an `AsyncStream` ends for good when its iterator
+    // is dropped, so a loop that made one per connection would stop after the first lost one.
+    var wakes = self.wakes.makeAsyncIterator()
+    var backoff = ReconnectBackoff.changeTail.makeIterator()
     while !Task.isCancelled {
+      let connection: PostgresConnection
       do {
-        try await database.client.withConnection { connection in
-          let db = SQLConnection(connection: connection, logger: self.logger)
-          // One reader at a time: a new connection's loop starts after the lost one's ended.
-          for await _ in self.wakes {
-            try await self.readAll(db)
-            try await self.pruneIfDue(db)
-            if self.state.withLock({ !$0.waiters.isEmpty }) {
-              // A write waits behind a transaction still running. Its end wakes this loop when
-              // it was this instance's or changed a followed row; else look again shortly.
-              try await Task.sleep(for: .milliseconds(2))
-              self.wake.yield()
-            }
+        connection = try await connect()
+      } catch {
+        if Task.isCancelled || error is CancellationError { return }
+        if isDatabaseUnavailable(error) {
+          database.pool.markUnreachable()
+          failWaiters()
+        }
+        logger.warning(
+          "cannot reach the database to read the change log; trying again",
+          metadata: ["error": "\(error)"])
+        try? await Task.sleep(for: backoff.next())
+        continue
+      }
+      backoff = ReconnectBackoff.changeTail.makeIterator()
+      state.withLock { $0.cursor = min($0.cursor, $0.floor) }
+      database.pool.markReachable()
+      let db = SQLConnection(connection: connection, logger: logger)
+      do {
+        // What was committed while no connection read is read at once.
+        wake.yield()
+        while await wakes.next() != nil {
+          try await readAll(db)
+          try await pruneIfDue(db)
+          if state.withLock({ !$0.waiters.isEmpty }) {
+            // A write waits behind a transaction still running. Its end wakes this loop when
+            // it was this instance's or changed a followed row; else look again shortly.
+            try await Task.sleep(for: .milliseconds(2))
+            wake.yield()
           }
         }
-        return
-      } catch is CancellationError {
+        await disconnect(connection)
         return
       } catch {
-        if Task.isCancelled { return }
+        await disconnect(connection)
+        if Task.isCancelled || error is CancellationError { return }
         logger.warning(
-          "cannot read the change log; trying again", metadata: ["error": "\(error)"])
-        try? await Task.sleep(for: .milliseconds(100))
-        wake.yield()
+          "lost the connection reading the change log; connecting again",
+          metadata: ["error": "\(error)"])
+        try? await Task.sleep(for: backoff.next())
       }
     }
   }
 
-  /// Listens for other instances' commits on a connection of its own, connecting again when it
-  /// is lost.
+  /// Listens for other instances' commits on a connection of its own, connecting again after a
+  /// wait (`ReconnectBackoff.changeTail`) when it is lost. The tail also reads once a second, so
+  /// a notification lost meanwhile delays a read by a second at most.
   private func listenLoop() async {
+    var backoff = ReconnectBackoff.changeTail.makeIterator()
     while !Task.isCancelled {
       do {
-        try await database.client.withConnection { connection in
+        let connection = try await connect()
+        do {
           let notifications = try await connection.listen("badminton_changes")
+          backoff = ReconnectBackoff.changeTail.makeIterator()
           // Commits made while no one listened are read now.
-          self.wake.yield()
-          for try await _ in notifications { self.wake.yield() }
+          wake.yield()
+          for try await _ in notifications { wake.yield() }
+          await disconnect(connection)
+        } catch {
+          await disconnect(connection)
+          throw error
         }
       } catch {
-        if Task.isCancelled { return }
+        if Task.isCancelled || error is CancellationError { return }
         logger.warning(
           "lost the change notifications; listening again", metadata: ["error": "\(error)"])
-        try? await Task.sleep(for: .milliseconds(200))
       }
+      try? await Task.sleep(for: backoff.next())
     }
   }
 
@@ -245,7 +349,7 @@ final class ChangeTail: Sendable {
       return false
     }
     try await db.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-    let read: (next: UInt64, more: Bool, transactions: [[StoreChange]])
+    let read: (next: UInt64, more: Bool, last: UInt64?, transactions: [[StoreChange]])
     do {
       read = try await readSnapshot(db, from: cursor)
       try await db.run("COMMIT")
@@ -254,17 +358,22 @@ final class ChangeTail: Sendable {
       throw error
     }
     for changes in read.transactions where !changes.isEmpty { feed.publish(changes) }
-    state.withLock { $0.cursor = max($0.cursor, read.next) }
+    state.withLock { state in
+      state.cursor = max(state.cursor, read.next)
+      if let last = read.last { state.floor = max(state.floor, last + 1) }
+    }
     return read.more
   }
 
+  /// The changes of the transactions from `cursor` to the horizon, one array per transaction;
+  /// where the next read starts, whether there may be more, and the last transaction read.
   private func readSnapshot(_ db: SQLConnection, from cursor: UInt64) async throws
-    -> (next: UInt64, more: Bool, transactions: [[StoreChange]])
+    -> (next: UInt64, more: Bool, last: UInt64?, transactions: [[StoreChange]])
   {
     let horizon = try await Self.horizon(db)
     try Self.checkNotPruned(
       try await db.row(PrunedThrough.self)?.decode(String?.self), cursor: cursor)
-    guard horizon > cursor else { return (cursor, false, []) }
+    guard horizon > cursor else { return (cursor, false, nil, []) }
     var rows = try await changes(
       db.rows(ChangesBetween.self, String(cursor), String(horizon), Int64(Self.batch)))
     var next = horizon
@@ -281,7 +390,7 @@ final class ChangeTail: Sendable {
       }
       more = true
     }
-    guard !rows.isEmpty else { return (next, more, []) }
+    guard !rows.isEmpty else { return (next, more, nil, []) }
     let readBack = try await ReadBack.read(db, rows.map(\.row))
     var transactions: [[StoreChange]] = []
     var start = 0
@@ -291,7 +400,7 @@ final class ChangeTail: Sendable {
       transactions.append(readBack.changes(rows[start..<end].map(\.row)))
       start = end
     }
-    return (next, more, transactions)
+    return (next, more, rows.last?.transaction, transactions)
   }
 
   private func changes(_ rows: [PostgresRow]) throws -> [(transaction: UInt64, row: ChangedRow)] {

@@ -2,6 +2,7 @@ import BadmintonDomain
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// A statement's SQL, prepared once per pooled connection the first time that connection runs
 /// it (postgres-nio's `PostgresPreparedStatement`) and executed by name after that. Each
@@ -62,13 +63,15 @@ struct SQLConnection {
       if let value { try bindings.append(value) } else { bindings.appendNull() }
     }
     modifying?.notePrepared(Statement.sql)
-    var rows: [PostgresRow] = []
-    for try await row in try await connection.execute(
-      Prepared<Statement>(bindings: bindings), logger: logger)
-    {
-      rows.append(row)
+    return try await ClosingConnections.run(on: connection) { [connection, logger, bindings] in
+      var rows: [PostgresRow] = []
+      for try await row in try await connection.execute(
+        Prepared<Statement>(bindings: bindings), logger: logger)
+      {
+        rows.append(row)
+      }
+      return rows
     }
-    return rows
   }
 
   /// The first row `Statement` returns for `values`, if any.
@@ -83,7 +86,9 @@ struct SQLConnection {
   func run(_ sql: String) async throws {
     for statement in Self.statements(sql) {
       modifying?.note(statement)
-      try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+      try await ClosingConnections.run(on: connection) { [connection, logger] in
+        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+      }
     }
   }
 
@@ -108,6 +113,121 @@ struct SQLConnection {
   }
 }
 
+/// Statements that end when their connection closes.
+///
+/// postgres-nio (1.33) never completes a statement written to a connection that has already
+/// closed: the channel drops the write, and its caller waits for ever. That is what a server
+/// restart does to a connection sitting idle, or between two statements of a transaction: the
+/// server ends the session, and the next statement on it would hang, holding its write (and the
+/// writes queued behind it) for good. So each statement runs in a task of its own, and its caller
+/// waits for that task or for the connection's close, whichever comes first. One watch per open
+/// connection holds the callers waiting on it.
+enum ClosingConnections {
+  /// The connection closed before the statement's answer came.
+  struct Closed: Error, CustomStringConvertible {
+    var description: String { "the connection to the database closed" }
+  }
+
+  /// The callers waiting on one connection.
+  private final class Watch: Sendable {
+    private struct State {
+      var closed = false
+      var next = 0
+      var waiting: [Int: @Sendable () -> Void] = [:]
+    }
+    /// Kept until the connection closes, so its identifier is not reused before.
+    let connection: PostgresConnection
+    private let state = Mutex(State())
+
+    init(_ connection: PostgresConnection) { self.connection = connection }
+
+    /// Notes `fail`, called if the connection closes first; nil when it has closed already.
+    func add(_ fail: @escaping @Sendable () -> Void) -> Int? {
+      state.withLock { state in
+        guard !state.closed else { return nil }
+        state.next += 1
+        state.waiting[state.next] = fail
+        return state.next
+      }
+    }
+
+    /// Forgets the caller `token`: its statement ended.
+    func remove(_ token: Int) {
+      _ = state.withLock { $0.waiting.removeValue(forKey: token) }
+    }
+
+    /// The connection closed: every caller still waiting fails.
+    func close() {
+      let waiting = state.withLock { state in
+        state.closed = true
+        defer { state.waiting = [:] }
+        return Array(state.waiting.values)
+      }
+      for fail in waiting { fail() }
+    }
+  }
+
+  /// A continuation resumed once, by whichever comes first.
+  private final class Once<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+    init(_ continuation: CheckedContinuation<T, any Error>) {
+      self.continuation = Mutex(continuation)
+    }
+    func resume(with result: Result<T, any Error>) {
+      let continuation = self.continuation.withLock { stored in
+        defer { stored = nil }
+        return stored
+      }
+      continuation?.resume(with: result)
+    }
+  }
+
+  private static let watches = Mutex<[ObjectIdentifier: Watch]>([:])
+
+  /// Runs `statement` on `connection`; throws `Closed` if the connection closes before it ends.
+  static func run<T: Sendable>(
+    on connection: PostgresConnection, _ statement: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
+    guard !connection.isClosed else { throw Closed() }
+    let watch = watch(of: connection)
+    return try await withCheckedThrowingContinuation { continuation in
+      let once = Once(continuation)
+      guard let token = watch.add({ once.resume(with: .failure(Closed())) }) else {
+        once.resume(with: .failure(Closed()))
+        return
+      }
+      Task {
+        let result: Result<T, any Error>
+        do {
+          result = .success(try await statement())
+        } catch {
+          result = .failure(error)
+        }
+        watch.remove(token)
+        once.resume(with: result)
+      }
+    }
+  }
+
+  /// The watch of `connection`, made (and tied to its close) the first time.
+  private static func watch(of connection: PostgresConnection) -> Watch {
+    let key = ObjectIdentifier(connection)
+    let (watch, isNew) = watches.withLock { watches in
+      if let watch = watches[key] { return (watch, false) }
+      let watch = Watch(connection)
+      watches[key] = watch
+      return (watch, true)
+    }
+    if isNew {
+      connection.closeFuture.whenComplete { _ in
+        _ = watches.withLock { $0.removeValue(forKey: key) }
+        watch.close()
+      }
+    }
+    return watch
+  }
+}
+
 /// The SQLSTATE of a PostgreSQL error, if `error` is one the server sent.
 func sqlState(_ error: any Error) -> String? {
   (error as? PSQLError)?.serverInfo?[.sqlState]
@@ -124,8 +244,10 @@ func isRetryable(_ error: any Error) -> Bool {
 
 /// `error` as the caller should see it: PostgreSQL's refusal of text it cannot store (U+0000,
 /// SQLSTATE 22021), which the embedded store keeps, becomes a clear refusal of the request
-/// rather than an internal error.
+/// rather than an internal error; a database out of reach, or a connection lost during the
+/// call (its commit included), becomes `UNAVAILABLE` / `DATABASE_UNAVAILABLE` with a retry hint.
 func storableError(_ error: any Error) -> any Error {
+  if isDatabaseUnavailable(error) { return DomainError.databaseUnavailable }
   guard sqlState(error) == "22021" else { return error }
   return DomainError(
     .invalidArgument, "TEXT_NOT_STORABLE",
@@ -140,7 +262,7 @@ func isUniqueViolation(_ error: any Error) -> Bool {
 
 /// The pool of connections to one PostgreSQL database, and the two ways the store uses them.
 struct SQLDatabase: Sendable {
-  let client: PostgresClient
+  let pool: DatabasePool
   let logger: Logger
 
   /// Attempts of a transaction that keeps meeting concurrent ones before the write fails.
@@ -149,7 +271,7 @@ struct SQLDatabase: Sendable {
   /// Runs `body` on a pooled connection, outside any transaction: each statement is its own.
   func read<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
     do {
-      return try await client.withConnection { connection in
+      return try await pool.withConnection { connection in
         try await body(SQLConnection(connection: connection, logger: logger))
       }
     } catch {
@@ -160,7 +282,17 @@ struct SQLDatabase: Sendable {
   /// Runs `body` in one `REPEATABLE READ` read-only transaction: every statement sees the same
   /// snapshot.
   func snapshot<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws -> T {
-    try await client.withConnection { connection in
+    do {
+      return try await snapshotOnce(body)
+    } catch {
+      throw storableError(error)
+    }
+  }
+
+  private func snapshotOnce<T: Sendable>(_ body: (SQLConnection) async throws -> T) async throws
+    -> T
+  {
+    try await pool.withConnection { connection in
       let sql = SQLConnection(connection: connection, logger: logger)
       try await sql.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
       do {
@@ -200,7 +332,7 @@ struct SQLDatabase: Sendable {
     while true {
       attempt += 1
       do {
-        return try await client.withConnection { connection in
+        return try await pool.withConnection { connection in
           let sql = SQLConnection(connection: connection, logger: logger)
           // Taken before the transaction begins, so its snapshot is taken once the previous
           // holder has committed: writers of one hot row take turns instead of refusing each
@@ -223,7 +355,7 @@ struct SQLDatabase: Sendable {
             throw error
           }
         }
-      } catch where isRetryable(error) && attempt < attempts {
+      } catch  where isRetryable(error) && attempt < attempts {
         // A short, growing, random pause, so two transactions that keep meeting part ways.
         let pause = UInt64.random(in: 0...(UInt64(min(attempt, 8)) * 500_000))
         try await Task.sleep(nanoseconds: pause)

@@ -26,7 +26,6 @@ public final class PostgresStore: Sendable {
   let turns = KeyedTurns()
   /// This instance's writes, committed together.
   let batches: WriteBatches
-  private let running: Task<Void, Never>
 
   /// How to reach the database and how many connections to keep.
   public struct Configuration: Sendable {
@@ -59,11 +58,11 @@ public final class PostgresStore: Sendable {
   }
 
   private init(
-    database: SQLDatabase, running: Task<Void, Never>, cursor: UInt64, lanes: Int, logger: Logger
+    database: SQLDatabase, cursor: UInt64, floor: UInt64, lanes: Int, logger: Logger
   ) {
     self.database = database
-    self.running = running
-    let tail = ChangeTail(database: database, feed: feed, cursor: cursor, logger: logger)
+    let tail = ChangeTail(
+      database: database, feed: feed, cursor: cursor, floor: floor, logger: logger)
     self.tail = tail
     let turns = turns
     batches = WriteBatches(lanes: lanes) { batch in
@@ -75,6 +74,13 @@ public final class PostgresStore: Sendable {
   /// least one for reads.
   static func writeLanes(poolSize: Int) -> Int {
     min(4, max(1, poolSize - 3))
+  }
+
+  enum LogEnd: SQLStatement {
+    static let sql = """
+      SELECT GREATEST((SELECT max(txid) FROM change_row),
+        (SELECT max(through_txid) FROM change_log_pruned))::text
+      """
   }
 
   /// How long PostgreSQL lets one of the store's connections sit idle inside a transaction before
@@ -90,27 +96,32 @@ public final class PostgresStore: Sendable {
   ) async throws -> PostgresStore {
     guard configuration.poolSize >= 3 else { throw OpenError.poolTooSmall(configuration.poolSize) }
     var client = try clientConfiguration(url: configuration.url)
-    client.options.maximumConnections = configuration.poolSize
+    // The tail's two connections are its own, outside the pool.
+    client.options.maximumConnections = configuration.poolSize - ChangeTail.connections
     client.options.minimumConnections = 0
     // A transaction left open by an instance whose machine vanished would hold every instance's
     // change tail (and so every write) at its id until TCP noticed: the server ends it first.
     client.options.additionalStartupParameters = [
       ("idle_in_transaction_session_timeout", "\(idleTransactionTimeoutMs)")
     ]
-    let postgres = PostgresClient(configuration: client, backgroundLogger: logger)
-    let database = SQLDatabase(client: postgres, logger: logger)
-    let running = Task { await postgres.run() }
+    let pool = DatabasePool(configuration: client, logger: logger)
+    let database = SQLDatabase(pool: pool, logger: logger)
     do {
       try await migrate(database)
       let cursor = try await database.read { db in
         try await ChangeTail.horizon(db)
       }
+      // Read after the horizon: every transaction below it has ended, so its changes are
+      // counted here, and the tail's floor is above them all.
+      let last = try await database.read { db in
+        try await db.row(LogEnd.self)?.decode(String?.self)
+      }
+      let floor = last.flatMap { UInt64($0) }.map { $0 + 1 } ?? 0
       return PostgresStore(
-        database: database, running: running, cursor: cursor,
+        database: database, cursor: cursor, floor: floor,
         lanes: writeLanes(poolSize: configuration.poolSize), logger: logger)
     } catch {
-      running.cancel()
-      _ = await running.value
+      await pool.close()
       throw error
     }
   }
@@ -138,9 +149,8 @@ public final class PostgresStore: Sendable {
 
   /// Stops tailing and closes every connection.
   public func close() async {
-    tail.stop()
-    running.cancel()
-    _ = await running.value
+    await tail.stop()
+    await database.pool.close()
   }
 
   /// Runs `body` in a serializable transaction shared with this instance's other writes waiting

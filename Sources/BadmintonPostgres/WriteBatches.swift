@@ -252,7 +252,7 @@ extension PostgresStore {
         if let error = write.error {
           // A concurrent transaction's refusal ends the whole batch, to be run again; so does
           // a connection that failed (an error PostgreSQL did not send for a statement).
-          if isRetryable(error) || (error is PSQLError && sqlState(error) == nil) { throw error }
+          if isRetryable(error) || isDatabaseUnavailable(error) { throw error }
           try await counted.run("ROLLBACK TO SAVEPOINT batched_write")
         }
         try await counted.run("RELEASE SAVEPOINT batched_write")
@@ -260,7 +260,7 @@ extension PostgresStore {
         let before = counted.modifying?.count ?? 0
         await write.run(counted)
         if let error = write.error {
-          if isRetryable(error) { throw error }
+          if isRetryable(error) || isDatabaseUnavailable(error) { throw error }
           if sqlState(error) != nil || counted.modifying?.count != before { throw PartWritten() }
         }
       }

@@ -16,6 +16,7 @@ extension DomainError: RPCErrorConvertible {
       case .permissionDenied: .permissionDenied
       case .failedPrecondition: .failedPrecondition
       case .unauthenticated: .unauthenticated
+      case .unavailable: .unavailable
       }
     return RPCError(
       code: code, reason: reason, message: LocalizedText(en: en, zhCN: zhCN),
@@ -23,7 +24,7 @@ extension DomainError: RPCErrorConvertible {
         RPCError.Violation(
           field: $0.field, reason: $0.reason,
           description: LocalizedText(en: $0.en, zhCN: $0.zhCN))
-      })
+      }, retryAfter: retryAfterMs.map { .milliseconds(max(1, $0)) })
   }
 }
 

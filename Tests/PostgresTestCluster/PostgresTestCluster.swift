@@ -28,10 +28,67 @@ public enum PostgresTestCluster {
     public var user: String
     /// How to run a program as the cluster's owner.
     public var runAs: String?
+    /// Server settings beyond the tests' own, as `-c name=value` options.
+    public var settings: [String: String] = [:]
+
+    /// The server's options.
+    private var options: String {
+      "-c listen_addresses='' -k \(folder) -p 5432 -c fsync=off -c full_page_writes=off "
+        + "-c max_connections=400 -c shared_buffers=64MB"
+        + settings.sorted { $0.key < $1.key }.map { " -c \($0.key)=\($0.value)" }.joined()
+    }
 
     /// The URL of `database` for the product (`--database`).
     public func url(database: String) -> String {
       "postgresql://\(user)@localhost:5432/\(database)?host=\(socketFolder)"
+    }
+
+    /// A new, empty database in this cluster; its URL.
+    public func makeDatabase() throws -> String {
+      let name =
+        "test_\(getpid())_\(PostgresTestCluster.counter.add(1, ordering: .relaxed).newValue)"
+      try PostgresTestCluster.run(
+        self, "psql",
+        [
+          "-h", socketFolder, "-U", user, "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-q", "-c",
+          "CREATE DATABASE \(name)",
+        ])
+      return url(database: name)
+    }
+
+    /// Starts the server and waits until it accepts connections.
+    public func start() throws {
+      try PostgresTestCluster.run(
+        self, "pg_ctl",
+        [
+          "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o",
+          options, "start",
+        ])
+    }
+
+    /// Stops the server at once, as a crash or a power cut would (`-m immediate`): every session
+    /// ends without a word and the next start recovers from the write-ahead log.
+    public func stop() throws {
+      try PostgresTestCluster.run(
+        self, "pg_ctl", ["-D", folder + "/data", "-m", "immediate", "-w", "stop"])
+    }
+
+    /// Restarts the server at once (`pg_ctl restart -m immediate`) and waits until it accepts
+    /// connections again.
+    public func restart() throws {
+      try PostgresTestCluster.run(
+        self, "pg_ctl",
+        [
+          "-D", folder + "/data", "-l", folder + "/server.log", "-m", "immediate", "-w", "-t",
+          "60", "-o",
+          options, "restart",
+        ])
+    }
+
+    /// Stops the server and removes its folder.
+    public func remove() {
+      try? stop()
+      try? FileManager.default.removeItem(atPath: folder)
     }
   }
 
@@ -63,18 +120,28 @@ public enum PostgresTestCluster {
 
   /// A new, empty database in the shared cluster; its URL.
   public static func makeDatabase() throws -> String {
-    let cluster = try shared()
-    let name = "test_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
-    try run(
-      cluster, "psql",
-      [
-        "-h", cluster.socketFolder, "-U", cluster.user, "-d", "postgres",
-        "-v", "ON_ERROR_STOP=1", "-q", "-c", "CREATE DATABASE \(name)",
-      ])
-    return cluster.url(database: name)
+    try shared().makeDatabase()
   }
 
   private static func start() throws -> Cluster {
+    let cluster = try create()
+    atexit {
+      guard case .success(let cluster)? = PostgresTestCluster.state.withLock({ $0 }) else {
+        return
+      }
+      cluster.remove()
+    }
+    return cluster
+  }
+
+  /// A new cluster, running, in a folder of its own: for a test that restarts or stops its
+  /// database, which the shared cluster's other users must not see. Call `remove()` when done.
+  /// `settings` are server settings beyond the tests' own.
+  public static func makePrivate(settings: [String: String] = [:]) throws -> Cluster {
+    try create(settings: settings)
+  }
+
+  private static func create(settings: [String: String] = [:]) throws -> Cluster {
     let bin =
       ProcessInfo.processInfo.environment["BADMINTON_POSTGRES_BIN"]
       ?? "/usr/lib/postgresql/15/bin"
@@ -89,29 +156,15 @@ public enum PostgresTestCluster {
       try execute("/bin/chown", [runAs, folder])
     }
     let cluster = Cluster(
-      folder: folder, socketFolder: folder, bin: bin, user: "badminton", runAs: runAs)
+      folder: folder, socketFolder: folder, bin: bin, user: "badminton", runAs: runAs,
+      settings: settings)
     try run(
       cluster, "initdb",
       [
         "-D", folder + "/data", "-U", cluster.user, "--auth=trust", "--no-sync", "-E", "UTF8",
         "--locale=C", "-N",
       ])
-    try run(
-      cluster, "pg_ctl",
-      [
-        "-D", folder + "/data", "-l", folder + "/server.log", "-w", "-t", "60", "-o",
-        "-c listen_addresses='' -k \(folder) -p 5432 -c fsync=off -c full_page_writes=off "
-          + "-c max_connections=400 -c shared_buffers=64MB",
-        "start",
-      ])
-    atexit {
-      guard case .success(let cluster)? = PostgresTestCluster.state.withLock({ $0 }) else {
-        return
-      }
-      try? PostgresTestCluster.run(
-        cluster, "pg_ctl", ["-D", cluster.folder + "/data", "-m", "immediate", "-w", "stop"])
-      try? FileManager.default.removeItem(atPath: cluster.folder)
-    }
+    try cluster.start()
     return cluster
   }
 

@@ -160,7 +160,7 @@ struct ChangeTailTests {
     let url = try PostgresTestCluster.makeDatabase()
     let store = try await PostgresStore.open(.init(url: url, poolSize: 4))
     // The tail is stopped: a write that had to wait for it would fail.
-    store.tail.stop()
+    await store.tail.stop()
     let value = try await store.write { db in
       try await db.row(ChangeTail.Horizon.self) != nil
     }
