@@ -206,6 +206,13 @@ let package = Package(
       path: "Tests/PostgresTestCluster",
       swiftSettings: defaultSwiftSettings
     ),
+    // The stores the store and service tests run on (`BADMINTON_TEST_STORES`), each made empty.
+    .target(
+      name: "StoreTestSupport",
+      dependencies: ["BadmintonPostgres", "BadmintonStore", "PostgresTestCluster"],
+      path: "Tests/StoreTestSupport",
+      swiftSettings: defaultSwiftSettings
+    ),
     .testTarget(
       name: "BadmintonRPCTests",
       dependencies: [
@@ -267,6 +274,7 @@ let package = Package(
         "BadmintonPostgres",
         "BadmintonStore",
         "PostgresTestCluster",
+        "StoreTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "PropertyBased", package: "swift-property-based"),
@@ -281,10 +289,11 @@ let package = Package(
         "BadmintonRPC",
         "BadmintonServices",
         "BadmintonStore",
-        // Several badminton-server processes on one database (MultiInstanceTests), and services
-        // on the PostgreSQL store.
+        // Several badminton-server processes on one database (MultiInstanceTests), and every
+        // service test on each store.
         "BadmintonPostgres",
         "PostgresTestCluster",
+        "StoreTestSupport",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PropertyBased", package: "swift-property-based"),

@@ -1,12 +1,11 @@
 import BadmintonAPI
 import BadmintonDomain
-import BadmintonPostgres
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import Logging
-import PostgresTestCluster
 import PropertyBased
+import StoreTestSupport
 import Synchronization
 import Testing
 
@@ -76,11 +75,15 @@ final class Tally: Sendable {
   var value: Int { count.withLock { $0 } }
 }
 
-/// Yields until `condition` holds; fails the test when it does not after many turns.
+/// Waits until `condition` holds, yielding first; fails the test when it never does.
 func eventually(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation)
   async throws
 {
-  for _ in 0..<100_000 where !condition() { await Task.yield() }
+  for _ in 0..<1_000 where !condition() { await Task.yield() }
+  // A condition that waits on the store (a login reads the player first) may take a round trip
+  // to the database: polled until then. The bound only ends a failure.
+  let deadline = ContinuousClock.now + .seconds(60)
+  while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
   try #require(condition(), sourceLocation: sourceLocation)
 }
 
@@ -110,13 +113,13 @@ func context(from address: String, method: String = "/test", principal: Principa
 struct AccountLimitsTests {
   static let password = "correct horse"
 
-  /// An accounts service whose password work goes through `derivation`, with one registered
-  /// player whose phone it returns.
+  /// An accounts service on `store` whose password work goes through `derivation`, with one
+  /// registered player whose phone it returns.
   static func accounts(
-    derivation: GatedDerivation, queue: PasswordHashingQueue, clock: ManualClock,
+    on store: any ServerStore, derivation: GatedDerivation, queue: PasswordHashingQueue,
+    clock: ManualClock,
     throttle: LoginThrottle? = nil, registrations: AddressRateLimiter? = nil
   ) async throws -> (AccountsService, phone: String) {
-    let store = try SQLitePlayerStore.inMemory()
     let hasher = PasswordHasher(cost: .testing, queue: queue, derivation: derivation)
     let phone = PlayerWorld.newPhone()
     derivation.open()
@@ -132,61 +135,68 @@ struct AccountLimitsTests {
 
   // MARK: The hashing queue
 
-  @Test("a full hashing queue refuses more logins at once; a waiting login gets the next slot")
-  func hashingQueue_refusesExcess() async throws {
-    let derivation = GatedDerivation(open: false)
-    let queue = PasswordHashingQueue(slots: 2, maximumWaiting: 1)
-    let (service, phone) = try await Self.accounts(
-      derivation: GatedDerivation(open: true), queue: queue, clock: ManualClock())
-    _ = service
-    // The same store and queue, with work the test holds.
-    let gated = AccountsService(
-      store: try SQLitePlayerStore.inMemory(),
-      hasher: PasswordHasher(
-        cost: .testing, queue: queue, derivation: derivation), clock: ManualClock(),
-      sessionLifetime: .seconds(3600))
-    let flood = (0..<2).map { _ in
-      Task {
-        try await gated.login(
-          LoginRequest(phone: "+8613700000009", password: "guess guess"),
-          context: context(from: "198.51.100.7"))
+  @Test(
+    "a full hashing queue refuses more logins at once; a waiting login gets the next slot",
+    arguments: StoreKind.allCases)
+  func hashingQueue_refusesExcess(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      try await withStore(kind) { empty in
+        let derivation = GatedDerivation(open: false)
+        let queue = PasswordHashingQueue(slots: 2, maximumWaiting: 1)
+        let (service, phone) = try await Self.accounts(
+          on: store, derivation: GatedDerivation(open: true), queue: queue, clock: ManualClock())
+        _ = service
+        // The same queue, with work the test holds, on a store where the phone is unknown.
+        let gated = AccountsService(
+          store: empty,
+          hasher: PasswordHasher(
+            cost: .testing, queue: queue, derivation: derivation), clock: ManualClock(),
+          sessionLifetime: .seconds(3600))
+        let flood = (0..<2).map { _ in
+          Task {
+            try await gated.login(
+              LoginRequest(phone: "+8613700000009", password: "guess guess"),
+              context: context(from: "198.51.100.7"))
+          }
+        }
+        try await eventually { derivation.started == 2 }
+        #expect(queue.running == 2)
+        // The player's own login waits in the line.
+        let real = Task {
+          try await gated.login(
+            LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1")
+          )
+        }
+        try await eventually { queue.waiting == 1 }
+        // Everything past the slots and the line is refused at once, before any work.
+        for _ in 0..<5 {
+          let refused = await refusal {
+            _ = try await gated.login(
+              LoginRequest(phone: "+8613700000009", password: "guess guess"),
+              context: context(from: "198.51.100.7"))
+          }
+          #expect(refused?.code == .resourceExhausted)
+          #expect(refused?.reason == "PASSWORD_HASHING_BUSY")
+          #expect(refused?.retryAfter == .milliseconds(1000))
+          #expect(refused?.violations == [], "the hint is no longer smuggled as a violation")
+        }
+        #expect(derivation.started == 2)
+        // A slot frees: the waiting login takes it.
+        derivation.releaseOne()
+        try await eventually { derivation.started == 3 }
+        #expect(queue.waiting == 0)
+        derivation.open()
+        for attempt in flood {
+          let error = await refusal { _ = try await attempt.value }
+          #expect(error?.reason == "INVALID_CREDENTIALS")
+        }
+        // The player was registered in the other store: here the phone is unknown, so the answer
+        // is the uniform one, after the real work.
+        let answer = await refusal { _ = try await real.value }
+        #expect(answer?.reason == "INVALID_CREDENTIALS")
+        #expect(queue.running == 0)
       }
     }
-    try await eventually { derivation.started == 2 }
-    #expect(queue.running == 2)
-    // The player's own login waits in the line.
-    let real = Task {
-      try await gated.login(
-        LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
-    }
-    try await eventually { queue.waiting == 1 }
-    // Everything past the slots and the line is refused at once, before any work.
-    for _ in 0..<5 {
-      let refused = await refusal {
-        _ = try await gated.login(
-          LoginRequest(phone: "+8613700000009", password: "guess guess"),
-          context: context(from: "198.51.100.7"))
-      }
-      #expect(refused?.code == .resourceExhausted)
-      #expect(refused?.reason == "PASSWORD_HASHING_BUSY")
-      #expect(refused?.retryAfter == .milliseconds(1000))
-      #expect(refused?.violations == [], "the hint is no longer smuggled as a violation")
-    }
-    #expect(derivation.started == 2)
-    // A slot frees: the waiting login takes it.
-    derivation.releaseOne()
-    try await eventually { derivation.started == 3 }
-    #expect(queue.waiting == 0)
-    derivation.open()
-    for attempt in flood {
-      let error = await refusal { _ = try await attempt.value }
-      #expect(error?.reason == "INVALID_CREDENTIALS")
-    }
-    // The player was registered in the other store: here the phone is unknown, so the answer
-    // is the uniform one, after the real work.
-    let answer = await refusal { _ = try await real.value }
-    #expect(answer?.reason == "INVALID_CREDENTIALS")
-    #expect(queue.running == 0)
   }
 
   @Test("a cancelled login keeps its hashing slot until the work has finished")
@@ -211,15 +221,18 @@ struct AccountLimitsTests {
     try await hasher.verifyNothing("now there is room", phone: "+8613700000009")
   }
 
-  @Test("a real login succeeds through a queue that is refusing a flood")
-  func hashingQueue_realLoginGetsThrough() async throws {
-    let derivation = GatedDerivation(open: true)
-    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
-    let (service, phone) = try await Self.accounts(
-      derivation: derivation, queue: queue, clock: ManualClock())
-    let login = try await service.login(
-      LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
-    #expect(!login.token.isEmpty)
+  @Test(
+    "a real login succeeds through a queue that is refusing a flood", arguments: StoreKind.allCases)
+  func hashingQueue_realLoginGetsThrough(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let derivation = GatedDerivation(open: true)
+      let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+      let (service, phone) = try await Self.accounts(
+        on: store, derivation: derivation, queue: queue, clock: ManualClock())
+      let login = try await service.login(
+        LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+      #expect(!login.token.isEmpty)
+    }
   }
 
   @Test("callers that arrive together never make the waiting line longer than its limit")
@@ -256,148 +269,165 @@ struct AccountLimitsTests {
 
   // MARK: Failed logins
 
-  @Test("failed logins for one phone are slowed down progressively, and a success resets them")
-  func loginThrottle_perPhone() async throws {
-    let clock = ManualClock()
-    let derivation = GatedDerivation(open: true)
-    let (service, phone) = try await Self.accounts(
-      derivation: derivation, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
-      clock: clock, throttle: LoginThrottle(clock: clock))
-    func login(_ password: String, from address: String) async -> RPCError? {
-      await refusal {
-        _ = try await service.login(
-          LoginRequest(phone: phone, password: password), context: context(from: address))
+  @Test(
+    "failed logins for one phone are slowed down progressively, and a success resets them",
+    arguments: StoreKind.allCases)
+  func loginThrottle_perPhone(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let derivation = GatedDerivation(open: true)
+      let (service, phone) = try await Self.accounts(
+        on: store, derivation: derivation, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+        clock: clock, throttle: LoginThrottle(clock: clock))
+      func login(_ password: String, from address: String) async -> RPCError? {
+        await refusal {
+          _ = try await service.login(
+            LoginRequest(phone: phone, password: password), context: context(from: address))
+        }
       }
-    }
-    // Five free failures, each from another address.
-    for attempt in 0..<5 {
+      // Five free failures, each from another address.
+      for attempt in 0..<5 {
+        #expect(
+          await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS"
+        )
+      }
+      var expectedWait: Int64 = 1000
+      for attempt in 5..<12 {
+        let before = derivation.started
+        // Even the right password waits out the delay, or the delay would not slow guesses.
+        let early = await login(Self.password, from: "203.0.113.\(attempt)")
+        #expect(early?.code == .resourceExhausted)
+        #expect(early?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
+        #expect(early?.retryAfter == .milliseconds(expectedWait))
+        #expect(derivation.started == before, "a refused attempt does no password work")
+        clock.advance(by: expectedWait - 1)
+        #expect(
+          await login("wrong guess", from: "198.51.100.\(attempt)")?.reason
+            == "TOO_MANY_LOGIN_ATTEMPTS")
+        clock.advance(by: 1)
+        #expect(
+          await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS"
+        )
+        expectedWait = min(expectedWait * 2, 60_000)
+      }
+      // The delay a stranger can impose on the owner is capped at a minute.
+      for attempt in 12..<20 {
+        clock.advance(by: 60_000)
+        #expect(
+          await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS"
+        )
+      }
       #expect(
-        await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS")
-    }
-    var expectedWait: Int64 = 1000
-    for attempt in 5..<12 {
-      let before = derivation.started
-      // Even the right password waits out the delay, or the delay would not slow guesses.
-      let early = await login(Self.password, from: "203.0.113.\(attempt)")
-      #expect(early?.code == .resourceExhausted)
-      #expect(early?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
-      #expect(early?.retryAfter == .milliseconds(expectedWait))
-      #expect(derivation.started == before, "a refused attempt does no password work")
-      clock.advance(by: expectedWait - 1)
-      #expect(
-        await login("wrong guess", from: "198.51.100.\(attempt)")?.reason
-          == "TOO_MANY_LOGIN_ATTEMPTS")
-      clock.advance(by: 1)
-      #expect(
-        await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS")
-      expectedWait = min(expectedWait * 2, 60_000)
-    }
-    // The delay a stranger can impose on the owner is capped at a minute.
-    for attempt in 12..<20 {
+        (await login(Self.password, from: "192.0.2.1"))?.retryAfter == .milliseconds(60_000))
       clock.advance(by: 60_000)
-      #expect(
-        await login("wrong guess", from: "198.51.100.\(attempt)")?.reason == "INVALID_CREDENTIALS")
-    }
-    #expect(
-      (await login(Self.password, from: "192.0.2.1"))?.retryAfter == .milliseconds(60_000))
-    clock.advance(by: 60_000)
-    #expect(await login(Self.password, from: "192.0.2.1") == nil)
-    // The success cleared the phone's count: the next failures are free again.
-    for _ in 0..<5 {
-      #expect(await login("wrong guess", from: "192.0.2.1")?.reason == "INVALID_CREDENTIALS")
+      #expect(await login(Self.password, from: "192.0.2.1") == nil)
+      // The success cleared the phone's count: the next failures are free again.
+      for _ in 0..<5 {
+        #expect(await login("wrong guess", from: "192.0.2.1")?.reason == "INVALID_CREDENTIALS")
+      }
     }
   }
 
   @Test(
-    "a login with a phone no registration could store (U+0000 in it) is an unknown phone on PostgreSQL too: refused, counted, throttled, without asking the database"
-  )
-  func loginThrottle_unstorablePhone() async throws {
-    let clock = ManualClock()
-    let store = try await PostgresStore.open(
-      .init(url: try PostgresTestCluster.makeDatabase(), poolSize: 4))
-    let service = AccountsService(
-      store: store,
-      hasher: PasswordHasher(
-        cost: .testing, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
-        derivation: GatedDerivation(open: true)),
-      clock: clock, sessionLifetime: .seconds(3600), loginThrottle: LoginThrottle(clock: clock))
-    var reasons: [String] = []
-    for attempt in 0..<8 {
-      let refused = await refusal {
-        _ = try await service.login(
-          LoginRequest(phone: "+86138\u{0}0013800", password: "guess"),
-          context: context(from: "198.51.100.\(attempt)"))
-      }
-      reasons.append(refused?.reason ?? "OK")
-    }
-    // PostgreSQL refuses U+0000 in text: asked, it failed the call, and the attempt was given
-    // back to the throttle, so one address could make the database work without end.
-    #expect(
-      reasons == Array(repeating: "INVALID_CREDENTIALS", count: 5)
-        + Array(repeating: "TOO_MANY_LOGIN_ATTEMPTS", count: 3))
-    await store.close()
-  }
-
-  @Test("logins sent together count from the moment they are admitted, not when they fail")
-  func loginThrottle_countsAttemptsInFlight() async throws {
-    let clock = ManualClock()
-    let derivation = GatedDerivation(open: false)
-    let queue = PasswordHashingQueue(slots: 64, maximumWaiting: 0)
-    let throttle = LoginThrottle(clock: clock)
-    let (_, phone) = try await Self.accounts(
-      derivation: derivation, queue: queue, clock: clock, throttle: throttle)
-    // `accounts` opened the gate to register; the burst goes through a gate of its own, to a
-    // service over an empty store: there the phone is unknown, and the throttle counts it all
-    // the same, so its answers say nothing of whether a phone has an account.
-    let gated = GatedDerivation(open: false)
-    let burstService = AccountsService(
-      store: try SQLitePlayerStore.inMemory(),
-      hasher: PasswordHasher(cost: .testing, queue: queue, derivation: gated), clock: clock,
-      sessionLifetime: .seconds(3600), loginThrottle: throttle)
-    let burst = (0..<50).map { index in
-      Task {
-        await refusal {
-          _ = try await burstService.login(
-            LoginRequest(phone: phone, password: "guess \(index)"),
-            context: context(from: "198.51.100.\(index)"))
+    "a login with a phone no registration could store (U+0000 in it) is an unknown phone: refused, counted, throttled, without asking the database",
+    arguments: StoreKind.allCases)
+  func loginThrottle_unstorablePhone(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let service = AccountsService(
+        store: store,
+        hasher: PasswordHasher(
+          cost: .testing, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+          derivation: GatedDerivation(open: true)),
+        clock: clock, sessionLifetime: .seconds(3600), loginThrottle: LoginThrottle(clock: clock))
+      var reasons: [String] = []
+      for attempt in 0..<8 {
+        let refused = await refusal {
+          _ = try await service.login(
+            LoginRequest(phone: "+86138\u{0}0013800", password: "guess"),
+            context: context(from: "198.51.100.\(attempt)"))
         }
+        reasons.append(refused?.reason ?? "OK")
       }
+      // PostgreSQL refuses U+0000 in text: asked, it would fail the call, and the attempt would be
+      // given back to the throttle, so one address could make the database work without end.
+      #expect(
+        reasons == Array(repeating: "INVALID_CREDENTIALS", count: 5)
+          + Array(repeating: "TOO_MANY_LOGIN_ATTEMPTS", count: 3))
     }
-    try await eventually { gated.started == 5 }
-    for _ in 0..<100 { await Task.yield() }
-    gated.open()
-    var reasons: [String: Int] = [:]
-    for attempt in burst { reasons[await attempt.value?.reason ?? "OK", default: 0] += 1 }
-    #expect(reasons == ["INVALID_CREDENTIALS": 5, "TOO_MANY_LOGIN_ATTEMPTS": 45])
-    #expect(gated.started == 5)
   }
 
-  @Test("an attempt refused by the hashing queue does not count as a failure")
-  func loginThrottle_busyDoesNotCount() async throws {
-    let clock = ManualClock()
-    let derivation = GatedDerivation(open: true)
-    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
-    let throttle = LoginThrottle(clock: clock)
-    let (service, phone) = try await Self.accounts(
-      derivation: derivation, queue: queue, clock: clock, throttle: throttle)
-    let holder = GatedDerivation(open: false)
-    let hold = Task {
-      try await PasswordHasher(cost: .testing, queue: queue, derivation: holder).verifyNothing(
-        "x", phone: "+8613700000009")
-    }
-    try await eventually { holder.started == 1 }
-    for _ in 0..<10 {
-      let busy = await refusal {
-        _ = try await service.login(
-          LoginRequest(phone: phone, password: "wrong guess"), context: context(from: "192.0.2.1"))
+  @Test(
+    "logins sent together count from the moment they are admitted, not when they fail",
+    arguments: StoreKind.allCases)
+  func loginThrottle_countsAttemptsInFlight(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      try await withStore(kind) { empty in
+        let clock = ManualClock()
+        let derivation = GatedDerivation(open: false)
+        let queue = PasswordHashingQueue(slots: 64, maximumWaiting: 0)
+        let throttle = LoginThrottle(clock: clock)
+        let (_, phone) = try await Self.accounts(
+          on: store, derivation: derivation, queue: queue, clock: clock, throttle: throttle)
+        // `accounts` opened the gate to register; the burst goes through a gate of its own, to a
+        // service over an empty store: there the phone is unknown, and the throttle counts it all
+        // the same, so its answers say nothing of whether a phone has an account.
+        let gated = GatedDerivation(open: false)
+        let burstService = AccountsService(
+          store: empty,
+          hasher: PasswordHasher(cost: .testing, queue: queue, derivation: gated), clock: clock,
+          sessionLifetime: .seconds(3600), loginThrottle: throttle)
+        let burst = (0..<50).map { index in
+          Task {
+            await refusal {
+              _ = try await burstService.login(
+                LoginRequest(phone: phone, password: "guess \(index)"),
+                context: context(from: "198.51.100.\(index)"))
+            }
+          }
+        }
+        try await eventually { gated.started == 5 }
+        for _ in 0..<100 { await Task.yield() }
+        gated.open()
+        var reasons: [String: Int] = [:]
+        for attempt in burst { reasons[await attempt.value?.reason ?? "OK", default: 0] += 1 }
+        #expect(reasons == ["INVALID_CREDENTIALS": 5, "TOO_MANY_LOGIN_ATTEMPTS": 45])
+        #expect(gated.started == 5)
       }
-      #expect(busy?.reason == "PASSWORD_HASHING_BUSY")
     }
-    holder.open()
-    try await hold.value
-    #expect(throttle.counts == (phones: 0, addresses: 0))
-    _ = try await service.login(
-      LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+  }
+
+  @Test(
+    "an attempt refused by the hashing queue does not count as a failure",
+    arguments: StoreKind.allCases)
+  func loginThrottle_busyDoesNotCount(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let derivation = GatedDerivation(open: true)
+      let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+      let throttle = LoginThrottle(clock: clock)
+      let (service, phone) = try await Self.accounts(
+        on: store, derivation: derivation, queue: queue, clock: clock, throttle: throttle)
+      let holder = GatedDerivation(open: false)
+      let hold = Task {
+        try await PasswordHasher(cost: .testing, queue: queue, derivation: holder).verifyNothing(
+          "x", phone: "+8613700000009")
+      }
+      try await eventually { holder.started == 1 }
+      for _ in 0..<10 {
+        let busy = await refusal {
+          _ = try await service.login(
+            LoginRequest(phone: phone, password: "wrong guess"), context: context(from: "192.0.2.1")
+          )
+        }
+        #expect(busy?.reason == "PASSWORD_HASHING_BUSY")
+      }
+      holder.open()
+      try await hold.value
+      #expect(throttle.counts == (phones: 0, addresses: 0))
+      _ = try await service.login(
+        LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+    }
   }
 
   @Test("failures are forgotten after the window")
@@ -412,39 +442,43 @@ struct AccountLimitsTests {
     #expect(throws: RPCError.self) { try throttle.admit(phone: "+8613800000001", address: "x") }
   }
 
-  @Test("failed logins from one address are slowed down across phones; other addresses are not")
-  func loginThrottle_perAddress() async throws {
-    let clock = ManualClock()
-    let (service, _) = try await Self.accounts(
-      derivation: GatedDerivation(open: true),
-      queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0), clock: clock,
-      throttle: LoginThrottle(clock: clock))
-    func login(phone: String, from address: String) async -> RPCError? {
-      await refusal {
-        _ = try await service.login(
-          LoginRequest(phone: phone, password: "wrong guess"), context: context(from: address))
+  @Test(
+    "failed logins from one address are slowed down across phones; other addresses are not",
+    arguments: StoreKind.allCases)
+  func loginThrottle_perAddress(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let (service, _) = try await Self.accounts(
+        on: store, derivation: GatedDerivation(open: true),
+        queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0), clock: clock,
+        throttle: LoginThrottle(clock: clock))
+      func login(phone: String, from address: String) async -> RPCError? {
+        await refusal {
+          _ = try await service.login(
+            LoginRequest(phone: phone, password: "wrong guess"), context: context(from: address))
+        }
       }
+      for _ in 0..<20 {
+        let failed = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
+        #expect(failed?.reason == "INVALID_CREDENTIALS", "\(String(describing: failed))")
+      }
+      let refused = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
+      #expect(refused?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
+      #expect(refused?.retryAfter == .milliseconds(1000))
+      #expect(
+        await login(phone: PlayerWorld.newPhone(), from: "198.51.100.8")?.reason
+          == "INVALID_CREDENTIALS")
+      // The address's delay keeps doubling past the phone's cap.
+      var wait: Int64 = 1000
+      for _ in 0..<10 {
+        clock.advance(by: wait)
+        let failed = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
+        #expect(failed?.reason == "INVALID_CREDENTIALS", "\(String(describing: failed))")
+        wait *= 2
+      }
+      let later = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
+      #expect(later?.retryAfter == .milliseconds(15 * 60_000))
     }
-    for _ in 0..<20 {
-      let failed = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
-      #expect(failed?.reason == "INVALID_CREDENTIALS", "\(String(describing: failed))")
-    }
-    let refused = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
-    #expect(refused?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
-    #expect(refused?.retryAfter == .milliseconds(1000))
-    #expect(
-      await login(phone: PlayerWorld.newPhone(), from: "198.51.100.8")?.reason
-        == "INVALID_CREDENTIALS")
-    // The address's delay keeps doubling past the phone's cap.
-    var wait: Int64 = 1000
-    for _ in 0..<10 {
-      clock.advance(by: wait)
-      let failed = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
-      #expect(failed?.reason == "INVALID_CREDENTIALS", "\(String(describing: failed))")
-      wait *= 2
-    }
-    let later = await login(phone: PlayerWorld.newPhone(), from: "198.51.100.7")
-    #expect(later?.retryAfter == .milliseconds(15 * 60_000))
   }
 
   @Test("the failure tables hold at most their capacity")
@@ -499,54 +533,59 @@ struct AccountLimitsTests {
 
   // MARK: Dummy work
 
-  @Test("the cost an unknown phone costs does not follow the digests other logins verified")
-  func dummyWork_notSteeredByOtherLogins() async throws {
-    let derivation = GatedDerivation(open: true)
-    let store = try SQLitePlayerStore.inMemory()
-    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
-    // Digests at three costs: the operator changed the cost twice.
-    var owners: [String] = []
-    for rounds in [1 << 5, 1 << 6, 1 << 4] {
-      let cost = PasswordHasher.Cost(rounds: rounds, blockSize: 1, parallelism: 1)
-      let phone = PlayerWorld.newPhone()
-      _ = try await store.createPlayer(
-        NewPlayer(
-          phone: phone, nickname: "Ann",
-          password: try await PasswordHasher(cost: cost, queue: queue, derivation: derivation)
-            .digest(Self.password), selfLevel: 4, locale: "en", joinedAtUnixMs: 0))
-      owners.append(phone)
-    }
-    let hasher = PasswordHasher(cost: .testing, queue: queue, derivation: derivation)
-    try await hasher.loadStoredCosts(from: store)
-    #expect(hasher.storedDigestCosts.count == 3)
-    let service = AccountsService(
-      store: store, hasher: hasher, clock: ManualClock(), sessionLifetime: .seconds(3600))
-    let unknown = (0..<20).map { "+86137000\(String(1000 + $0))" }
-    func costs(of phones: [String]) async -> [PasswordHasher.Cost] {
-      var costs: [PasswordHasher.Cost] = []
-      for phone in phones {
-        _ = await refusal {
-          _ = try await service.login(
-            LoginRequest(phone: phone, password: "wrong guess"), context: context(from: "192.0.2.1")
-          )
-        }
-        costs.append(derivation.costs.last!)
+  @Test(
+    "the cost an unknown phone costs does not follow the digests other logins verified",
+    arguments: StoreKind.allCases)
+  func dummyWork_notSteeredByOtherLogins(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let derivation = GatedDerivation(open: true)
+      let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+      // Digests at three costs: the operator changed the cost twice.
+      var owners: [String] = []
+      for rounds in [1 << 5, 1 << 6, 1 << 4] {
+        let cost = PasswordHasher.Cost(rounds: rounds, blockSize: 1, parallelism: 1)
+        let phone = PlayerWorld.newPhone()
+        _ = try await store.createPlayer(
+          NewPlayer(
+            phone: phone, nickname: "Ann",
+            password: try await PasswordHasher(cost: cost, queue: queue, derivation: derivation)
+              .digest(Self.password), selfLevel: 4, locale: "en", joinedAtUnixMs: 0))
+        owners.append(phone)
       }
-      return costs
-    }
-    let first = await costs(of: unknown)
-    #expect(Set(first).isSubset(of: hasher.storedDigestCosts.keys))
-    // Failing a login on an account of each cost, then asking again, gives every unknown phone
-    // the cost it had.
-    for owner in owners + owners.reversed() {
-      _ = await costs(of: [owner])
+      let hasher = PasswordHasher(cost: .testing, queue: queue, derivation: derivation)
+      try await hasher.loadStoredCosts(from: store)
+      #expect(hasher.storedDigestCosts.count == 3)
+      let service = AccountsService(
+        store: store, hasher: hasher, clock: ManualClock(), sessionLifetime: .seconds(3600))
+      let unknown = (0..<20).map { "+86137000\(String(1000 + $0))" }
+      func costs(of phones: [String]) async -> [PasswordHasher.Cost] {
+        var costs: [PasswordHasher.Cost] = []
+        for phone in phones {
+          _ = await refusal {
+            _ = try await service.login(
+              LoginRequest(phone: phone, password: "wrong guess"),
+              context: context(from: "192.0.2.1")
+            )
+          }
+          costs.append(derivation.costs.last!)
+        }
+        return costs
+      }
+      let first = await costs(of: unknown)
+      #expect(Set(first).isSubset(of: hasher.storedDigestCosts.keys))
+      // Failing a login on an account of each cost, then asking again, gives every unknown phone
+      // the cost it had.
+      for owner in owners + owners.reversed() {
+        _ = await costs(of: [owner])
+        #expect(await costs(of: unknown) == first)
+      }
+      // So does a successful login at the configured cost.
+      _ = try await service.login(
+        LoginRequest(phone: owners[2], password: Self.password), context: context(from: "192.0.2.1")
+      )
       #expect(await costs(of: unknown) == first)
+      #expect(unknown.map(hasher.dummyCost(for:)) == first)
     }
-    // So does a successful login at the configured cost.
-    _ = try await service.login(
-      LoginRequest(phone: owners[2], password: Self.password), context: context(from: "192.0.2.1"))
-    #expect(await costs(of: unknown) == first)
-    #expect(unknown.map(hasher.dummyCost(for:)) == first)
   }
 
   @Test("for any counts of digests per cost, a cost whose count grows only draws phones to it")
@@ -578,268 +617,296 @@ struct AccountLimitsTests {
   }
 
   @Test(
-    "an unknown phone costs the work of the stored digests, which follow re-hashes and registrations"
-  )
-  func dummyWork_matchesStoredCost() async throws {
-    let derivation = GatedDerivation(open: true)
-    let store = try SQLitePlayerStore.inMemory()
-    let old = PasswordHasher.Cost(rounds: 1 << 6, blockSize: 1, parallelism: 1)
-    let oldHasher = PasswordHasher(
-      cost: old, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0), derivation: derivation)
-    let phone = PlayerWorld.newPhone()
-    _ = try await store.createPlayer(
-      NewPlayer(
-        phone: phone, nickname: "Ann", password: try await oldHasher.digest(Self.password),
-        selfLevel: 4, locale: "en", joinedAtUnixMs: 0))
-    // The operator has since changed the cost.
-    let hasher = PasswordHasher(
-      cost: .testing, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
-      derivation: derivation)
-    try await hasher.loadStoredCosts(from: store)
-    let service = AccountsService(
-      store: store, hasher: hasher, clock: ManualClock(), sessionLifetime: .seconds(3600))
-    for phone in [phone, "+8613700000123"] {
-      _ = await refusal {
-        _ = try await service.login(
-          LoginRequest(phone: phone, password: "wrong guess"), context: context(from: "192.0.2.1"))
+    "an unknown phone costs the work of the stored digests, which follow re-hashes and registrations",
+    arguments: StoreKind.allCases)
+  func dummyWork_matchesStoredCost(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let derivation = GatedDerivation(open: true)
+      let old = PasswordHasher.Cost(rounds: 1 << 6, blockSize: 1, parallelism: 1)
+      let oldHasher = PasswordHasher(
+        cost: old, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0), derivation: derivation)
+      let phone = PlayerWorld.newPhone()
+      _ = try await store.createPlayer(
+        NewPlayer(
+          phone: phone, nickname: "Ann", password: try await oldHasher.digest(Self.password),
+          selfLevel: 4, locale: "en", joinedAtUnixMs: 0))
+      // The operator has since changed the cost.
+      let hasher = PasswordHasher(
+        cost: .testing, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+        derivation: derivation)
+      try await hasher.loadStoredCosts(from: store)
+      let service = AccountsService(
+        store: store, hasher: hasher, clock: ManualClock(), sessionLifetime: .seconds(3600))
+      for phone in [phone, "+8613700000123"] {
+        _ = await refusal {
+          _ = try await service.login(
+            LoginRequest(phone: phone, password: "wrong guess"), context: context(from: "192.0.2.1")
+          )
+        }
       }
-    }
-    #expect(derivation.costs.suffix(2) == [old, old])
-    #expect(hasher.dummyCost(for: "+8613700000123") == old)
+      #expect(derivation.costs.suffix(2) == [old, old])
+      #expect(hasher.dummyCost(for: "+8613700000123") == old)
 
-    // A successful login makes the digest again at the configured cost.
-    _ = try await service.login(
-      LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
-    let stored = try #require(try await store.player(phone: phone))
-    #expect(!hasher.needsNewDigest(stored.password))
-    #expect(hasher.storedDigestCosts == [.testing: 1])
-    #expect(hasher.dummyCost(for: "+8613700000123") == .testing)
-    // A registration counts its digest.
-    _ = try await service.register(
-      RegisterRequest(
-        phone: PlayerWorld.newPhone(), nickname: "Bo", password: "12345678", selfLevel: 3),
-      context: context(from: "192.0.2.1"))
-    #expect(hasher.storedDigestCosts == [.testing: 2])
+      // A successful login makes the digest again at the configured cost.
+      _ = try await service.login(
+        LoginRequest(phone: phone, password: Self.password), context: context(from: "192.0.2.1"))
+      let stored = try #require(try await store.player(phone: phone))
+      #expect(!hasher.needsNewDigest(stored.password))
+      #expect(hasher.storedDigestCosts == [.testing: 1])
+      #expect(hasher.dummyCost(for: "+8613700000123") == .testing)
+      // A registration counts its digest.
+      _ = try await service.register(
+        RegisterRequest(
+          phone: PlayerWorld.newPhone(), nickname: "Bo", password: "12345678", selfLevel: 3),
+        context: context(from: "192.0.2.1"))
+      #expect(hasher.storedDigestCosts == [.testing: 2])
+    }
   }
 
   // MARK: Registrations and uploads
 
-  /// The accounts and players services of a server with the default limits.
-  static func services(clock: ManualClock) async throws -> (AccountsService, PlayersService) {
+  /// The accounts and players services of a server on `store` with the default limits.
+  static func services(on store: any ServerStore, clock: ManualClock) async throws -> (
+    AccountsService, PlayersService
+  ) {
     let players = try await PlayerServices.start(
-      store: try SQLitePlayerStore.inMemory(),
+      store: store,
       configuration: PlayerServicesConfiguration(passwordCost: .testing), clock: clock)
     let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
     let profiles = try #require(players.services.compactMap { $0 as? PlayersService }.first)
     return (accounts, profiles)
   }
 
-  @Test("registrations are limited per address, PHONE_TAKEN included, and refill over the hour")
-  func registrations_perAddress() async throws {
-    let clock = ManualClock()
-    let (accounts, _) = try await Self.services(clock: clock)
-    func register(_ phone: String, from address: String) async -> RPCError? {
-      await refusal {
-        _ = try await accounts.register(
-          RegisterRequest(phone: phone, nickname: "Ann", password: "12345678", selfLevel: 3),
-          context: context(from: address))
+  @Test(
+    "registrations are limited per address, PHONE_TAKEN included, and refill over the hour",
+    arguments: StoreKind.allCases)
+  func registrations_perAddress(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let (accounts, _) = try await Self.services(on: store, clock: clock)
+      func register(_ phone: String, from address: String) async -> RPCError? {
+        await refusal {
+          _ = try await accounts.register(
+            RegisterRequest(phone: phone, nickname: "Ann", password: "12345678", selfLevel: 3),
+            context: context(from: address))
+        }
       }
-    }
-    let taken = PlayerWorld.newPhone()
-    #expect(await register(taken, from: "198.51.100.7") == nil)
-    #expect(await register(taken, from: "198.51.100.7")?.reason == "PHONE_TAKEN")
-    for _ in 2..<10 { #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.7") == nil) }
-    let refused = await register(taken, from: "198.51.100.7")
-    #expect(refused?.code == .resourceExhausted)
-    #expect(refused?.reason == "REGISTRATION_RATE_LIMITED")
-    #expect(refused?.retryAfter == .milliseconds(6 * 60_000))
-    #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.8") == nil)
-    clock.advance(by: 6 * 60_000)
-    #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.7") == nil)
-    #expect(
-      await register(PlayerWorld.newPhone(), from: "198.51.100.7")?.reason
-        == "REGISTRATION_RATE_LIMITED")
-  }
-
-  @Test("a registration refused because hashing is busy does not use up the address's allowance")
-  func registrations_busyDoesNotCount() async throws {
-    let clock = ManualClock()
-    let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
-    let (service, _) = try await Self.accounts(
-      derivation: GatedDerivation(open: true), queue: queue, clock: clock,
-      registrations: AddressRateLimiter(
-        limit: 10, periodMs: 3_600_000, reason: "REGISTRATION_RATE_LIMITED",
-        action: LocalizedText(en: "registrations", zhCN: "注册"), clock: clock))
-    func register() async -> RPCError? {
-      await refusal {
-        _ = try await service.register(
-          RegisterRequest(
-            phone: PlayerWorld.newPhone(), nickname: "Ann", password: "12345678", selfLevel: 3),
-          context: context(from: "198.51.100.7"))
+      let taken = PlayerWorld.newPhone()
+      #expect(await register(taken, from: "198.51.100.7") == nil)
+      #expect(await register(taken, from: "198.51.100.7")?.reason == "PHONE_TAKEN")
+      for _ in 2..<10 {
+        #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.7") == nil)
       }
-    }
-    let holder = GatedDerivation(open: false)
-    let hold = Task {
-      try await PasswordHasher(cost: .testing, queue: queue, derivation: holder)
-        .verifyNothing("x", phone: "+8613700000009")
-    }
-    try await eventually { holder.started == 1 }
-    for _ in 0..<10 { #expect(await register()?.reason == "PASSWORD_HASHING_BUSY") }
-    holder.open()
-    try await hold.value
-    // The whole allowance is still there.
-    for _ in 0..<10 { #expect(await register() == nil) }
-    #expect(await register()?.reason == "REGISTRATION_RATE_LIMITED")
-  }
-
-  @Test("PHONE_TAKEN comes after the same password work as a registration that succeeds")
-  func phoneTaken_costsWhatSuccessCosts() async throws {
-    let derivation = GatedDerivation(open: true)
-    let (service, phone) = try await Self.accounts(
-      derivation: derivation, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
-      clock: ManualClock())
-    var before = derivation.started
-    let taken = await refusal {
-      _ = try await service.register(
-        RegisterRequest(phone: phone, nickname: "Ann", password: "12345678", selfLevel: 3),
-        context: context(from: "192.0.2.1"))
-    }
-    #expect(taken?.reason == "PHONE_TAKEN")
-    #expect(derivation.started == before + 1)
-    before = derivation.started
-    _ = try await service.register(
-      RegisterRequest(
-        phone: PlayerWorld.newPhone(), nickname: "Ann", password: "12345678", selfLevel: 3),
-      context: context(from: "192.0.2.1"))
-    #expect(derivation.started == before + 1)
-  }
-
-  @Test("unfinished uploads together hold at most the server's open upload bytes received")
-  func uploads_openBytesApply() async throws {
-    let clock = ManualClock()
-    let players = try await PlayerServices.start(
-      store: try SQLitePlayerStore.inMemory(),
-      configuration: PlayerServicesConfiguration(
-        passwordCost: .testing, uploadsPerAddressPerHour: 0, openUploadBytes: 100_000),
-      clock: clock)
-    let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
-    let service = try #require(players.services.compactMap { $0 as? PlayersService }.first)
-    var principals: [Principal] = []
-    for index in 0..<3 {
-      let registered = try await accounts.register(
-        RegisterRequest(
-          phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
-        context: context(from: "192.0.2.\(index)"))
-      principals.append(Principal(userID: registered.userID, isAdministrator: false))
-    }
-    func piece(_ bytes: Int) -> [UInt8] {
-      Array(pngDocument.prefix(8)) + [UInt8](repeating: 7, count: bytes - 8)
-    }
-    func start(_ principal: Principal, bytes: Int) async throws -> DocumentUpload {
-      try await service.uploadDocumentPiece(
-        UploadDocumentPieceRequest(totalSize: 5 << 20, data: piece(bytes)),
-        context: context(from: "192.0.2.1", principal: principal))
-    }
-    // A stated size reserves nothing: the bytes received count.
-    let first = try await start(principals[0], bytes: 60_000)
-    _ = try await start(principals[1], bytes: 30_000)
-    let refused = await refusal { _ = try await start(principals[2], bytes: 20_000) }
-    #expect(refused?.code == .resourceExhausted)
-    #expect(refused?.reason == "UPLOADS_BUSY")
-    #expect(refused?.retryAfter == .seconds(60))
-    _ = try await start(principals[2], bytes: 10_000)
-    // A next piece counts too.
-    let full = await refusal {
-      _ = try await service.uploadDocumentPiece(
-        UploadDocumentPieceRequest(uploadID: first.uploadID, offset: 60_000, data: [1]),
-        context: context(from: "192.0.2.1", principal: principals[0]))
-    }
-    #expect(full?.reason == "UPLOADS_BUSY")
-    // Expired uploads no longer count.
-    clock.advance(by: DocumentUploadRules.lifetimeMs - 1)
-    #expect(await refusal { _ = try await start(principals[2], bytes: 60_000) } != nil)
-    clock.advance(by: 1)
-    _ = try await start(principals[2], bytes: 60_000)
-    let gone = await refusal {
-      _ = try await service.uploadDocumentPiece(
-        UploadDocumentPieceRequest(uploadID: first.uploadID, offset: 60_000, data: [1]),
-        context: context(from: "192.0.2.1", principal: principals[0]))
-    }
-    #expect(gone?.reason == "UPLOAD_NOT_FOUND")
-  }
-
-  @Test("an upload start refused because the server has no room does not count against the address")
-  func uploads_busyRefusalsAreGivenBack() async throws {
-    let clock = ManualClock()
-    let players = try await PlayerServices.start(
-      store: try SQLitePlayerStore.inMemory(),
-      configuration: PlayerServicesConfiguration(
-        passwordCost: .testing, uploadsPerAddressPerHour: 2, openUploadBytes: 100_000),
-      clock: clock)
-    let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
-    let service = try #require(players.services.compactMap { $0 as? PlayersService }.first)
-    var principals: [Principal] = []
-    for index in 0..<2 {
-      let registered = try await accounts.register(
-        RegisterRequest(
-          phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
-        context: context(from: "192.0.2.\(index)"))
-      principals.append(Principal(userID: registered.userID, isAdministrator: false))
-    }
-    func start(_ principal: Principal, bytes: Int, from address: String) async -> RPCError? {
-      await refusal {
-        _ = try await service.uploadDocumentPiece(
-          UploadDocumentPieceRequest(
-            totalSize: 5 << 20,
-            data: Array(pngDocument.prefix(8)) + [UInt8](repeating: 7, count: bytes - 8)),
-          context: context(from: address, principal: principal))
-      }
-    }
-    #expect(await start(principals[0], bytes: 60_000, from: "198.51.100.1") == nil)
-    // Five starts that find no room: each is refused as busy, none as rate limited.
-    for _ in 0..<5 {
+      let refused = await register(taken, from: "198.51.100.7")
+      #expect(refused?.code == .resourceExhausted)
+      #expect(refused?.reason == "REGISTRATION_RATE_LIMITED")
+      #expect(refused?.retryAfter == .milliseconds(6 * 60_000))
+      #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.8") == nil)
+      clock.advance(by: 6 * 60_000)
+      #expect(await register(PlayerWorld.newPhone(), from: "198.51.100.7") == nil)
       #expect(
-        await start(principals[1], bytes: 50_000, from: "198.51.100.2")?.reason == "UPLOADS_BUSY")
+        await register(PlayerWorld.newPhone(), from: "198.51.100.7")?.reason
+          == "REGISTRATION_RATE_LIMITED")
     }
-    // The address still has its whole allowance of two.
-    #expect(await start(principals[1], bytes: 20_000, from: "198.51.100.2") == nil)
-    #expect(await start(principals[1], bytes: 10_000, from: "198.51.100.2") == nil)
-    let limited = await start(principals[1], bytes: 1_000, from: "198.51.100.2")
-    #expect(limited?.reason == "UPLOAD_RATE_LIMITED")
   }
 
-  @Test("verification uploads are limited per address")
-  func uploads_perAddress() async throws {
-    let clock = ManualClock()
-    let (accounts, players) = try await Self.services(clock: clock)
-    var principals: [Principal] = []
-    for index in 0..<8 {
-      let registered = try await accounts.register(
-        RegisterRequest(
-          phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
-        context: context(from: "192.0.2.\(index)"))
-      principals.append(Principal(userID: registered.userID, isAdministrator: false))
-    }
-    func upload(_ principal: Principal, from address: String) async -> RPCError? {
-      await refusal {
-        _ = try await players.submitVerification(
-          SubmitVerificationRequest(kind: .regionalChampionship, document: pngDocument),
-          context: context(from: address, principal: principal))
+  @Test(
+    "a registration refused because hashing is busy does not use up the address's allowance",
+    arguments: StoreKind.allCases)
+  func registrations_busyDoesNotCount(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let queue = PasswordHashingQueue(slots: 1, maximumWaiting: 0)
+      let (service, _) = try await Self.accounts(
+        on: store, derivation: GatedDerivation(open: true), queue: queue, clock: clock,
+        registrations: AddressRateLimiter(
+          limit: 10, periodMs: 3_600_000, reason: "REGISTRATION_RATE_LIMITED",
+          action: LocalizedText(en: "registrations", zhCN: "注册"), clock: clock))
+      func register() async -> RPCError? {
+        await refusal {
+          _ = try await service.register(
+            RegisterRequest(
+              phone: PlayerWorld.newPhone(), nickname: "Ann", password: "12345678", selfLevel: 3),
+            context: context(from: "198.51.100.7"))
+        }
       }
+      let holder = GatedDerivation(open: false)
+      let hold = Task {
+        try await PasswordHasher(cost: .testing, queue: queue, derivation: holder)
+          .verifyNothing("x", phone: "+8613700000009")
+      }
+      try await eventually { holder.started == 1 }
+      for _ in 0..<10 { #expect(await register()?.reason == "PASSWORD_HASHING_BUSY") }
+      holder.open()
+      try await hold.value
+      // The whole allowance is still there.
+      for _ in 0..<10 { #expect(await register() == nil) }
+      #expect(await register()?.reason == "REGISTRATION_RATE_LIMITED")
     }
-    for index in 0..<17 {
-      #expect(await upload(principals[index / 3], from: "198.51.100.7") == nil)
+  }
+
+  @Test(
+    "PHONE_TAKEN comes after the same password work as a registration that succeeds",
+    arguments: StoreKind.allCases)
+  func phoneTaken_costsWhatSuccessCosts(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let derivation = GatedDerivation(open: true)
+      let (service, phone) = try await Self.accounts(
+        on: store, derivation: derivation, queue: PasswordHashingQueue(slots: 1, maximumWaiting: 0),
+        clock: ManualClock())
+      var before = derivation.started
+      let taken = await refusal {
+        _ = try await service.register(
+          RegisterRequest(phone: phone, nickname: "Ann", password: "12345678", selfLevel: 3),
+          context: context(from: "192.0.2.1"))
+      }
+      #expect(taken?.reason == "PHONE_TAKEN")
+      #expect(derivation.started == before + 1)
+      before = derivation.started
+      _ = try await service.register(
+        RegisterRequest(
+          phone: PlayerWorld.newPhone(), nickname: "Ann", password: "12345678", selfLevel: 3),
+        context: context(from: "192.0.2.1"))
+      #expect(derivation.started == before + 1)
     }
-    // Starting an upload in pieces counts as well.
-    for _ in 0..<3 {
-      _ = try await players.uploadDocumentPiece(
-        UploadDocumentPieceRequest(totalSize: 100_000, data: Array(pngDocument.prefix(8))),
-        context: context(from: "198.51.100.7", principal: principals[6]))
+  }
+
+  @Test(
+    "unfinished uploads together hold at most the server's open upload bytes received",
+    arguments: StoreKind.allCases)
+  func uploads_openBytesApply(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let players = try await PlayerServices.start(
+        store: store,
+        configuration: PlayerServicesConfiguration(
+          passwordCost: .testing, uploadsPerAddressPerHour: 0, openUploadBytes: 100_000),
+        clock: clock)
+      let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
+      let service = try #require(players.services.compactMap { $0 as? PlayersService }.first)
+      var principals: [Principal] = []
+      for index in 0..<3 {
+        let registered = try await accounts.register(
+          RegisterRequest(
+            phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
+          context: context(from: "192.0.2.\(index)"))
+        principals.append(Principal(userID: registered.userID, isAdministrator: false))
+      }
+      func piece(_ bytes: Int) -> [UInt8] {
+        Array(pngDocument.prefix(8)) + [UInt8](repeating: 7, count: bytes - 8)
+      }
+      func start(_ principal: Principal, bytes: Int) async throws -> DocumentUpload {
+        try await service.uploadDocumentPiece(
+          UploadDocumentPieceRequest(totalSize: 5 << 20, data: piece(bytes)),
+          context: context(from: "192.0.2.1", principal: principal))
+      }
+      // A stated size reserves nothing: the bytes received count.
+      let first = try await start(principals[0], bytes: 60_000)
+      _ = try await start(principals[1], bytes: 30_000)
+      let refused = await refusal { _ = try await start(principals[2], bytes: 20_000) }
+      #expect(refused?.code == .resourceExhausted)
+      #expect(refused?.reason == "UPLOADS_BUSY")
+      #expect(refused?.retryAfter == .seconds(60))
+      _ = try await start(principals[2], bytes: 10_000)
+      // A next piece counts too.
+      let full = await refusal {
+        _ = try await service.uploadDocumentPiece(
+          UploadDocumentPieceRequest(uploadID: first.uploadID, offset: 60_000, data: [1]),
+          context: context(from: "192.0.2.1", principal: principals[0]))
+      }
+      #expect(full?.reason == "UPLOADS_BUSY")
+      // Expired uploads no longer count.
+      clock.advance(by: DocumentUploadRules.lifetimeMs - 1)
+      #expect(await refusal { _ = try await start(principals[2], bytes: 60_000) } != nil)
+      clock.advance(by: 1)
+      _ = try await start(principals[2], bytes: 60_000)
+      let gone = await refusal {
+        _ = try await service.uploadDocumentPiece(
+          UploadDocumentPieceRequest(uploadID: first.uploadID, offset: 60_000, data: [1]),
+          context: context(from: "192.0.2.1", principal: principals[0]))
+      }
+      #expect(gone?.reason == "UPLOAD_NOT_FOUND")
     }
-    let refused = await upload(principals[7], from: "198.51.100.7")
-    #expect(refused?.reason == "UPLOAD_RATE_LIMITED")
-    #expect(refused?.retryAfter == .milliseconds(3 * 60_000))
-    #expect(await upload(principals[7], from: "198.51.100.8") == nil)
+  }
+
+  @Test(
+    "an upload start refused because the server has no room does not count against the address",
+    arguments: StoreKind.allCases)
+  func uploads_busyRefusalsAreGivenBack(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let players = try await PlayerServices.start(
+        store: store,
+        configuration: PlayerServicesConfiguration(
+          passwordCost: .testing, uploadsPerAddressPerHour: 2, openUploadBytes: 100_000),
+        clock: clock)
+      let accounts = try #require(players.services.compactMap { $0 as? AccountsService }.first)
+      let service = try #require(players.services.compactMap { $0 as? PlayersService }.first)
+      var principals: [Principal] = []
+      for index in 0..<2 {
+        let registered = try await accounts.register(
+          RegisterRequest(
+            phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
+          context: context(from: "192.0.2.\(index)"))
+        principals.append(Principal(userID: registered.userID, isAdministrator: false))
+      }
+      func start(_ principal: Principal, bytes: Int, from address: String) async -> RPCError? {
+        await refusal {
+          _ = try await service.uploadDocumentPiece(
+            UploadDocumentPieceRequest(
+              totalSize: 5 << 20,
+              data: Array(pngDocument.prefix(8)) + [UInt8](repeating: 7, count: bytes - 8)),
+            context: context(from: address, principal: principal))
+        }
+      }
+      #expect(await start(principals[0], bytes: 60_000, from: "198.51.100.1") == nil)
+      // Five starts that find no room: each is refused as busy, none as rate limited.
+      for _ in 0..<5 {
+        #expect(
+          await start(principals[1], bytes: 50_000, from: "198.51.100.2")?.reason == "UPLOADS_BUSY")
+      }
+      // The address still has its whole allowance of two.
+      #expect(await start(principals[1], bytes: 20_000, from: "198.51.100.2") == nil)
+      #expect(await start(principals[1], bytes: 10_000, from: "198.51.100.2") == nil)
+      let limited = await start(principals[1], bytes: 1_000, from: "198.51.100.2")
+      #expect(limited?.reason == "UPLOAD_RATE_LIMITED")
+    }
+  }
+
+  @Test("verification uploads are limited per address", arguments: StoreKind.allCases)
+  func uploads_perAddress(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let (accounts, players) = try await Self.services(on: store, clock: clock)
+      var principals: [Principal] = []
+      for index in 0..<8 {
+        let registered = try await accounts.register(
+          RegisterRequest(
+            phone: PlayerWorld.newPhone(), nickname: "P", password: "12345678", selfLevel: 3),
+          context: context(from: "192.0.2.\(index)"))
+        principals.append(Principal(userID: registered.userID, isAdministrator: false))
+      }
+      func upload(_ principal: Principal, from address: String) async -> RPCError? {
+        await refusal {
+          _ = try await players.submitVerification(
+            SubmitVerificationRequest(kind: .regionalChampionship, document: pngDocument),
+            context: context(from: address, principal: principal))
+        }
+      }
+      for index in 0..<17 {
+        #expect(await upload(principals[index / 3], from: "198.51.100.7") == nil)
+      }
+      // Starting an upload in pieces counts as well.
+      for _ in 0..<3 {
+        _ = try await players.uploadDocumentPiece(
+          UploadDocumentPieceRequest(totalSize: 100_000, data: Array(pngDocument.prefix(8))),
+          context: context(from: "198.51.100.7", principal: principals[6]))
+      }
+      let refused = await upload(principals[7], from: "198.51.100.7")
+      #expect(refused?.reason == "UPLOAD_RATE_LIMITED")
+      #expect(refused?.retryAfter == .milliseconds(3 * 60_000))
+      #expect(await upload(principals[7], from: "198.51.100.8") == nil)
+    }
   }
 
   @Test("per-address limits count IPv4 addresses as they are and IPv6 addresses by their /64")

@@ -4,13 +4,16 @@ import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import Logging
+import StoreTestSupport
 import Testing
 
 @Suite("Accounts and sessions")
 struct AccountsTests {
-  @Test("register, log in, call as yourself, log out; the token then stops working")
-  func sessionLifecycle() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "register, log in, call as yourself, log out; the token then stops working",
+    arguments: StoreKind.allCases)
+  func sessionLifecycle(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let phone = PlayerWorld.newPhone()
       let registered = try await world.client.accounts.register(
         RegisterRequest(
@@ -40,9 +43,9 @@ struct AccountsTests {
     }
   }
 
-  @Test("the password is stored only as a salted scrypt digest")
-  func password_isNotStored() async throws {
-    try await withPlayerWorld { world in
+  @Test("the password is stored only as a salted scrypt digest", arguments: StoreKind.allCases)
+  func password_isNotStored(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let a = try await world.player(password: "same password")
       let b = try await world.player(password: "same password")
       let storedA = try #require(try await world.store.player(id: a.id))
@@ -55,9 +58,9 @@ struct AccountsTests {
     }
   }
 
-  @Test("a wrong phone and a wrong password get the same error")
-  func wrongCredentials_lookAlike() async throws {
-    try await withPlayerWorld { world in
+  @Test("a wrong phone and a wrong password get the same error", arguments: StoreKind.allCases)
+  func wrongCredentials_lookAlike(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player(password: "right password")
       let wrongPassword = await rpcError {
         _ = try await world.client.accounts.login(
@@ -73,9 +76,11 @@ struct AccountsTests {
     }
   }
 
-  @Test("registration refuses bad input with a reason per field, and a phone twice")
-  func register_validation() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "registration refuses bad input with a reason per field, and a phone twice",
+    arguments: StoreKind.allCases)
+  func register_validation(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       func reason(_ request: RegisterRequest, locale: RPCLocale = .en) async -> RPCError? {
         await rpcError {
           _ = try await world.client.accounts.register(
@@ -114,9 +119,9 @@ struct AccountsTests {
     }
   }
 
-  @Test("a session expires after its lifetime")
-  func session_expires() async throws {
-    try await withPlayerWorld { world in
+  @Test("a session expires after its lifetime", arguments: StoreKind.allCases)
+  func session_expires(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       _ = try await world.client.players.getMyProfile(options: player.options)
       world.clock.advance(by: 30 * 24 * 3600 * 1000)
@@ -127,9 +132,9 @@ struct AccountsTests {
     }
   }
 
-  @Test("logging out ends only the session that logs out")
-  func logout_endsOnlyItsSession() async throws {
-    try await withPlayerWorld { world in
+  @Test("logging out ends only the session that logs out", arguments: StoreKind.allCases)
+  func logout_endsOnlyItsSession(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player(password: "password one")
       let second = try await world.client.accounts.login(
         LoginRequest(phone: player.phone, password: "password one"))
@@ -143,19 +148,25 @@ struct AccountsTests {
 
 @Suite("Administrators")
 struct AdministratorTests {
-  @Test("the services refuse to start naming an administrator who is not a registered player")
-  func unknownAdministrator_stopsStart() async throws {
-    let store = try SQLitePlayerStore.inMemory()
-    await #expect(throws: PlayerServicesError.unknownAdministrator(1)) {
-      _ = try await PlayerServices.start(
-        store: store,
-        configuration: PlayerServicesConfiguration(passwordCost: .testing, administratorIDs: [1]))
+  @Test(
+    "the services refuse to start naming an administrator who is not a registered player",
+    arguments: StoreKind.allCases)
+  func unknownAdministrator_stopsStart(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      await #expect(throws: PlayerServicesError.unknownAdministrator(1)) {
+        _ = try await PlayerServices.start(
+          store: store,
+          configuration: PlayerServicesConfiguration(
+            passwordCost: .testing, administratorIDs: [1]))
+      }
     }
   }
 
-  @Test("only the player whose id is named reviews; registering the same-looking account does not")
-  func administrator_isTheNamedID() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "only the player whose id is named reviews; registering the same-looking account does not",
+    arguments: StoreKind.allCases)
+  func administrator_isTheNamedID(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let admin = try await world.administrator()
       let other = try await world.player(phone: PlayerWorld.newPhone(), nickname: "Admin")
       #expect(
@@ -171,9 +182,9 @@ struct AdministratorTests {
 
 @Suite("Housekeeping")
 struct HousekeepingTests {
-  @Test("a sweep removes exactly the expired sessions")
-  func sweep_removesExpired() async throws {
-    try await withPlayerWorld { world in
+  @Test("a sweep removes exactly the expired sessions", arguments: StoreKind.allCases)
+  func sweep_removesExpired(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let early = try await world.player()
       world.clock.advance(by: 10 * 24 * 3600 * 1000)
       let late = try await world.player()

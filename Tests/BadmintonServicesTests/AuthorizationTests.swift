@@ -2,6 +2,7 @@ import BadmintonAPI
 import BadmintonDomain
 import BadmintonRPC
 import BadmintonStore
+import StoreTestSupport
 import Testing
 
 @Suite("Authentication and ownership, enforced by the server")
@@ -15,9 +16,11 @@ struct AuthorizationTests {
       service: String(parts[0]), method: String(parts[1]), kind: .unary, idempotent: false)
   }
 
-  @Test("every method but Register, Login, Health and Reflection needs a valid session")
-  func everyMethod_needsSession() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "every method but Register, Login, Health and Reflection needs a valid session",
+    arguments: StoreKind.allCases)
+  func everyMethod_needsSession(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let methods = try await world.client.reflection.listMethods().methods
       let open = Set(methods.filter { !$0.requiresAuthentication }.map(\.path))
       #expect(
@@ -50,9 +53,9 @@ struct AuthorizationTests {
     }
   }
 
-  @Test("each mutating method changes only the caller's own data")
-  func mutatingMethods_actOnTheCallerOnly() async throws {
-    try await withPlayerWorld { world in
+  @Test("each mutating method changes only the caller's own data", arguments: StoreKind.allCases)
+  func mutatingMethods_actOnTheCallerOnly(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let alice = try await world.player(nickname: "Alice", level: 6)
       let bob = try await world.player(nickname: "Bob", level: 2)
       let admin = try await world.administrator()
@@ -110,9 +113,9 @@ struct AuthorizationTests {
     }
   }
 
-  @Test("other players' profiles never show their phone or locale")
-  func publicProfile_hidesPhone() async throws {
-    try await withPlayerWorld { world in
+  @Test("other players' profiles never show their phone or locale", arguments: StoreKind.allCases)
+  func publicProfile_hidesPhone(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let alice = try await world.player(nickname: "Alice")
       let bob = try await world.player(nickname: "Bob")
       let seen = try await world.client.players.getProfile(

@@ -3,6 +3,7 @@ import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import NIOCore
+import StoreTestSupport
 import Testing
 
 @Suite("Contract between Proto/, the production server and the client stubs")
@@ -31,13 +32,16 @@ struct ContractTests {
       })
   }
 
-  @Test("the server as badminton-server builds it registers every method of every .proto service")
-  func productionServer_matchesProto() async throws {
-    let players = try await PlayerServices.start(
-      store: try SQLitePlayerStore.inMemory(),
-      configuration: PlayerServicesConfiguration(passwordCost: .testing))
-    let server = RPCServer(services: players.services, authenticator: players.authenticator)
-    #expect(methods(server.methods) == protoMethods)
+  @Test(
+    "the server as badminton-server builds it registers every method of every .proto service",
+    arguments: StoreKind.allCases)
+  func productionServer_matchesProto(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let players = try await PlayerServices.start(
+        store: store, configuration: PlayerServicesConfiguration(passwordCost: .testing))
+      let server = RPCServer(services: players.services, authenticator: players.authenticator)
+      #expect(methods(server.methods) == protoMethods)
+    }
   }
 
   @Test("the client stubs expose every method of every .proto service")

@@ -5,6 +5,8 @@ import Testing
 
 @Suite("Durability of acknowledged writes")
 struct DurabilityTests {
+  // SQLite only: this is the embedded store's file durability (`--data-dir`); the same on
+  // PostgreSQL, with two instances, is MultiInstanceTests' SIGKILL test.
   @Test("writes acknowledged before SIGKILL are all there after a restart on the same data")
   func acknowledgedWrites_surviveSIGKILL() async throws {
     let dataDir = FileManager.default.temporaryDirectory

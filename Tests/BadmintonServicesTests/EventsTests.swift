@@ -3,6 +3,7 @@ import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import Logging
+import StoreTestSupport
 import Synchronization
 import Testing
 
@@ -20,9 +21,11 @@ struct EventsTests {
       options: admin.options)
   }
 
-  @Test("a review reaches the owner's live stream, and every connection of the owner gets it")
-  func liveEvent_reachesEveryConnection() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a review reaches the owner's live stream, and every connection of the owner gets it",
+    arguments: StoreKind.allCases)
+  func liveEvent_reachesEveryConnection(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let admin = try await world.administrator()
       let second = RPCClient(host: "127.0.0.1", port: world.port)
@@ -40,9 +43,11 @@ struct EventsTests {
     }
   }
 
-  @Test("a player who reconnects gets what they missed, in order, from their cursor")
-  func replay_afterReconnect() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a player who reconnects gets what they missed, in order, from their cursor",
+    arguments: StoreKind.allCases)
+  func replay_afterReconnect(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let admin = try await world.administrator()
       var reviews: [Verification] = []
@@ -71,9 +76,11 @@ struct EventsTests {
     }
   }
 
-  @Test("events go only to their player, and subscribing needs a session")
-  func events_arePrivate() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "events go only to their player, and subscribing needs a session", arguments: StoreKind.allCases
+  )
+  func events_arePrivate(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let other = try await world.player()
       let admin = try await world.administrator()
@@ -89,145 +96,157 @@ struct EventsTests {
     }
   }
 
-  @Test("a subscriber that falls behind is ended with SUBSCRIBER_TOO_SLOW after a gap-free prefix")
-  func slowSubscriber_isEnded() async throws {
-    let store = try SQLitePlayerStore.inMemory()
-    let clock = ManualClock()
-    let owner = try await store.createPlayer(
-      NewPlayer(
-        phone: "+8613800009999", nickname: "Slow",
-        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
-        selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
-    let hub = EventHub(feed: store.feed, maximumBuffered: 5)
-    let publisher = EventPublisher(store: store, clock: clock)
-    let service = EventsService(store: store, hub: hub)
+  @Test(
+    "a subscriber that falls behind is ended with SUBSCRIBER_TOO_SLOW after a gap-free prefix",
+    arguments: StoreKind.allCases)
+  func slowSubscriber_isEnded(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let owner = try await store.createPlayer(
+        NewPlayer(
+          phone: "+8613800009999", nickname: "Slow",
+          password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+          selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+      let hub = EventHub(feed: store.feed, maximumBuffered: 5)
+      let publisher = EventPublisher(store: store, clock: clock)
+      let service = EventsService(store: store, hub: hub)
 
-    // A writer that takes the first event, then blocks until released.
-    let received = Mutex<[UInt64]>([])
-    let (gate, release) = AsyncStream.makeStream(of: Void.self)
-    let writer = ResponseStreamWriter<Event>(
-      sink: RawResponseSink { bytes in
-        let event = try Event(serializedBytes: bytes)
-        let count = received.withLock { list in
-          list.append(event.sequence)
-          return list.count
-        }
-        if count == 1 { for await _ in gate { break } }
-      })
-    let context = ServerContext(
-      callID: 1, method: Events.subscribe.path, metadata: [], deadline: nil, peer: "test",
-      logger: Logger(label: "test"), principal: Principal(userID: owner.id, isAdministrator: false))
+      // A writer that takes the first event, then blocks until released.
+      let received = Mutex<[UInt64]>([])
+      let (gate, release) = AsyncStream.makeStream(of: Void.self)
+      let writer = ResponseStreamWriter<Event>(
+        sink: RawResponseSink { bytes in
+          let event = try Event(serializedBytes: bytes)
+          let count = received.withLock { list in
+            list.append(event.sequence)
+            return list.count
+          }
+          if count == 1 { for await _ in gate { break } }
+        })
+      let context = ServerContext(
+        callID: 1, method: Events.subscribe.path, metadata: [], deadline: nil, peer: "test",
+        logger: Logger(label: "test"),
+        principal: Principal(userID: owner.id, isAdministrator: false))
 
-    let body = Event.Body.verificationReviewed(Verification(id: 1))
-    try await publisher.publish(body, to: [owner.id])
-    let subscriber = Task {
-      try await service.subscribe(SubscribeRequest(), context: context, events: writer)
-    }
-    // The bound only ends a failure: the first event normally arrives at once.
-    let firstBy = ContinuousClock.now + .seconds(30)
-    while received.withLock({ $0.isEmpty }), ContinuousClock.now < firstBy {
-      try await Task.sleep(for: .milliseconds(5))
-    }
-    let arrived = !received.withLock { $0.isEmpty }
-    try #require(arrived, "the first event never arrived")
-    // Twenty events arrive while the subscriber is stuck on the first.
-    for _ in 0..<20 { try await publisher.publish(body, to: [owner.id]) }
-    release.yield(())
-    release.finish()
-    let outcome = await subscriber.result
-    #expect(throws: EventHub.subscriberTooSlow) { try outcome.get() }
-    let sequences = received.withLock { $0 }
-    #expect(sequences == Array(1...UInt64(sequences.count)))
-    #expect(sequences.count < 21)
-    #expect(hub.subscriberCount(of: owner.id) == 0)
+      let body = Event.Body.verificationReviewed(Verification(id: 1))
+      try await publisher.publish(body, to: [owner.id])
+      let subscriber = Task {
+        try await service.subscribe(SubscribeRequest(), context: context, events: writer)
+      }
+      // The bound only ends a failure: the first event normally arrives at once.
+      let firstBy = ContinuousClock.now + .seconds(30)
+      while received.withLock({ $0.isEmpty }), ContinuousClock.now < firstBy {
+        try await Task.sleep(for: .milliseconds(5))
+      }
+      let arrived = !received.withLock { $0.isEmpty }
+      try #require(arrived, "the first event never arrived")
+      // Twenty events arrive while the subscriber is stuck on the first.
+      for _ in 0..<20 { try await publisher.publish(body, to: [owner.id]) }
+      release.yield(())
+      release.finish()
+      let outcome = await subscriber.result
+      #expect(throws: EventHub.subscriberTooSlow) { try outcome.get() }
+      let sequences = received.withLock { $0 }
+      #expect(sequences == Array(1...UInt64(sequences.count)))
+      #expect(sequences.count < 21)
+      #expect(hub.subscriberCount(of: owner.id) == 0)
 
-    // Resubscribing from the last sequence received gets the rest.
-    let rest = Mutex<[UInt64]>([])
-    let catchUp = ResponseStreamWriter<Event>(
-      sink: RawResponseSink { bytes in
-        let sequence = try Event(serializedBytes: bytes).sequence
-        rest.withLock { $0.append(sequence) }
-      })
-    let resumed = Task {
-      try await service.subscribe(
-        SubscribeRequest(afterSequence: sequences.last!), context: context, events: catchUp)
+      // Resubscribing from the last sequence received gets the rest.
+      let rest = Mutex<[UInt64]>([])
+      let catchUp = ResponseStreamWriter<Event>(
+        sink: RawResponseSink { bytes in
+          let sequence = try Event(serializedBytes: bytes).sequence
+          rest.withLock { $0.append(sequence) }
+        })
+      let resumed = Task {
+        try await service.subscribe(
+          SubscribeRequest(afterSequence: sequences.last!), context: context, events: catchUp)
+      }
+      let deadline = ContinuousClock.now + .seconds(10)
+      while sequences.count + rest.withLock({ $0.count }) < 21, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(5))
+      }
+      resumed.cancel()
+      _ = await resumed.result
+      #expect(sequences + rest.withLock { $0 } == Array(1...21))
     }
-    let deadline = ContinuousClock.now + .seconds(10)
-    while sequences.count + rest.withLock({ $0.count }) < 21, ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(5))
-    }
-    resumed.cancel()
-    _ = await resumed.result
-    #expect(sequences + rest.withLock { $0 } == Array(1...21))
   }
 
-  @Test("events committed while the inbox is replayed are each sent once, in sequence order")
-  func replay_handsOverToTheFeedWithoutGapsOrDuplicates() async throws {
-    let store = try SQLitePlayerStore.inMemory()
-    let clock = ManualClock()
-    let owner = try await store.createPlayer(
-      NewPlayer(
-        phone: "+8613800009998", nickname: "Replay",
-        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
-        selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
-    let hub = EventHub(feed: store.feed, maximumBuffered: 16)
-    let publisher = EventPublisher(store: store, clock: clock)
-    let service = EventsService(store: store, hub: hub)
-    let body = Event.Body.verificationReviewed(Verification(id: 1))
-    // A full page of the replay (100 events), so that it reads a second page.
-    try await publisher.publish(Array(repeating: (body, owner.id), count: 100))
+  @Test(
+    "events committed while the inbox is replayed are each sent once, in sequence order",
+    arguments: StoreKind.allCases)
+  func replay_handsOverToTheFeedWithoutGapsOrDuplicates(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let owner = try await store.createPlayer(
+        NewPlayer(
+          phone: "+8613800009998", nickname: "Replay",
+          password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+          selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+      let hub = EventHub(feed: store.feed, maximumBuffered: 16)
+      let publisher = EventPublisher(store: store, clock: clock)
+      let service = EventsService(store: store, hub: hub)
+      let body = Event.Body.verificationReviewed(Verification(id: 1))
+      // A full page of the replay (100 events), so that it reads a second page.
+      try await publisher.publish(Array(repeating: (body, owner.id), count: 100))
 
-    let (sent, sending) = AsyncStream.makeStream(of: UInt64.self)
-    let writer = ResponseStreamWriter<Event>(
-      sink: RawResponseSink { bytes in
-        let sequence = try Event(serializedBytes: bytes).sequence
-        if sequence == 1 {
-          // Committed after the subscription, before the second page is read: both the inbox
-          // and the feed have it.
-          try await publisher.publish(body, to: [owner.id])
-        }
-        sending.yield(sequence)
-      })
-    let context = ServerContext(
-      callID: 1, method: Events.subscribe.path, metadata: [], deadline: nil, peer: "test",
-      logger: Logger(label: "test"), principal: Principal(userID: owner.id, isAdministrator: false))
-    let subscriber = Task {
-      try await service.subscribe(SubscribeRequest(), context: context, events: writer)
+      let (sent, sending) = AsyncStream.makeStream(of: UInt64.self)
+      let writer = ResponseStreamWriter<Event>(
+        sink: RawResponseSink { bytes in
+          let sequence = try Event(serializedBytes: bytes).sequence
+          if sequence == 1 {
+            // Committed after the subscription, before the second page is read: both the inbox
+            // and the feed have it.
+            try await publisher.publish(body, to: [owner.id])
+          }
+          sending.yield(sequence)
+        })
+      let context = ServerContext(
+        callID: 1, method: Events.subscribe.path, metadata: [], deadline: nil, peer: "test",
+        logger: Logger(label: "test"),
+        principal: Principal(userID: owner.id, isAdministrator: false))
+      let subscriber = Task {
+        try await service.subscribe(SubscribeRequest(), context: context, events: writer)
+      }
+      var received: [UInt64] = []
+      for await sequence in sent {
+        received.append(sequence)
+        // One more, while the replay ends or after it: from the inbox or the feed.
+        if sequence == 100 { try await publisher.publish(body, to: [owner.id]) }
+        if received.count == 102 { break }
+      }
+      subscriber.cancel()
+      _ = await subscriber.result
+      #expect(received == Array(1...102))
+      #expect(hub.subscriberCount(of: owner.id) == 0)
     }
-    var received: [UInt64] = []
-    for await sequence in sent {
-      received.append(sequence)
-      // One more, while the replay ends or after it: from the inbox or the feed.
-      if sequence == 100 { try await publisher.publish(body, to: [owner.id]) }
-      if received.count == 102 { break }
-    }
-    subscriber.cancel()
-    _ = await subscriber.result
-    #expect(received == Array(1...102))
-    #expect(hub.subscriberCount(of: owner.id) == 0)
   }
 
-  @Test("a stream whose write fails during the replay is forgotten by the hub")
-  func failedStream_isForgotten() async throws {
-    let store = try SQLitePlayerStore.inMemory()
-    let owner = try await store.createPlayer(
-      NewPlayer(
-        phone: "+8613800009997", nickname: "Gone",
-        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
-        selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
-    let hub = EventHub(feed: store.feed)
-    let service = EventsService(store: store, hub: hub)
-    try await EventPublisher(store: store, clock: ManualClock()).publish(
-      .verificationReviewed(Verification(id: 1)), to: [owner.id])
-    struct ConnectionClosed: Error {}
-    let writer = ResponseStreamWriter<Event>(
-      sink: RawResponseSink { _ in throw ConnectionClosed() })
-    let context = ServerContext(
-      callID: 1, method: Events.subscribe.path, metadata: [], deadline: nil, peer: "test",
-      logger: Logger(label: "test"), principal: Principal(userID: owner.id, isAdministrator: false))
-    await #expect(throws: ConnectionClosed.self) {
-      try await service.subscribe(SubscribeRequest(), context: context, events: writer)
+  @Test(
+    "a stream whose write fails during the replay is forgotten by the hub",
+    arguments: StoreKind.allCases)
+  func failedStream_isForgotten(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let owner = try await store.createPlayer(
+        NewPlayer(
+          phone: "+8613800009997", nickname: "Gone",
+          password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+          selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+      let hub = EventHub(feed: store.feed)
+      let service = EventsService(store: store, hub: hub)
+      try await EventPublisher(store: store, clock: ManualClock()).publish(
+        .verificationReviewed(Verification(id: 1)), to: [owner.id])
+      struct ConnectionClosed: Error {}
+      let writer = ResponseStreamWriter<Event>(
+        sink: RawResponseSink { _ in throw ConnectionClosed() })
+      let context = ServerContext(
+        callID: 1, method: Events.subscribe.path, metadata: [], deadline: nil, peer: "test",
+        logger: Logger(label: "test"),
+        principal: Principal(userID: owner.id, isAdministrator: false))
+      await #expect(throws: ConnectionClosed.self) {
+        try await service.subscribe(SubscribeRequest(), context: context, events: writer)
+      }
+      #expect(hub.subscriberCount(of: owner.id) == 0)
     }
-    #expect(hub.subscriberCount(of: owner.id) == 0)
   }
 }

@@ -3,6 +3,7 @@ import BadmintonDomain
 import BadmintonRPC
 import BadmintonServices
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 /// ListFriendRequests answers in pages that fit the response budget, so strangers sending
@@ -57,10 +58,11 @@ struct FriendRequestPagesTests {
   }
 
   @Test(
-    "250 requests from senders with the longest nicknames all page through the smallest frame limit"
+    "250 requests from senders with the longest nicknames all page through the smallest frame limit",
+    arguments: StoreKind.allCases
   )
-  func longestNicknames_pageUnderSmallestLimit() async throws {
-    try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+  func longestNicknames_pageUnderSmallestLimit(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
       #expect(Self.longestNickname.utf8.count == PlayerRules.maximumNicknameBytes)
       let player = try await world.player(nickname: Self.longestNickname)
       var sent: [Int64] = []
@@ -85,15 +87,17 @@ struct FriendRequestPagesTests {
     }
   }
 
-  @Test("property: pages together hold every request of each list, newest first")
-  func pages_concatenateToWholeList() async throws {
+  @Test(
+    "property: pages together hold every request of each list, newest first",
+    arguments: StoreKind.allCases)
+  func pages_concatenateToWholeList(kind: StoreKind) async throws {
     // Each step: a stranger's request the player then leaves, declines, accepts or hides by a
     // block; or a request the player sends.
     let step = Gen.int(in: 0...4)
     await propertyCheck(count: 5, input: step.array(of: 0...12), Gen.int(in: 0...4)) {
       steps, size in
       do {
-        try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+        try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
           let player = try await world.player()
           var incoming: [Int64] = []
           var outgoing: [Int64] = []
@@ -140,9 +144,11 @@ struct FriendRequestPagesTests {
     }
   }
 
-  @Test("requests arriving between pages neither repeat nor shift the rest of the list")
-  func inserts_betweenPages_keepOrder() async throws {
-    try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+  @Test(
+    "requests arriving between pages neither repeat nor shift the rest of the list",
+    arguments: StoreKind.allCases)
+  func inserts_betweenPages_keepOrder(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
       let player = try await world.player()
       var sent: [Int64] = []
       for _ in 0..<5 {
@@ -179,9 +185,11 @@ struct FriendRequestPagesTests {
     }
   }
 
-  @Test("ListFriendRequests refuses page tokens it never gave out and sizes out of range")
-  func refusesForgedTokens() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "ListFriendRequests refuses page tokens it never gave out and sizes out of range",
+    arguments: StoreKind.allCases)
+  func refusesForgedTokens(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       for _ in 0..<2 {
         let stranger = try await world.player()

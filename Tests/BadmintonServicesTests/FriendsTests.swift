@@ -3,6 +3,7 @@ import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 @Suite("Friends and blocking over the wire")
@@ -41,8 +42,10 @@ struct FriendsTests {
     }
   }
 
-  @Test("property 6: for any requests, answers and removals, friendship is mutual and as expected")
-  func property6_friendshipIsMutual() async throws {
+  @Test(
+    "property 6: for any requests, answers and removals, friendship is mutual and as expected",
+    arguments: StoreKind.allCases)
+  func property6_friendshipIsMutual(kind: StoreKind) async throws {
     let step = zip(Gen.int(in: 0...3), Gen.int(in: 0...3), Gen.int(in: 0...3)).map {
       drawn -> Step in
       let (kind, a, b) = drawn
@@ -53,7 +56,7 @@ struct FriendsTests {
       default: .remove(a, b)
       }
     }
-    try await withPlayerWorld { world in
+    try await withPlayerWorld(kind) { world in
       await propertyCheck(count: 25, input: step.array(of: 1...14)) { steps in
         let players = try! await (0..<4).asyncMap { _ in try await world.player() }
         // The oracle: pending requests as (sender, recipient) and friendships as sorted pairs.
@@ -128,9 +131,11 @@ struct FriendsTests {
     }
   }
 
-  @Test("a request reaches the recipient's stream at once, and its acceptance the sender's")
-  func requestAndAcceptance_areEvents() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a request reaches the recipient's stream at once, and its acceptance the sender's",
+    arguments: StoreKind.allCases)
+  func requestAndAcceptance_areEvents(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player(nickname: "Ann")
       let bob = try await world.player(nickname: "Bob")
       var bobEvents = try await world.client.events.subscribe(options: bob.options)
@@ -157,9 +162,11 @@ struct FriendsTests {
     }
   }
 
-  @Test("two players who ask each other become friends, and the first asker is told")
-  func crossedRequests_becomeFriends() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "two players who ask each other become friends, and the first asker is told",
+    arguments: StoreKind.allCases)
+  func crossedRequests_becomeFriends(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       var annEvents = try await world.client.events.subscribe(options: ann.options)
@@ -174,9 +181,11 @@ struct FriendsTests {
     }
   }
 
-  @Test("only the recipient answers a request, once; requests list with their state")
-  func answers_recipientOnly() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "only the recipient answers a request, once; requests list with their state",
+    arguments: StoreKind.allCases)
+  func answers_recipientOnly(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       let eve = try await world.player()
@@ -226,9 +235,11 @@ struct FriendsTests {
     }
   }
 
-  @Test("blocking ends the friendship and pending requests; the blocked player is never told")
-  func block_isSilent() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "blocking ends the friendship and pending requests; the blocked player is never told",
+    arguments: StoreKind.allCases)
+  func block_isSilent(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       try await befriend(world, ann, bob)
@@ -299,9 +310,11 @@ struct FriendsTests {
     }
   }
 
-  @Test("a block hides the blocked player's pending request from the blocker only")
-  func block_hidesPendingRequests() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a block hides the blocked player's pending request from the blocker only",
+    arguments: StoreKind.allCases)
+  func block_hidesPendingRequests(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       let dan = try await world.player()
@@ -337,9 +350,11 @@ struct FriendsTests {
     }
   }
 
-  @Test("answering again the same way returns the request unchanged, so a retry succeeds")
-  func answers_areIdempotent() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "answering again the same way returns the request unchanged, so a retry succeeds",
+    arguments: StoreKind.allCases)
+  func answers_areIdempotent(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       let eve = try await world.player()
@@ -369,9 +384,11 @@ struct FriendsTests {
     }
   }
 
-  @Test("nobody befriends or blocks themselves, and removing a non-friend changes nothing")
-  func selfAndStrangers() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "nobody befriends or blocks themselves, and removing a non-friend changes nothing",
+    arguments: StoreKind.allCases)
+  func selfAndStrangers(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       for call in [
         {
@@ -399,9 +416,11 @@ struct FriendsTests {
     }
   }
 
-  @Test("players blocked either way never see each other nearby or as match candidates")
-  func blocked_hiddenFromNearbyAndMatches() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "players blocked either way never see each other nearby or as match candidates",
+    arguments: StoreKind.allCases)
+  func blocked_hiddenFromNearbyAndMatches(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       let carl = try await world.player()

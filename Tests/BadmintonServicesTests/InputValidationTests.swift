@@ -2,6 +2,7 @@ import BadmintonAPI
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
+import StoreTestSupport
 import Testing
 
 @Suite("Input validation over the wire")
@@ -15,9 +16,11 @@ struct InputValidationTests {
     return bytes
   }
 
-  @Test("a nickname holding U+0000 is refused naming the field, and no account is created")
-  func register_nicknameWithNUL() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a nickname holding U+0000 is refused naming the field, and no account is created",
+    arguments: StoreKind.allCases)
+  func register_nicknameWithNUL(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let phone = PlayerWorld.newPhone()
       let payload = try withNUL(
         RegisterRequest(
@@ -33,9 +36,11 @@ struct InputValidationTests {
     }
   }
 
-  @Test("invisible and spoofing nicknames are refused, in the caller's language")
-  func register_invisibleNickname() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "invisible and spoofing nicknames are refused, in the caller's language",
+    arguments: StoreKind.allCases)
+  func register_invisibleNickname(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       for (nickname, expected) in [
         ("\u{200D}", "NICKNAME_FORMAT_CHARACTERS"), ("ad\u{202E}nim", "NICKNAME_FORMAT_CHARACTERS"),
         ("\u{FEFF}Lin", "NICKNAME_FORMAT_CHARACTERS"),
@@ -65,9 +70,10 @@ struct InputValidationTests {
 
   // Padding under the method's request limit reaches the nickname rule; a larger request is
   // refused by the limit itself before it is decoded (ResourceAccountingTests).
-  @Test("a nickname padded past the byte limit is refused as too long")
-  func register_hugeNickname() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a nickname padded past the byte limit is refused as too long", arguments: StoreKind.allCases)
+  func register_hugeNickname(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let error = await rpcError {
         _ = try await world.client.accounts.register(
           RegisterRequest(
@@ -79,9 +85,10 @@ struct InputValidationTests {
     }
   }
 
-  @Test("abbreviations, fixed offsets and old names are not time zones")
-  func timeZones_refused() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "abbreviations, fixed offsets and old names are not time zones", arguments: StoreKind.allCases)
+  func timeZones_refused(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player(level: 5)
       for zone in ["CST", "GMT+14", "GMT+0800", "SystemV/AST4", "Etc/GMT-8", "Asia/Calcutta"] {
         var request = MatchingTests.request()

@@ -4,6 +4,7 @@ import BadmintonRPC
 import BadmintonStore
 import Foundation
 import PropertyBased
+import StoreTestSupport
 import Synchronization
 import Testing
 
@@ -292,9 +293,11 @@ struct LocationPrivacyServiceTests {
       sourceLocation: sourceLocation)
   }
 
-  @Test("moving about within the speed limit and searching from each place leaves a whole cell")
-  func trilateration_withSpeedLimit() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "moving about within the speed limit and searching from each place leaves a whole cell",
+    arguments: StoreKind.allCases)
+  func trilateration_withSpeedLimit(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let target = try await world.player(nickname: "Target")
       let adversary = try await world.player(nickname: "Adversary")
       _ = try await world.client.players.updateLocation(
@@ -327,9 +330,11 @@ struct LocationPrivacyServiceTests {
     }
   }
 
-  @Test("searching for partners from many places leaves a whole cell too")
-  func trilateration_findMatches() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "searching for partners from many places leaves a whole cell too", arguments: StoreKind.allCases
+  )
+  func trilateration_findMatches(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let target = try await world.player(nickname: "Target")
       let adversary = try await world.player(nickname: "Adversary")
       let point = GeoPoint(latitude: Self.target.latitude, longitude: Self.target.longitude)
@@ -362,9 +367,11 @@ struct LocationPrivacyServiceTests {
     }
   }
 
-  @Test("moving too fast is refused with a stable reason, and allowed once enough time passed")
-  func updateLocation_speedLimit() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "moving too fast is refused with a stable reason, and allowed once enough time passed",
+    arguments: StoreKind.allCases)
+  func updateLocation_speedLimit(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       let here = GeoPoint(latitude: 31.2304, longitude: 121.4737)
       // About 100 miles north: ten minutes at 600 miles an hour.
@@ -394,18 +401,20 @@ struct LocationPrivacyServiceTests {
     }
   }
 
-  @Test("a player's first location may be anywhere")
-  func updateLocation_firstIsFree() async throws {
-    try await withPlayerWorld { world in
+  @Test("a player's first location may be anywhere", arguments: StoreKind.allCases)
+  func updateLocation_firstIsFree(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       _ = try await world.client.players.updateLocation(
         .init(latitude: -33.9, longitude: 151.2), options: player.options)
     }
   }
 
-  @Test("the radius and the order answer by cells: players in one cell are shown alike")
-  func radiusAndOrder_byCellOnly() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "the radius and the order answer by cells: players in one cell are shown alike",
+    arguments: StoreKind.allCases)
+  func radiusAndOrder_byCellOnly(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let me = try await world.player()
       let centre = LocationPrivacy.cell(of: Self.target)
       _ = try await world.client.players.updateLocation(
@@ -435,9 +444,9 @@ struct LocationPrivacyServiceTests {
     }
   }
 
-  @Test("forged NearbyPlayers page tokens are refused")
-  func pageTokens_forged() async throws {
-    try await withPlayerWorld { world in
+  @Test("forged NearbyPlayers page tokens are refused", arguments: StoreKind.allCases)
+  func pageTokens_forged(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let me = try await world.player()
       _ = try await world.client.players.updateLocation(
         .init(latitude: Self.target.latitude, longitude: Self.target.longitude),
@@ -471,12 +480,13 @@ struct LocationPrivacyServiceTests {
 private final class FlakyLocationStore: PlayerStore {
   struct WriteFailed: Error {}
 
-  let base: SQLitePlayerStore
+  let base: any PlayerStore
   let failing = Atomic(false)
 
-  init(_ base: SQLitePlayerStore) { self.base = base }
+  init(_ base: any PlayerStore) { self.base = base }
 
   var feed: ChangeFeed { base.feed }
+  func startFeed() { base.startFeed() }
   func replayPlayers(_ apply: @escaping @Sendable (StoreChange) -> Void) async throws {
     try await base.replayPlayers(apply)
   }
@@ -599,36 +609,39 @@ private struct NoBlocks: BlockRelations {
 
 @Suite("UpdateLocation measures the speed limit from stored locations")
 struct UpdateLocationStoreFailureTests {
-  @Test("a failed store write leaves the limit measured from the previous stored location")
-  func failedWrite_leavesStoredLocation() async throws {
-    let base = try SQLitePlayerStore.inMemory()
-    let store = FlakyLocationStore(base)
-    let clock = ManualClock()
-    let me = try await base.createPlayer(
-      NewPlayer(
-        phone: "+8613800007777", nickname: "Mover",
-        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
-        selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
-    let projections = try await PlayerProjections.started(from: base, nowUnixMs: 0)
-    let service = PlayersService(
-      store: store, index: projections.index, players: projections.players, blocks: NoBlocks(),
-      clock: clock, events: EventPublisher(store: store, clock: clock))
-    let call = context(
-      from: "10.0.0.1", principal: Principal(userID: me.id, isAdministrator: false))
-    let here = GeoPoint(latitude: 31.2304, longitude: 121.4737)
-    _ = try await service.updateLocation(
-      .init(latitude: here.latitude, longitude: here.longitude), context: call)
-    // About 100 miles north, eleven minutes later: allowed, but the write fails.
-    clock.advance(by: 11 * 60_000)
-    store.failing.store(true, ordering: .releasing)
-    await #expect(throws: FlakyLocationStore.WriteFailed.self) {
+  @Test(
+    "a failed store write leaves the limit measured from the previous stored location",
+    arguments: StoreKind.allCases)
+  func failedWrite_leavesStoredLocation(kind: StoreKind) async throws {
+    try await withStore(kind) { base in
+      let store = FlakyLocationStore(base)
+      let clock = ManualClock()
+      let me = try await base.createPlayer(
+        NewPlayer(
+          phone: "+8613800007777", nickname: "Mover",
+          password: PasswordDigest(hash: [1], salt: [2], parameters: "x"),
+          selfLevel: 3, locale: "en", joinedAtUnixMs: 0))
+      let projections = try await PlayerProjections.started(from: base, nowUnixMs: 0)
+      let service = PlayersService(
+        store: store, index: projections.index, players: projections.players, blocks: NoBlocks(),
+        clock: clock, events: EventPublisher(store: store, clock: clock))
+      let call = context(
+        from: "10.0.0.1", principal: Principal(userID: me.id, isAdministrator: false))
+      let here = GeoPoint(latitude: 31.2304, longitude: 121.4737)
       _ = try await service.updateLocation(
-        .init(latitude: here.latitude + 100 / 69.09, longitude: here.longitude), context: call)
+        .init(latitude: here.latitude, longitude: here.longitude), context: call)
+      // About 100 miles north, eleven minutes later: allowed, but the write fails.
+      clock.advance(by: 11 * 60_000)
+      store.failing.store(true, ordering: .releasing)
+      await #expect(throws: FlakyLocationStore.WriteFailed.self) {
+        _ = try await service.updateLocation(
+          .init(latitude: here.latitude + 100 / 69.09, longitude: here.longitude), context: call)
+      }
+      store.failing.store(false, ordering: .releasing)
+      // The player is still where the store says: a step beside it is allowed at once.
+      _ = try await service.updateLocation(
+        .init(latitude: here.latitude + 0.001, longitude: here.longitude), context: call)
+      #expect(try await base.player(id: me.id)?.location?.latitude == here.latitude + 0.001)
     }
-    store.failing.store(false, ordering: .releasing)
-    // The player is still where the store says: a step beside it is allowed at once.
-    _ = try await service.updateLocation(
-      .init(latitude: here.latitude + 0.001, longitude: here.longitude), context: call)
-    #expect(try await base.player(id: me.id)?.location?.latitude == here.latitude + 0.001)
   }
 }

@@ -5,15 +5,16 @@ import BadmintonStore
 import Foundation
 import Logging
 import PropertyBased
+import StoreTestSupport
 import Synchronization
 import Testing
 
 import struct BadmintonDomain.MatchRequest
 
-/// The player services on an in-memory store, called directly as one player or another, with
-/// the match board they share.
+/// The player services on a store, called directly as one player or another, with the match
+/// board they share.
 private struct ServiceWorld {
-  let store: SQLitePlayerStore
+  let store: any ServerStore
   let clock: ManualClock
   let services: PlayerServices
   let matching: MatchingService
@@ -25,9 +26,8 @@ private struct ServiceWorld {
 
   /// Services over `store` (which may already hold data), started at `clock`'s time.
   static func start(
-    store: SQLitePlayerStore? = nil, clock: ManualClock = ManualClock()
+    store: any ServerStore, clock: ManualClock = ManualClock()
   ) async throws -> ServiceWorld {
-    let store = try store ?? SQLitePlayerStore.inMemory()
     let services = try await PlayerServices.start(
       store: store, configuration: PlayerServicesConfiguration(passwordCost: .testing),
       clock: clock)
@@ -39,7 +39,7 @@ private struct ServiceWorld {
   }
 
   /// A new player at `level`, registered straight in the store.
-  static func register(_ store: SQLitePlayerStore, level: Int = 4) async throws -> Int64 {
+  static func register(_ store: any PlayerStore, level: Int = 4) async throws -> Int64 {
     try await store.createPlayer(
       NewPlayer(
         phone: PlayerWorld.newPhone(), nickname: "P",
@@ -136,146 +136,159 @@ struct MatchBoardProjectionTests {
 
   // MARK: Drifts
 
-  @Test("a survey that changes a player's display level re-ranks their availability at once")
-  func survey_relevelsAvailability() async throws {
-    let world = try await ServiceWorld.start()
-    let rated = try await world.register(level: 4)
-    let rater = try await world.register(level: 4)
-    let searcher = try await world.register(level: 8)
-    _ = try await world.post(rated, tolerance: 2)
-    let search = try await world.post(searcher, tolerance: 0)
-    #expect(try await world.find(search, as: searcher).isEmpty)
-    // Five ratings of 9 show the calculated level: round(0.3 x 4 + 0.7 x 9) = 8.
-    for _ in 0..<5 {
-      let match = try await world.roomMatch(rated, rater)
-      _ = try await world.surveys.completeMatch(
-        CompleteMatchRequest(matchID: match, winningTeam: 1), context: world.context(rater))
-      _ = try await world.surveys.submitSurvey(
-        SubmitSurveyRequest(
-          matchID: match,
-          ratings: [
-            PlayerRating(userID: rated, skillLevel: 9, punctuality: .onTime, character: 4)
-          ]),
-        context: world.context(rater))
-      world.clock.advance(by: Self.hour)
-    }
-    let profile = try await world.store.player(id: rated)
-    #expect(profile?.displayLevel.level == 8)
-    let found = try await world.find(search, as: searcher)
-    #expect(found.map(\.userID) == [rated])
-    #expect(found.first?.skillDifference == 0)
-    let boards = try await world.boards()
-    #expect(boards.live == boards.replayed)
-  }
-
   @Test(
-    "a post whose player changes level while it is under way leaves every entry at the new level")
-  func post_duringLevelChange_keepsTheNewLevel() async throws {
-    let world = try await ServiceWorld.start()
-    let player = try await world.register(level: 4)
-    let first = try await world.post(player, startMinute: 600)
-    // A matching service whose post is interrupted, after it has started, by the player's own
-    // profile change.
-    let blocks = InterposedBlocks()
-    let matching = MatchingService(
-      store: world.store, board: world.services.board,
-      players: world.services.projections.players, blocks: blocks, clock: world.clock,
-      events: world.services.events)
-    let players = world.players
-    let context = world.context(player)
-    blocks.arm {
-      var change = UpdateProfileRequest()
-      change.selfLevel = 7
-      _ = try await players.updateProfile(change, context: context)
-    }
-    let second = try await matching.postAvailability(
-      PostAvailabilityRequest(
-        mode: .singles, date: world.date(daysAhead: 2), startMinute: 900, endMinute: 1020,
-        timeZone: "UTC", location: ServiceWorld.shanghai, radiusMiles: 10,
-        skillTolerance: SkillTolerance(levels: 2)),
-      context: context
-    ).id
-    let board = world.services.board
-    #expect(board.request(first)?.displayLevel == 7)
-    #expect(board.request(second)?.displayLevel == 7)
-    let boards = try await world.boards()
-    #expect(boards.live == boards.replayed)
-  }
-
-  @Test(
-    "a room's match is booked on the board when its commit is published, before any other write")
-  func roomMatch_isBookedAtCommit() async throws {
-    let world = try await ServiceWorld.start()
-    let owner = try await world.register()
-    let guest = try await world.register()
-    let board = world.services.board
-    let clock = world.clock
-    // What the board said of each match while the writer published its commit.
-    let seen = Mutex<[Int64: Bool]>([:])
-    world.store.feed.subscribe { committed in
-      for case .match(let id, let match?) in committed.changes where match.state == .confirmed {
-        let booked = board.contents(nowUnixMs: clock.nowUnixMs()).bookings[id] != nil
-        seen.withLock { $0[id] = booked }
+    "a survey that changes a player's display level re-ranks their availability at once",
+    arguments: StoreKind.allCases)
+  func survey_relevelsAvailability(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let world = try await ServiceWorld.start(store: store)
+      let rated = try await world.register(level: 4)
+      let rater = try await world.register(level: 4)
+      let searcher = try await world.register(level: 8)
+      _ = try await world.post(rated, tolerance: 2)
+      let search = try await world.post(searcher, tolerance: 0)
+      #expect(try await world.find(search, as: searcher).isEmpty)
+      // Five ratings of 9 show the calculated level: round(0.3 x 4 + 0.7 x 9) = 8.
+      for _ in 0..<5 {
+        let match = try await world.roomMatch(rated, rater)
+        _ = try await world.surveys.completeMatch(
+          CompleteMatchRequest(matchID: match, winningTeam: 1), context: world.context(rater))
+        _ = try await world.surveys.submitSurvey(
+          SubmitSurveyRequest(
+            matchID: match,
+            ratings: [
+              PlayerRating(userID: rated, skillLevel: 9, punctuality: .onTime, character: 4)
+            ]),
+          context: world.context(rater))
+        world.clock.advance(by: Self.hour)
       }
+      let profile = try await world.store.player(id: rated)
+      #expect(profile?.displayLevel.level == 8)
+      let found = try await world.find(search, as: searcher)
+      #expect(found.map(\.userID) == [rated])
+      #expect(found.first?.skillDifference == 0)
+      let boards = try await world.boards()
+      #expect(boards.live == boards.replayed)
     }
-    let match = try await world.roomMatch(owner, guest)
-    #expect(seen.withLock { $0 } == [match: true])
-    let booking = board.contents(nowUnixMs: clock.nowUnixMs()).bookings[match]
-    #expect(Set(booking?.playerIDs ?? []) == [owner, guest])
+  }
+
+  @Test(
+    "a post whose player changes level while it is under way leaves every entry at the new level",
+    arguments: StoreKind.allCases)
+  func post_duringLevelChange_keepsTheNewLevel(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let world = try await ServiceWorld.start(store: store)
+      let player = try await world.register(level: 4)
+      let first = try await world.post(player, startMinute: 600)
+      // A matching service whose post is interrupted, after it has started, by the player's own
+      // profile change.
+      let blocks = InterposedBlocks()
+      let matching = MatchingService(
+        store: world.store, board: world.services.board,
+        players: world.services.projections.players, blocks: blocks, clock: world.clock,
+        events: world.services.events)
+      let players = world.players
+      let context = world.context(player)
+      blocks.arm {
+        var change = UpdateProfileRequest()
+        change.selfLevel = 7
+        _ = try await players.updateProfile(change, context: context)
+      }
+      let second = try await matching.postAvailability(
+        PostAvailabilityRequest(
+          mode: .singles, date: world.date(daysAhead: 2), startMinute: 900, endMinute: 1020,
+          timeZone: "UTC", location: ServiceWorld.shanghai, radiusMiles: 10,
+          skillTolerance: SkillTolerance(levels: 2)),
+        context: context
+      ).id
+      let board = world.services.board
+      #expect(board.request(first)?.displayLevel == 7)
+      #expect(board.request(second)?.displayLevel == 7)
+      let boards = try await world.boards()
+      #expect(boards.live == boards.replayed)
+    }
+  }
+
+  @Test(
+    "a room's match is booked on the board when its commit is published, before any other write",
+    arguments: StoreKind.allCases)
+  func roomMatch_isBookedAtCommit(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let world = try await ServiceWorld.start(store: store)
+      let owner = try await world.register()
+      let guest = try await world.register()
+      let board = world.services.board
+      let clock = world.clock
+      // What the board said of each match while the writer published its commit.
+      let seen = Mutex<[Int64: Bool]>([:])
+      world.store.feed.subscribe { committed in
+        for case .match(let id, let match?) in committed.changes where match.state == .confirmed {
+          let booked = board.contents(nowUnixMs: clock.nowUnixMs()).bookings[id] != nil
+          seen.withLock { $0[id] = booked }
+        }
+      }
+      let match = try await world.roomMatch(owner, guest)
+      #expect(seen.withLock { $0 } == [match: true])
+      let booking = board.contents(nowUnixMs: clock.nowUnixMs()).bookings[match]
+      #expect(Set(booking?.playerIDs ?? []) == [owner, guest])
+    }
   }
 
   // MARK: Standing searches
 
   @Test(
-    "a post tells at most 100 standing searches, the best fits first, in a write after its own commit"
-  )
-  func post_tellsStandingSearchesAfterCommit() async throws {
-    let store = try SQLitePlayerStore.inMemory()
-    let clock = ManualClock()
-    let world = try await ServiceWorld.start(store: store, clock: clock)
-    let limit = MatchingService.standingSearchNoticeLimit
-    #expect(limit == 100)
-    // More standing searches than the limit, at every level and a spread of distances.
-    var waiting: [Int64] = []
-    for index in 0..<(limit + 20) {
-      let player = try await world.register(level: 1 + index % 9)
-      let north = GeoPoint(
-        latitude: ServiceWorld.shanghai.latitude + Double(index % 7) * 0.01,
-        longitude: ServiceWorld.shanghai.longitude)
-      _ = try await world.post(player, tolerance: 8, at: north)
-      waiting.append(player)
-    }
-    let commits = Mutex<[[StoreChange]]>([])
-    store.feed.subscribe { committed in commits.withLock { $0.append(committed.changes) } }
-    let poster = try await world.register(level: 5)
-    let posted = try await world.post(poster, tolerance: 8)
-    // The availability's own transaction holds no event; the notices came after it.
-    let written = commits.withLock { $0 }
-    let own = try #require(
-      written.firstIndex { changes in
-        changes.contains { if case .availability(posted, _) = $0 { true } else { false } }
-      })
-    #expect(!written[own].contains { if case .event = $0 { true } else { false } })
-    #expect(
-      written[(own + 1)...].contains { $0.contains { if case .event = $0 { true } else { false } } }
-    )
-    // The players told are the first page of the poster's own search, of the limit's size.
-    let best = try await world.find(posted, as: poster, pageSize: Int32(limit))
-    var told: Set<Int64> = []
-    for player in waiting {
-      // Each was told of the posts after its own as well; only the last one counts here.
-      for event in try await store.events(playerID: player, after: 0, limit: 1_000) {
-        let decoded = try Event(serializedBytes: event.payload)
-        guard case .partnerAvailable(let notice)? = decoded.body,
-          notice.candidate.availabilityID == posted
-        else { continue }
-        #expect(notice.candidate.userID == poster)
-        #expect(!told.contains(player))
-        told.insert(player)
+    "a post tells at most 100 standing searches, the best fits first, in a write after its own commit",
+    arguments: StoreKind.allCases)
+  func post_tellsStandingSearchesAfterCommit(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let world = try await ServiceWorld.start(store: store, clock: clock)
+      let limit = MatchingService.standingSearchNoticeLimit
+      #expect(limit == 100)
+      // More standing searches than the limit, at every level and a spread of distances.
+      var waiting: [Int64] = []
+      for index in 0..<(limit + 20) {
+        let player = try await world.register(level: 1 + index % 9)
+        let north = GeoPoint(
+          latitude: ServiceWorld.shanghai.latitude + Double(index % 7) * 0.01,
+          longitude: ServiceWorld.shanghai.longitude)
+        _ = try await world.post(player, tolerance: 8, at: north)
+        waiting.append(player)
       }
+      let commits = Mutex<[[StoreChange]]>([])
+      store.feed.subscribe { committed in commits.withLock { $0.append(committed.changes) } }
+      let poster = try await world.register(level: 5)
+      let posted = try await world.post(poster, tolerance: 8)
+      // The availability's own transaction holds no event; the notices came after it.
+      let written = commits.withLock { $0 }
+      let own = try #require(
+        written.firstIndex { changes in
+          changes.contains { if case .availability(posted, _) = $0 { true } else { false } }
+        })
+      #expect(!written[own].contains { if case .event = $0 { true } else { false } })
+      #expect(
+        written[(own + 1)...].contains {
+          $0.contains { if case .event = $0 { true } else { false } }
+        }
+      )
+      // The players told are the first page of the poster's own search, of the limit's size.
+      let best = try await world.find(posted, as: poster, pageSize: Int32(limit))
+      var told: Set<Int64> = []
+      for player in waiting {
+        // Each was told of the posts after its own as well; only the last one counts here.
+        for event in try await store.events(playerID: player, after: 0, limit: 1_000) {
+          let decoded = try Event(serializedBytes: event.payload)
+          guard case .partnerAvailable(let notice)? = decoded.body,
+            notice.candidate.availabilityID == posted
+          else { continue }
+          #expect(notice.candidate.userID == poster)
+          #expect(!told.contains(player))
+          told.insert(player)
+        }
+      }
+      #expect(told.count == limit)
+      #expect(told == Set(best.map(\.userID)))
     }
-    #expect(told.count == limit)
-    #expect(told == Set(best.map(\.userID)))
   }
 
   // MARK: The board equals a replay of the store
@@ -330,26 +343,27 @@ struct MatchBoardProjectionTests {
   }
 
   @Test(
-    "for any posts, cancellations, proposals, answers, completions, surveys and level changes, the board equals one replayed from the store"
-  )
-  func board_equalsReplay() async throws {
+    "for any posts, cancellations, proposals, answers, completions, surveys and level changes, the board equals one replayed from the store",
+    arguments: StoreKind.allCases)
+  func board_equalsReplay(kind: StoreKind) async throws {
     await propertyCheck(count: 40, input: Self.steps.array(of: 1...40)) { steps in
       do {
-        let store = try SQLitePlayerStore.inMemory()
-        // Two players exist before the services start, two join after.
-        var players = [
-          try await ServiceWorld.register(store, level: 3),
-          try await ServiceWorld.register(store, level: 5),
-        ]
-        let world = try await ServiceWorld.start(store: store)
-        players += [try await world.register(level: 4), try await world.register(level: 6)]
-        var proposals: [Int64] = []
-        var matches: [Int64] = []
-        for step in steps {
-          try await run(step, world, players, &proposals, &matches)
-          let boards = try await world.boards()
-          #expect(boards.live == boards.replayed, "after \(step)")
-          guard boards.live == boards.replayed else { return }
+        try await withStore(kind) { store in
+          // Two players exist before the services start, two join after.
+          var players = [
+            try await ServiceWorld.register(store, level: 3),
+            try await ServiceWorld.register(store, level: 5),
+          ]
+          let world = try await ServiceWorld.start(store: store)
+          players += [try await world.register(level: 4), try await world.register(level: 6)]
+          var proposals: [Int64] = []
+          var matches: [Int64] = []
+          for step in steps {
+            try await run(step, world, players, &proposals, &matches)
+            let boards = try await world.boards()
+            #expect(boards.live == boards.replayed, "after \(step)")
+            guard boards.live == boards.replayed else { return }
+          }
         }
       } catch {
         Issue.record("unexpected \(error)")

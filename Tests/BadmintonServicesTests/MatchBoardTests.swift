@@ -1,6 +1,7 @@
 import BadmintonDomain
 import BadmintonStore
 import Foundation
+import StoreTestSupport
 import Synchronization
 import Testing
 
@@ -8,40 +9,43 @@ import Testing
 
 @Suite("Match board")
 struct MatchBoardTests {
-  @Test("the match index is rebuilt from the store at start: active availability only")
-  func board_rebuiltAtStart() async throws {
-    let store = try SQLitePlayerStore.inMemory()
-    let clock = ManualClock()
-    let now = clock.nowUnixMs()
-    var expected: Set<Int64> = []
-    var all: [Int64] = []
-    for index in 0..<6 {
-      let player = try await store.createPlayer(
-        NewPlayer(
-          phone: PlayerWorld.newPhone(), nickname: "P\(index)",
-          password: PasswordDigest(hash: [1], salt: [2], parameters: "scrypt:16:1:1"),
-          selfLevel: 4, locale: "en", joinedAtUnixMs: now))
-      // Index 0 ended half an hour ago; all others are under way or ahead, and index 1 is
-      // cancelled.
-      let start = now + Int64(index) * 3_600_000 + 1_800_000 - 3_600_000
-      let record = try await store.createAvailability(
-        NewAvailability(
-          playerID: player.id, mode: .singles, date: .init(year: 2027, month: 1, day: 15),
-          startMinute: 0, endMinute: 60, timeZone: "UTC",
-          slot: .init(startUnixMs: start - 3_600_000, endUnixMs: start),
-          location: .init(latitude: 1, longitude: 2), radiusMiles: 10, skillTolerance: 2,
-          postedAtUnixMs: now, source: .posted),
-        activeLimit: 10, now: 0
-      ) { _ in [] }
-      if index == 1 { _ = try await store.cancelAvailability(id: record.id, playerID: player.id) }
-      if index >= 2 { expected.insert(record.id) }
-      all.append(record.id)
+  @Test(
+    "the match index is rebuilt from the store at start: active availability only",
+    arguments: StoreKind.allCases)
+  func board_rebuiltAtStart(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let clock = ManualClock()
+      let now = clock.nowUnixMs()
+      var expected: Set<Int64> = []
+      var all: [Int64] = []
+      for index in 0..<6 {
+        let player = try await store.createPlayer(
+          NewPlayer(
+            phone: PlayerWorld.newPhone(), nickname: "P\(index)",
+            password: PasswordDigest(hash: [1], salt: [2], parameters: "scrypt:16:1:1"),
+            selfLevel: 4, locale: "en", joinedAtUnixMs: now))
+        // Index 0 ended half an hour ago; all others are under way or ahead, and index 1 is
+        // cancelled.
+        let start = now + Int64(index) * 3_600_000 + 1_800_000 - 3_600_000
+        let record = try await store.createAvailability(
+          NewAvailability(
+            playerID: player.id, mode: .singles, date: .init(year: 2027, month: 1, day: 15),
+            startMinute: 0, endMinute: 60, timeZone: "UTC",
+            slot: .init(startUnixMs: start - 3_600_000, endUnixMs: start),
+            location: .init(latitude: 1, longitude: 2), radiusMiles: 10, skillTolerance: 2,
+            postedAtUnixMs: now, source: .posted),
+          activeLimit: 10, now: 0
+        ) { _ in [] }
+        if index == 1 { _ = try await store.cancelAvailability(id: record.id, playerID: player.id) }
+        if index >= 2 { expected.insert(record.id) }
+        all.append(record.id)
+      }
+      let services = try await PlayerServices.start(
+        store: store, configuration: PlayerServicesConfiguration(passwordCost: .testing),
+        clock: clock)
+      #expect(services.board.count == expected.count)
+      for id in all { #expect(services.board.contains(id) == expected.contains(id)) }
     }
-    let services = try await PlayerServices.start(
-      store: store, configuration: PlayerServicesConfiguration(passwordCost: .testing),
-      clock: clock)
-    #expect(services.board.count == expected.count)
-    for id in all { #expect(services.board.contains(id) == expected.contains(id)) }
   }
 
   // MARK: Applying changes
@@ -49,19 +53,17 @@ struct MatchBoardTests {
   static let base: Int64 = 1_800_000_000_000 + 86_400_000
   static let hour: Int64 = 3_600_000
 
-  /// Players registered in a fresh store, at the levels given.
-  static func players(_ levels: [Int]) async throws -> [PlayerRecord] {
-    let store = try SQLitePlayerStore.inMemory()
-    var players: [PlayerRecord] = []
-    for level in levels {
-      players.append(
-        try await store.createPlayer(
-          NewPlayer(
-            phone: PlayerWorld.newPhone(), nickname: "P",
-            password: PasswordDigest(hash: [1], salt: [2], parameters: "x"), selfLevel: level,
-            locale: "en", joinedAtUnixMs: 0)))
+  /// New players at the levels given, numbered from 1 as a fresh store numbers them: the board
+  /// is given records, so these tests need no store.
+  static func players(_ levels: [Int]) -> [PlayerRecord] {
+    levels.enumerated().map { index, level in
+      PlayerRecord(
+        id: Int64(index + 1), phone: PlayerWorld.newPhone(), nickname: "P",
+        password: PasswordDigest(hash: [1], salt: [2], parameters: "x"), selfLevel: level,
+        verifiedMaxLevel: 7, locale: "en", joinedAtUnixMs: 0, location: nil,
+        locationUpdatedAtUnixMs: nil, totalGames: 0, wins: 0, peerRatingSum: 0,
+        peerRatingCount: 0, reputation: .empty)
     }
-    return players
   }
 
   /// Singles availability `id` of `playerID` in central Shanghai, two hours from `base`.
@@ -91,7 +93,7 @@ struct MatchBoardTests {
 
   @Test("active availability is on the board and any other state or a deletion takes it off")
   func availability_followsItsState() async throws {
-    let players = try await Self.players([4, 6])
+    let players = Self.players([4, 6])
     let board = MatchBoard()
     board.apply(players.map { .player($0) })
     let id: Int64 = 7
@@ -109,7 +111,7 @@ struct MatchBoardTests {
 
   @Test("an availability indexed before its player's level is known waits for it")
   func availability_waitsForItsLevel() async throws {
-    let players = try await Self.players([4])
+    let players = Self.players([4])
     let board = MatchBoard()
     board.apply([.availability(id: 1, Self.availability(1, of: players[0].id))])
     #expect(!board.contains(1))
@@ -119,7 +121,7 @@ struct MatchBoardTests {
 
   @Test("a display level change re-levels all the player's availability, whenever each arrived")
   func level_reachesEveryEntry() async throws {
-    var players = try await Self.players([4])
+    var players = Self.players([4])
     let board = MatchBoard()
     board.apply([
       .player(players[0]), .availability(id: 1, Self.availability(1, of: players[0].id)),
@@ -139,7 +141,7 @@ struct MatchBoardTests {
 
   @Test("a confirmed or completed match books its players; a cancelled or deleted one frees them")
   func match_booksItsPlayers() async throws {
-    let players = try await Self.players([4, 4, 4]).map(\.id)
+    let players = Self.players([4, 4, 4]).map(\.id)
     let board = MatchBoard()
     let slot = TimeSlot(startUnixMs: Self.base, endUnixMs: Self.base + Self.hour)
     board.apply([.match(id: 1, Self.match(1, [players[0], players[1]], .confirmed))])
@@ -168,7 +170,7 @@ struct MatchBoardTests {
 
   @Test("searches running beside a writer see each committed transaction whole, never part of one")
   func concurrentSearches_seeWholeTransactions() async throws {
-    let players = try await Self.players(Array(repeating: 5, count: 11))
+    let players = Self.players(Array(repeating: 5, count: 11))
     let board = MatchBoard()
     board.apply(players.map { .player($0) })
     board.apply([.availability(id: 1, Self.availability(1, of: players[0].id))])
@@ -221,7 +223,7 @@ struct MatchBoardTests {
     "searches beside a writer of posts, cancels and level changes across regions each give what one index held at an instant between their start and end"
   )
   func concurrentSearches_areLinearisable() async throws {
-    let players = try await Self.players([3, 4, 5, 6, 7, 4, 5, 6, 2])
+    let players = Self.players([3, 4, 5, 6, 7, 4, 5, 6, 2])
     let searcher = players[0].id
     let posters = Array(players.dropFirst())
     // Four 5-degree regions meet at 30° N 120° E: the searches reach all four.

@@ -3,6 +3,7 @@ import BadmintonDomain
 import BadmintonRPC
 import BadmintonServices
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 /// ListMyMatches answers in pages that fit the response budget: a player's history of matches
@@ -50,9 +51,11 @@ struct MatchPagesTests {
     return all
   }
 
-  @Test("70 doubles matches with the longest nicknames page through the smallest frame limit")
-  func longHistory_pagesUnderSmallestLimit() async throws {
-    try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+  @Test(
+    "70 doubles matches with the longest nicknames page through the smallest frame limit",
+    arguments: StoreKind.allCases)
+  func longHistory_pagesUnderSmallestLimit(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
       var players: [Player] = []
       for _ in 0..<4 { players.append(try await world.player(nickname: Self.longestNickname)) }
       var played: [Int64] = []
@@ -74,8 +77,10 @@ struct MatchPagesTests {
     }
   }
 
-  @Test("property: pages together hold every upcoming and every past match, in order")
-  func pages_concatenateToWholeList() async throws {
+  @Test(
+    "property: pages together hold every upcoming and every past match, in order",
+    arguments: StoreKind.allCases)
+  func pages_concatenateToWholeList(kind: StoreKind) async throws {
     // Past matches played one after another; upcoming ones in distinct future hours, some then
     // cancelled (which makes them past).
     let upcoming = Generator { rng in
@@ -85,7 +90,7 @@ struct MatchPagesTests {
       count: 5, input: Gen.int(in: 0...5), upcoming.array(of: 0...6), Gen.int(in: 0...4)
     ) { pastCount, future, size in
       do {
-        try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+        try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
           let player = try await world.player(nickname: Self.longestNickname)
           let other = try await world.player()
           var past: [Match] = []
@@ -125,9 +130,11 @@ struct MatchPagesTests {
     }
   }
 
-  @Test("matches played between pages come on a new first page, never twice")
-  func inserts_betweenPages_keepOrder() async throws {
-    try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+  @Test(
+    "matches played between pages come on a new first page, never twice",
+    arguments: StoreKind.allCases)
+  func inserts_betweenPages_keepOrder(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
       let player = try await world.player()
       let other = try await world.player()
       var played: [Int64] = []
@@ -155,9 +162,11 @@ struct MatchPagesTests {
     }
   }
 
-  @Test("ListMyMatches refuses page tokens it never gave out and sizes out of range")
-  func refusesForgedTokens() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "ListMyMatches refuses page tokens it never gave out and sizes out of range",
+    arguments: StoreKind.allCases)
+  func refusesForgedTokens(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       let other = try await world.player()
       for _ in 0..<2 {

@@ -3,6 +3,7 @@ import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// The world's clock starts at 2027-01-15 08:00 UTC: 16:00 on Friday 15 January in Shanghai.
@@ -29,9 +30,11 @@ struct MatchingTests {
       skillTolerance: tolerance.map { SkillTolerance(levels: $0) })
   }
 
-  @Test("posting checks every field, fills the defaults, and lists and cancels only your own")
-  func post_validatesAndDefaults() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "posting checks every field, fills the defaults, and lists and cancels only your own",
+    arguments: StoreKind.allCases)
+  func post_validatesAndDefaults(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player(level: 5)
       let other = try await world.player(level: 5)
       let matching = world.client.matching
@@ -112,9 +115,9 @@ struct MatchingTests {
     }
   }
 
-  @Test("a player has at most 10 active posted availability")
-  func post_limit() async throws {
-    try await withPlayerWorld { world in
+  @Test("a player has at most 10 active posted availability", arguments: StoreKind.allCases)
+  func post_limit(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       for index in 0..<10 {
         _ = try await world.client.matching.postAvailability(
@@ -130,9 +133,11 @@ struct MatchingTests {
     }
   }
 
-  @Test("candidates: closest skill first, then nearest, with the overlap; paged without gaps")
-  func findMatches_orderAndPaging() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "candidates: closest skill first, then nearest, with the overlap; paged without gaps",
+    arguments: StoreKind.allCases)
+  func findMatches_orderAndPaging(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let me = try await world.player(level: 5)
       let mine = try await matching.postAvailability(
@@ -189,9 +194,11 @@ struct MatchingTests {
     }
   }
 
-  @Test("when nothing fits, the answer counts what each relaxation would find")
-  func findMatches_suggestions() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "when nothing fits, the answer counts what each relaxation would find",
+    arguments: StoreKind.allCases)
+  func findMatches_suggestions(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let me = try await world.player(level: 5)
       let mine = try await matching.postAvailability(
@@ -217,9 +224,11 @@ struct MatchingTests {
     }
   }
 
-  @Test("a new fitting availability reaches the standing search of the other player at once")
-  func standingSearch_notifies() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a new fitting availability reaches the standing search of the other player at once",
+    arguments: StoreKind.allCases)
+  func standingSearch_notifies(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let waiting = try await world.player(level: 5)
       let offline = try await world.player(level: 5)
@@ -257,9 +266,11 @@ struct MatchingTests {
     }
   }
 
-  @Test("recurring slots post each weekday of the next 14 days, and keep doing so as days pass")
-  func recurring_slotsBecomeAvailability() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "recurring slots post each weekday of the next 14 days, and keep doing so as days pass",
+    arguments: StoreKind.allCases)
+  func recurring_slotsBecomeAvailability(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let player = try await world.player()
       let six = (1...6).map {
@@ -306,9 +317,9 @@ struct MatchingTests {
     }
   }
 
-  @Test("a level change is seen by the next search")
-  func levelChange_updatesSearch() async throws {
-    try await withPlayerWorld { world in
+  @Test("a level change is seen by the next search", arguments: StoreKind.allCases)
+  func levelChange_updatesSearch(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let me = try await world.player(level: 3)
       let other = try await world.player(level: 6)

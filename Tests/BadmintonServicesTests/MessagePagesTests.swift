@@ -4,6 +4,7 @@ import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 /// Pages of messages and threads fill a byte budget below the frame limit and end early instead
@@ -108,22 +109,27 @@ struct MessagePagesTests {
     #expect(budget.fitting([MessageThread]()) == 0)
   }
 
-  @Test("the services refuse to start with a response limit below one page of the largest items")
-  func start_refusesTinyResponseLimit() async throws {
-    let store = try SQLitePlayerStore.inMemory()
-    let tooSmall = ResponseBudget.minimumBodySize - 1
-    await #expect(throws: PlayerServicesError.responseLimitTooSmall(tooSmall)) {
-      _ = try await PlayerServices.start(
-        store: store,
-        configuration: PlayerServicesConfiguration(
-          passwordCost: .testing, maximumResponseBytes: tooSmall))
+  @Test(
+    "the services refuse to start with a response limit below one page of the largest items",
+    arguments: StoreKind.allCases)
+  func start_refusesTinyResponseLimit(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let tooSmall = ResponseBudget.minimumBodySize - 1
+      await #expect(throws: PlayerServicesError.responseLimitTooSmall(tooSmall)) {
+        _ = try await PlayerServices.start(
+          store: store,
+          configuration: PlayerServicesConfiguration(
+            passwordCost: .testing, maximumResponseBytes: tooSmall))
+      }
     }
   }
 
-  @Test("170 near-maximum messages from one stranger page through the default frame limit")
-  func manyLargeMessages_pageUnderDefaultLimit() async throws {
+  @Test(
+    "170 near-maximum messages from one stranger page through the default frame limit",
+    arguments: StoreKind.allCases)
+  func manyLargeMessages_pageUnderDefaultLimit(kind: StoreKind) async throws {
     let limit = WireConfiguration().maximumBodySize
-    try await withPlayerWorld(maximumBodySize: limit) { world in
+    try await withPlayerWorld(kind, maximumBodySize: limit) { world in
       let victim = try await world.player()
       let stranger = try await world.player()
       #expect(try MessageRules.validateText(Self.nearMaximumText).utf8.count == 39_000)
@@ -143,8 +149,10 @@ struct MessagePagesTests {
     }
   }
 
-  @Test("property: at the smallest frame limit, pages together hold every message and thread")
-  func pages_concatenateToWholeList() async throws {
+  @Test(
+    "property: at the smallest frame limit, pages together hold every message and thread",
+    arguments: StoreKind.allCases)
+  func pages_concatenateToWholeList(kind: StoreKind) async throws {
     let limit = Self.smallBody
     // Each step: which of four strangers writes, or the player writes back, and how long.
     let step = Generator { rng in
@@ -153,7 +161,7 @@ struct MessagePagesTests {
     await propertyCheck(count: 6, input: step.array(of: 1...14), Gen.int(in: 0...4)) {
       steps, size in
       do {
-        try await withPlayerWorld(maximumBodySize: limit) { world in
+        try await withPlayerWorld(kind, maximumBodySize: limit) { world in
           let player = try await world.player()
           var strangers: [PlayerWorld.Player] = []
           for _ in 0..<4 { strangers.append(try await world.player()) }
@@ -196,9 +204,11 @@ struct MessagePagesTests {
     }
   }
 
-  @Test("ListThreads refuses page tokens it never gave out and sizes out of range")
-  func listThreads_refusesForgedTokens() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "ListThreads refuses page tokens it never gave out and sizes out of range",
+    arguments: StoreKind.allCases)
+  func listThreads_refusesForgedTokens(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       let other = try await world.player()
       _ = try await Self.send(world, from: other, to: player, "one")

@@ -4,6 +4,7 @@ import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 @Suite("Direct messages")
@@ -83,9 +84,11 @@ struct MessagesTests {
 
   // MARK: Sending
 
-  @Test("a message reaches the recipient's thread and the sender's, with its thread made once")
-  func send_makesOneThreadPerPair() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a message reaches the recipient's thread and the sender's, with its thread made once",
+    arguments: StoreKind.allCases)
+  func send_makesOneThreadPerPair(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player(nickname: "Ann")
       let bo = try await world.player(nickname: "Bo")
       let first = try await Self.send(world, from: ann, to: bo, "hi 👋🏽")
@@ -105,9 +108,11 @@ struct MessagesTests {
     }
   }
 
-  @Test("property 16 over the wire: each reason code, with its field and zh-CN text")
-  func send_reasonCodes() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "property 16 over the wire: each reason code, with its field and zh-CN text",
+    arguments: StoreKind.allCases)
+  func send_reasonCodes(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bo = try await world.player()
       func refusal(
@@ -147,9 +152,11 @@ struct MessagesTests {
     }
   }
 
-  @Test("the same SendMessage twice, or many at once, stores one message")
-  func send_isIdempotent() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "the same SendMessage twice, or many at once, stores one message", arguments: StoreKind.allCases
+  )
+  func send_isIdempotent(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bo = try await world.player()
       let first = try await Self.send(world, from: ann, to: bo, "once", id: "retry-1")
@@ -184,9 +191,11 @@ struct MessagesTests {
 
   // MARK: Receipts
 
-  @Test("delivered and read receipts reach the sender; nobody else can mark them")
-  func receipts_onlyByTheRecipient() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "delivered and read receipts reach the sender; nobody else can mark them",
+    arguments: StoreKind.allCases)
+  func receipts_onlyByTheRecipient(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bo = try await world.player()
       let cy = try await world.player()
@@ -261,9 +270,11 @@ struct MessagesTests {
     }
   }
 
-  @Test("messageReceived reaches the recipient's live stream and messageReceipt the sender's")
-  func liveEvents() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "messageReceived reaches the recipient's live stream and messageReceipt the sender's",
+    arguments: StoreKind.allCases)
+  func liveEvents(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bo = try await world.player()
       var bosStream = try await world.client.events.subscribe(options: bo.options)
@@ -295,9 +306,11 @@ struct MessagesTests {
 
   // MARK: Pages
 
-  @Test("LoadMessages pages newest first and SyncMessages oldest first, without gaps or repeats")
-  func pagination() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "LoadMessages pages newest first and SyncMessages oldest first, without gaps or repeats",
+    arguments: StoreKind.allCases)
+  func pagination(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bo = try await world.player()
       var sent: [Int64] = []
@@ -345,9 +358,11 @@ struct MessagesTests {
 
   // MARK: Blocking
 
-  @Test("a blocked sender is refused nothing, and the blocker never sees what they sent")
-  func blocking_hidesFromTheBlocker() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a blocked sender is refused nothing, and the blocker never sees what they sent",
+    arguments: StoreKind.allCases)
+  func blocking_hidesFromTheBlocker(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bo = try await world.player()
       let before = try await Self.send(world, from: bo, to: ann, "before")
@@ -371,8 +386,10 @@ struct MessagesTests {
     }
   }
 
-  @Test("property 17: the blocker's view never holds a message sent while they blocked its sender")
-  func property17_blockedMessagesNeverReachTheBlocker() async throws {
+  @Test(
+    "property 17: the blocker's view never holds a message sent while they blocked its sender",
+    arguments: StoreKind.allCases)
+  func property17_blockedMessagesNeverReachTheBlocker(kind: StoreKind) async throws {
     enum Step: Sendable {
       case send(Int, Int)
       case block(Int, Int)
@@ -391,7 +408,7 @@ struct MessagesTests {
         }
       }
     }
-    try await withPlayerWorld { world in
+    try await withPlayerWorld(kind) { world in
       await propertyCheck(count: 25, input: steps) { steps in
         var players: [PlayerWorld.Player] = []
         for _ in 0..<3 { players.append(try await world.player()) }
@@ -461,8 +478,10 @@ struct MessagesTests {
 
   // MARK: Deleting
 
-  @Test("property 18: a deleted conversation leaves the deleter's view only, until a new message")
-  func property18_softDelete() async throws {
+  @Test(
+    "property 18: a deleted conversation leaves the deleter's view only, until a new message",
+    arguments: StoreKind.allCases)
+  func property18_softDelete(kind: StoreKind) async throws {
     enum Step: Sendable {
       case send(Int, Int)
       case delete(Int, Int)
@@ -474,7 +493,7 @@ struct MessagesTests {
         return Int.random(in: 0..<3, using: &rng) == 0 ? .delete(from, to) : .send(from, to)
       }
     }
-    try await withPlayerWorld { world in
+    try await withPlayerWorld(kind) { world in
       await propertyCheck(count: 25, input: steps) { steps in
         var players: [PlayerWorld.Player] = []
         for _ in 0..<3 { players.append(try await world.player()) }
@@ -529,9 +548,11 @@ struct MessagesTests {
     }
   }
 
-  @Test("deleting hides the thread from the deleter only; a new message brings back only itself")
-  func delete_thenNewMessage() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "deleting hides the thread from the deleter only; a new message brings back only itself",
+    arguments: StoreKind.allCases)
+  func delete_thenNewMessage(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bo = try await world.player()
       let old = try await Self.send(world, from: bo, to: ann, "old")

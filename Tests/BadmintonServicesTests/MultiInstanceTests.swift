@@ -12,6 +12,8 @@ import Testing
 /// changes a row) through an instance returns only once that instance has handed on every change
 /// committed before it, on any instance; the tests make such a write (`caughtUp`) where they
 /// must know that an instance has seen what another committed, rather than wait for time.
+// PostgreSQL only: several instances on one database is what the PostgreSQL store is for; the
+// embedded store serves one process.
 @Suite("Several server instances on one PostgreSQL database")
 struct MultiInstanceTests {
   static let shanghai = GeoPoint(latitude: 31.2304, longitude: 121.4737)

@@ -5,6 +5,7 @@ import BadmintonStore
 import Foundation
 import Logging
 import PropertyBased
+import StoreTestSupport
 import Synchronization
 import Testing
 
@@ -96,16 +97,20 @@ struct OneWritePathTests {
     .survey(3, 1), .level(3, 0), .logout(3), .advance(0),
   ]
 
-  @Test("a scripted sequence reaches every kind of write, and every projection follows each")
-  func script_reachesEveryWrite() async throws {
+  @Test(
+    "a scripted sequence reaches every kind of write, and every projection follows each",
+    arguments: StoreKind.allCases)
+  func script_reachesEveryWrite(kind: StoreKind) async throws {
     let tally = Tally()
     try await Self.$tally.withValue(tally) {
-      let world = try await World()
-      for a in Self.phones.indices { try await Self.run(.register(a), world) }
-      for a in Self.phones.indices { try await Self.run(.login(a), world) }
-      for step in Self.script {
-        try await Self.run(step, world)
-        _ = try await Self.expectEqualToReplay(world, after: step)
+      try await withStore(kind) { store in
+        let world = try await World(store: store)
+        for a in Self.phones.indices { try await Self.run(.register(a), world) }
+        for a in Self.phones.indices { try await Self.run(.login(a), world) }
+        for step in Self.script {
+          try await Self.run(step, world)
+          _ = try await Self.expectEqualToReplay(world, after: step)
+        }
       }
     }
     let done = tally.counts.withLock { $0 }
@@ -117,9 +122,9 @@ struct OneWritePathTests {
     }
   }
 
-  /// The services on an in-memory store, called in-process, with what the sequence made.
+  /// The services on a store, called in-process, with what the sequence made.
   final class World {
-    let store: SQLitePlayerStore
+    let store: any ServerStore
     let clock = ManualClock()
     let started: PlayerServices
     var ids: [Int: Int64] = [:]
@@ -127,8 +132,8 @@ struct OneWritePathTests {
     var proposals: [Int64] = []
     var matches: [Int64] = []
 
-    init() async throws {
-      store = try SQLitePlayerStore.inMemory()
+    init(store: any ServerStore) async throws {
+      self.store = store
       started = try await PlayerServices.start(
         store: store,
         configuration: PlayerServicesConfiguration(
@@ -175,18 +180,20 @@ struct OneWritePathTests {
   }
 
   @Test(
-    "for any registrations, logins, logouts, moves, blocks, posts, cancellations, proposals, answers, completions, surveys, level changes, room matches and sweeps, every projection equals one rebuilt from the store"
-  )
-  func everyProjection_equalsReplay() async throws {
+    "for any registrations, logins, logouts, moves, blocks, posts, cancellations, proposals, answers, completions, surveys, level changes, room matches and sweeps, every projection equals one rebuilt from the store",
+    arguments: StoreKind.allCases)
+  func everyProjection_equalsReplay(kind: StoreKind) async throws {
     await propertyCheck(count: 30, input: Self.steps.array(of: 1...40)) { steps in
       do {
-        let world = try await World()
-        // Every player starts registered and logged in, so that most steps act.
-        for a in Self.phones.indices { try await Self.run(.register(a), world) }
-        for a in Self.phones.indices { try await Self.run(.login(a), world) }
-        for step in steps {
-          try await Self.run(step, world)
-          guard try await Self.expectEqualToReplay(world, after: step) else { return }
+        try await withStore(kind) { store in
+          let world = try await World(store: store)
+          // Every player starts registered and logged in, so that most steps act.
+          for a in Self.phones.indices { try await Self.run(.register(a), world) }
+          for a in Self.phones.indices { try await Self.run(.login(a), world) }
+          for step in steps {
+            try await Self.run(step, world)
+            guard try await Self.expectEqualToReplay(world, after: step) else { return }
+          }
         }
       } catch {
         Issue.record("unexpected \(error)")

@@ -2,13 +2,16 @@ import BadmintonAPI
 import BadmintonDomain
 import BadmintonRPC
 import BadmintonStore
+import StoreTestSupport
 import Testing
 
 @Suite("Profiles, verification and nearby players")
 struct PlayersTests {
-  @Test("UpdateProfile changes the given fields and keeps the rest; 8-9 need verification")
-  func updateProfile() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "UpdateProfile changes the given fields and keeps the rest; 8-9 need verification",
+    arguments: StoreKind.allCases)
+  func updateProfile(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player(nickname: "Old", level: 3)
       let renamed = try await world.client.players.updateProfile(
         .init(nickname: "  New  "), options: player.options)
@@ -28,9 +31,11 @@ struct PlayersTests {
     }
   }
 
-  @Test("a verified championship unlocks its level: regional 8, national 9")
-  func verification_unlocksLevels() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a verified championship unlocks its level: regional 8, national 9",
+    arguments: StoreKind.allCases)
+  func verification_unlocksLevels(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player(level: 7)
       let admin = try await world.administrator()
       let regional = try await world.client.players.submitVerification(
@@ -82,9 +87,11 @@ struct PlayersTests {
     }
   }
 
-  @Test("a review note is at most 500 characters, and nobody reviews their own request")
-  func review_noteAndOwnRequest() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a review note is at most 500 characters, and nobody reviews their own request",
+    arguments: StoreKind.allCases)
+  func review_noteAndOwnRequest(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let admin = try await world.administrator()
       let player = try await world.player()
       let own = try await world.client.players.submitVerification(
@@ -124,9 +131,11 @@ struct PlayersTests {
     }
   }
 
-  @Test("documents must be PNG, JPEG or PDF by their bytes, at most 5 MiB, 3 pending at most")
-  func verification_documentRules() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "documents must be PNG, JPEG or PDF by their bytes, at most 5 MiB, 3 pending at most",
+    arguments: StoreKind.allCases)
+  func verification_documentRules(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       func refusal(_ request: SubmitVerificationRequest) async -> String? {
         await rpcError {
@@ -160,9 +169,11 @@ struct PlayersTests {
     }
   }
 
-  @Test("a document of up to 5 MiB arrives in pieces, is submitted by its upload and read in parts")
-  func verification_documentInPieces() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a document of up to 5 MiB arrives in pieces, is submitted by its upload and read in parts",
+    arguments: StoreKind.allCases)
+  func verification_documentInPieces(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       let admin = try await world.administrator()
       var document = [UInt8](pngDocument)
@@ -199,9 +210,11 @@ struct PlayersTests {
     }
   }
 
-  @Test("an upload takes pieces in order, acknowledges a resent piece and is used once")
-  func upload_rules() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "an upload takes pieces in order, acknowledges a resent piece and is used once",
+    arguments: StoreKind.allCases)
+  func upload_rules(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       let other = try await world.player()
       let document = [UInt8](pngDocument) + [UInt8](repeating: 7, count: 100_000)
@@ -289,9 +302,11 @@ struct PlayersTests {
     }
   }
 
-  @Test("a first piece must say the type, start at 0 and state a size; 3 open uploads at most")
-  func upload_start() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a first piece must say the type, start at 0 and state a size; 3 open uploads at most",
+    arguments: StoreKind.allCases)
+  func upload_start(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       func start(_ request: UploadDocumentPieceRequest) async -> String? {
         await rpcError {
@@ -327,9 +342,11 @@ struct PlayersTests {
     }
   }
 
-  @Test("UpdateLocation refuses coordinates out of range, naming each field")
-  func updateLocation_validation() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "UpdateLocation refuses coordinates out of range, naming each field",
+    arguments: StoreKind.allCases)
+  func updateLocation_validation(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       let refused = await rpcError {
         _ = try await world.client.players.updateLocation(
@@ -351,9 +368,11 @@ struct PlayersTests {
     }
   }
 
-  @Test("nearby players: within the radius, nearest first, never the caller, paged without gaps")
-  func nearbyPlayers() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "nearby players: within the radius, nearest first, never the caller, paged without gaps",
+    arguments: StoreKind.allCases)
+  func nearbyPlayers(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let me = try await world.player(nickname: "Me")
       let unknown = await rpcError {
         _ = try await world.client.players.nearbyPlayers(options: me.options)

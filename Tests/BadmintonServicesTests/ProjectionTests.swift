@@ -5,22 +5,22 @@ import BadmintonStore
 import Dispatch
 import Logging
 import PropertyBased
+import StoreTestSupport
 import Synchronization
 import Testing
 
 @testable import BadmintonServices
 
-/// The player services on an in-memory store, called in-process as the server calls them.
+/// The player services on a store, called in-process as the server calls them.
 private struct LocalServices {
-  let store: SQLitePlayerStore
+  let store: any ServerStore
   let clock: ManualClock
   let started: PlayerServices
 
-  /// Sessions last `sessionLifetime`.
-  static func start(sessionLifetime: Duration = .seconds(30 * 24 * 3600)) async throws
-    -> LocalServices
-  {
-    let store = try SQLitePlayerStore.inMemory()
+  /// The services on `store`, whose sessions last `sessionLifetime`.
+  static func start(
+    on store: any ServerStore, sessionLifetime: Duration = .seconds(30 * 24 * 3600)
+  ) async throws -> LocalServices {
     let clock = ManualClock()
     let started = try await PlayerServices.start(
       store: store,
@@ -85,97 +85,119 @@ private final class CountingExecutor: TaskExecutor, @unchecked Sendable {
 
 @Suite("Sessions, profiles, nearby and blocks are served from memory")
 struct ProjectionTests {
-  @Test("a logout is refused on the very next call: the session is gone before Logout returns")
-  func logout_refusedAtOnce() async throws {
-    let local = try await LocalServices.start()
-    let me = try await local.player("+8613800001001")
-    let call = try #require(try await local.call(me.token))
-    #expect(local.projections.sessions.count == 1)
-    _ = try await local.accounts.logout(LogoutRequest(), context: call)
-    #expect(local.projections.sessions.count == 0)
-    #expect(try await local.call(me.token) == nil)
+  @Test(
+    "a logout is refused on the very next call: the session is gone before Logout returns",
+    arguments: StoreKind.allCases)
+  func logout_refusedAtOnce(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let local = try await LocalServices.start(on: store)
+      let me = try await local.player("+8613800001001")
+      let call = try #require(try await local.call(me.token))
+      #expect(local.projections.sessions.count == 1)
+      _ = try await local.accounts.logout(LogoutRequest(), context: call)
+      #expect(local.projections.sessions.count == 0)
+      #expect(try await local.call(me.token) == nil)
+    }
   }
 
-  @Test("an expired session is refused by the clock, before housekeeping removes it")
-  func expiredSession_refusedByClock() async throws {
-    let local = try await LocalServices.start(sessionLifetime: .seconds(3600))
-    let me = try await local.player("+8613800001002")
-    local.clock.advance(by: 3600 * 1000 - 1)
-    #expect(try await local.call(me.token) != nil)
-    local.clock.advance(by: 1)
-    #expect(try await local.call(me.token) == nil)
-    // Still in memory until the sweep deletes it; the deletion reaches the book by the feed.
-    #expect(local.projections.sessions.count == 1)
-    local.clock.advance(by: 1)
-    try await local.started.housekeeping.sweep()
-    #expect(local.projections.sessions.count == 0)
+  @Test(
+    "an expired session is refused by the clock, before housekeeping removes it",
+    arguments: StoreKind.allCases)
+  func expiredSession_refusedByClock(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let local = try await LocalServices.start(on: store, sessionLifetime: .seconds(3600))
+      let me = try await local.player("+8613800001002")
+      local.clock.advance(by: 3600 * 1000 - 1)
+      #expect(try await local.call(me.token) != nil)
+      local.clock.advance(by: 1)
+      #expect(try await local.call(me.token) == nil)
+      // Still in memory until the sweep deletes it; the deletion reaches the book by the feed.
+      #expect(local.projections.sessions.count == 1)
+      local.clock.advance(by: 1)
+      try await local.started.housekeeping.sweep()
+      #expect(local.projections.sessions.count == 0)
+    }
   }
 
-  @Test("a session stored before the server starts authenticates; an expired one does not")
-  func restart_replaysSessions() async throws {
-    let local = try await LocalServices.start(sessionLifetime: .seconds(3600))
-    let early = try await local.player("+8613800001003")
-    local.clock.advance(by: 1800 * 1000)
-    let late = try await local.player("+8613800001004")
-    local.clock.advance(by: 1800 * 1000)
-    let restarted = try await PlayerServices.start(
-      store: local.store,
-      configuration: PlayerServicesConfiguration(passwordCost: .testing), clock: local.clock)
-    #expect(try await restarted.authenticator.authenticate(bearerToken: early.token) == nil)
-    #expect(
-      try await restarted.authenticator.authenticate(bearerToken: late.token)?.userID == late.id)
+  @Test(
+    "a session stored before the server starts authenticates; an expired one does not",
+    arguments: StoreKind.allCases)
+  func restart_replaysSessions(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let local = try await LocalServices.start(on: store, sessionLifetime: .seconds(3600))
+      let early = try await local.player("+8613800001003")
+      local.clock.advance(by: 1800 * 1000)
+      let late = try await local.player("+8613800001004")
+      local.clock.advance(by: 1800 * 1000)
+      let restarted = try await PlayerServices.start(
+        store: local.store,
+        configuration: PlayerServicesConfiguration(passwordCost: .testing), clock: local.clock)
+      #expect(try await restarted.authenticator.authenticate(bearerToken: early.token) == nil)
+      #expect(
+        try await restarted.authenticator.authenticate(bearerToken: late.token)?.userID == late.id)
+    }
   }
 
-  @Test("an authenticated GetMyProfile never suspends: no store, no other thread")
-  func getMyProfile_staysOnItsExecutor() async throws {
-    let local = try await LocalServices.start()
-    let me = try await local.player("+8613800001005", nickname: "Mei")
-    let executor = CountingExecutor()
-    let authenticator = local.started.authenticator
-    let players = local.players
-    let token = me.token
-    let profile = try await Task(executorPreference: executor) {
-      // As the server's call task runs it: authenticate, then the handler.
-      guard let principal = try await authenticator.authenticate(bearerToken: token) else {
-        throw RPCError.sessionInvalid
-      }
-      return try players.getMyProfile(
-        GetMyProfileRequest(),
-        context: context(from: "192.0.2.1", principal: principal))
-    }.value
-    #expect(profile.nickname == "Mei")
-    #expect(executor.jobs.load(ordering: .relaxed) == 1)
+  @Test(
+    "an authenticated GetMyProfile never suspends: no store, no other thread",
+    arguments: StoreKind.allCases)
+  func getMyProfile_staysOnItsExecutor(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let local = try await LocalServices.start(on: store)
+      let me = try await local.player("+8613800001005", nickname: "Mei")
+      let executor = CountingExecutor()
+      let authenticator = local.started.authenticator
+      let players = local.players
+      let token = me.token
+      let profile = try await Task(executorPreference: executor) {
+        // As the server's call task runs it: authenticate, then the handler.
+        guard let principal = try await authenticator.authenticate(bearerToken: token) else {
+          throw RPCError.sessionInvalid
+        }
+        return try players.getMyProfile(
+          GetMyProfileRequest(),
+          context: context(from: "192.0.2.1", principal: principal))
+      }.value
+      #expect(profile.nickname == "Mei")
+      #expect(executor.jobs.load(ordering: .relaxed) == 1)
+    }
   }
 
-  @Test("profiles show an UpdateProfile and an UpdateLocation as soon as the write returns")
-  func profile_reflectsWritesAtOnce() async throws {
-    let local = try await LocalServices.start()
-    let me = try await local.player("+8613800001006")
-    let other = try await local.player("+8613800001007")
-    let mine = try #require(try await local.call(me.token))
-    let theirs = try #require(try await local.call(other.token))
-    _ = try await local.players.updateProfile(
-      UpdateProfileRequest(nickname: "Renamed", selfLevel: 6, locale: "zh-CN"), context: mine)
-    let profile = try local.players.getMyProfile(GetMyProfileRequest(), context: mine)
-    #expect(profile.nickname == "Renamed" && profile.selfLevel == 6 && profile.locale == "zh-CN")
-    let seen = try await local.players.getProfile(
-      GetProfileRequest(userID: me.id), context: theirs)
-    #expect(seen.nickname == "Renamed" && seen.selfLevel == 6 && seen.phone.isEmpty)
+  @Test(
+    "profiles show an UpdateProfile and an UpdateLocation as soon as the write returns",
+    arguments: StoreKind.allCases)
+  func profile_reflectsWritesAtOnce(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let local = try await LocalServices.start(on: store)
+      let me = try await local.player("+8613800001006")
+      let other = try await local.player("+8613800001007")
+      let mine = try #require(try await local.call(me.token))
+      let theirs = try #require(try await local.call(other.token))
+      _ = try await local.players.updateProfile(
+        UpdateProfileRequest(nickname: "Renamed", selfLevel: 6, locale: "zh-CN"), context: mine)
+      let profile = try local.players.getMyProfile(GetMyProfileRequest(), context: mine)
+      #expect(profile.nickname == "Renamed" && profile.selfLevel == 6 && profile.locale == "zh-CN")
+      let seen = try await local.players.getProfile(
+        GetProfileRequest(userID: me.id), context: theirs)
+      #expect(seen.nickname == "Renamed" && seen.selfLevel == 6 && seen.phone.isEmpty)
 
-    local.clock.advance(by: 5000)
-    let moved = try await local.players.updateLocation(
-      UpdateLocationRequest(latitude: 31.2304, longitude: 121.4737), context: mine)
-    #expect(
-      try local.players.getMyProfile(GetMyProfileRequest(), context: mine)
-        .locationUpdatedAtUnixMs == moved.updatedAtUnixMs)
-    #expect(
-      local.projections.index.location(of: me.id)
-        == LocationPrivacy.shownPosition(of: Coordinate(latitude: 31.2304, longitude: 121.4737)))
+      local.clock.advance(by: 5000)
+      let moved = try await local.players.updateLocation(
+        UpdateLocationRequest(latitude: 31.2304, longitude: 121.4737), context: mine)
+      #expect(
+        try local.players.getMyProfile(GetMyProfileRequest(), context: mine)
+          .locationUpdatedAtUnixMs == moved.updatedAtUnixMs)
+      #expect(
+        local.projections.index.location(of: me.id)
+          == LocationPrivacy.shownPosition(of: Coordinate(latitude: 31.2304, longitude: 121.4737)))
+    }
   }
 
-  @Test("GetProfile shows a completion's games and a survey's reputation as soon as each returns")
-  func profile_reflectsSurveysAtOnce() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "GetProfile shows a completion's games and a survey's reputation as soon as each returns",
+    arguments: StoreKind.allCases)
+  func profile_reflectsSurveysAtOnce(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let alice = try await world.player()
       let bob = try await world.player()
       let room = try await world.client.rooms.createRoom(
@@ -204,27 +226,31 @@ struct ProjectionTests {
     }
   }
 
-  @Test("a block reaches nearby searches as soon as Block returns, and leaves with Unblock")
-  func block_reachesNearbyAtOnce() async throws {
-    let local = try await LocalServices.start()
-    let me = try await local.player("+8613800001008")
-    let other = try await local.player("+8613800001009")
-    let mine = try #require(try await local.call(me.token))
-    let theirs = try #require(try await local.call(other.token))
-    for call in [mine, theirs] {
-      _ = try await local.players.updateLocation(
-        UpdateLocationRequest(latitude: 31.2304, longitude: 121.4737), context: call)
+  @Test(
+    "a block reaches nearby searches as soon as Block returns, and leaves with Unblock",
+    arguments: StoreKind.allCases)
+  func block_reachesNearbyAtOnce(kind: StoreKind) async throws {
+    try await withStore(kind) { store in
+      let local = try await LocalServices.start(on: store)
+      let me = try await local.player("+8613800001008")
+      let other = try await local.player("+8613800001009")
+      let mine = try #require(try await local.call(me.token))
+      let theirs = try #require(try await local.call(other.token))
+      for call in [mine, theirs] {
+        _ = try await local.players.updateLocation(
+          UpdateLocationRequest(latitude: 31.2304, longitude: 121.4737), context: call)
+      }
+      func nearby() async throws -> [Int64] {
+        try await local.players.nearbyPlayers(NearbyPlayersRequest(), context: mine).players.map(
+          \.userID)
+      }
+      #expect(try await nearby() == [other.id])
+      // The other player blocks the caller: the caller no longer finds them.
+      _ = try await local.friends.block(BlockRequest(userID: me.id), context: theirs)
+      #expect(try await nearby() == [])
+      _ = try await local.friends.unblock(UnblockRequest(userID: me.id), context: theirs)
+      #expect(try await nearby() == [other.id])
     }
-    func nearby() async throws -> [Int64] {
-      try await local.players.nearbyPlayers(NearbyPlayersRequest(), context: mine).players.map(
-        \.userID)
-    }
-    #expect(try await nearby() == [other.id])
-    // The other player blocks the caller: the caller no longer finds them.
-    _ = try await local.friends.block(BlockRequest(userID: me.id), context: theirs)
-    #expect(try await nearby() == [])
-    _ = try await local.friends.unblock(UnblockRequest(userID: me.id), context: theirs)
-    #expect(try await nearby() == [other.id])
   }
 
   /// One step of the property test.
@@ -257,9 +283,9 @@ struct ProjectionTests {
   ]
 
   @Test(
-    "for any registrations, logins, logouts, profile and location changes and blocks, each projection equals one rebuilt from the store"
-  )
-  func projections_equalReplay() async throws {
+    "for any registrations, logins, logouts, profile and location changes and blocks, each projection equals one rebuilt from the store",
+    arguments: StoreKind.allCases)
+  func projections_equalReplay(kind: StoreKind) async throws {
     let players = 3
     let step = zip(Gen.int(in: 0...9), Gen.int(in: 0..<players), Gen.int(in: 0...3)).map {
       drawn -> Step in
@@ -278,68 +304,71 @@ struct ProjectionTests {
       }
     }
     await propertyCheck(count: 25, input: step.array(of: 1...30)) { steps in
-      // Sessions last an hour, so that waits and sweeps expire and remove some.
-      let local = try await LocalServices.start(sessionLifetime: .seconds(3600))
-      let phones = (0..<players).map { "+86138000020\($0)0" }
-      var ids: [Int: Int64] = [:]
-      var tokens: [Int: [String]] = [:]
-      // Every player but the last starts registered and logged in, so that most steps act.
-      for a in 0..<(players - 1) {
-        let started = try await local.player(phones[a])
-        ids[a] = started.id
-        tokens[a] = [started.token]
-      }
-      func anyCall(_ a: Int) async throws -> ServerContext? {
-        for token in tokens[a, default: []].reversed() {
-          if let call = try await local.call(token) { return call }
+      try await withStore(kind) { store in
+        // Sessions last an hour, so that waits and sweeps expire and remove some.
+        let local = try await LocalServices.start(on: store, sessionLifetime: .seconds(3600))
+        let phones = (0..<players).map { "+86138000020\($0)0" }
+        var ids: [Int: Int64] = [:]
+        var tokens: [Int: [String]] = [:]
+        // Every player but the last starts registered and logged in, so that most steps act.
+        for a in 0..<(players - 1) {
+          let started = try await local.player(phones[a])
+          ids[a] = started.id
+          tokens[a] = [started.token]
         }
-        return nil
-      }
-      for step in steps {
-        // Refusals (no such player, too fast, blocking oneself) are part of the sequence: the
-        // projections must follow whatever the store committed.
-        _ = await rpcError {
-          switch step {
-          case .register(let a):
-            ids[a] = try await local.accounts.register(
-              RegisterRequest(
-                phone: phones[a], nickname: "P\(a)", password: "correct horse", selfLevel: 4),
-              context: local.anonymous
-            ).userID
-          case .login(let a):
-            let login = try await local.accounts.login(
-              LoginRequest(phone: phones[a], password: "correct horse"), context: local.anonymous)
-            tokens[a, default: []].append(login.token)
-          case .logout(let a):
-            guard let call = try await anyCall(a) else { return }
-            _ = try await local.accounts.logout(LogoutRequest(), context: call)
-          case .rename(let a, let n):
-            guard let call = try await anyCall(a) else { return }
-            _ = try await local.players.updateProfile(
-              UpdateProfileRequest(nickname: "Name \(n)"), context: call)
-          case .level(let a, let level):
-            guard let call = try await anyCall(a) else { return }
-            _ = try await local.players.updateProfile(
-              UpdateProfileRequest(selfLevel: Int32(level)), context: call)
-          case .move(let a, let p):
-            guard let call = try await anyCall(a) else { return }
-            _ = try await local.players.updateLocation(
-              UpdateLocationRequest(
-                latitude: Self.places[p].latitude, longitude: Self.places[p].longitude),
-              context: call)
-          case .block(let a, let b):
-            guard let call = try await anyCall(a), let id = ids[b] else { return }
-            _ = try await local.friends.block(BlockRequest(userID: id), context: call)
-          case .unblock(let a, let b):
-            guard let call = try await anyCall(a), let id = ids[b] else { return }
-            _ = try await local.friends.unblock(UnblockRequest(userID: id), context: call)
-          case .wait(let minutes):
-            local.clock.advance(by: Int64(minutes) * 60_000)
-          case .sweep:
-            try await local.started.housekeeping.sweep()
+        func anyCall(_ a: Int) async throws -> ServerContext? {
+          for token in tokens[a, default: []].reversed() {
+            if let call = try await local.call(token) { return call }
           }
+          return nil
         }
-        try await Self.expectEqualToReplay(local, tokens: tokens.values.flatMap { $0 }, after: step)
+        for step in steps {
+          // Refusals (no such player, too fast, blocking oneself) are part of the sequence: the
+          // projections must follow whatever the store committed.
+          _ = await rpcError {
+            switch step {
+            case .register(let a):
+              ids[a] = try await local.accounts.register(
+                RegisterRequest(
+                  phone: phones[a], nickname: "P\(a)", password: "correct horse", selfLevel: 4),
+                context: local.anonymous
+              ).userID
+            case .login(let a):
+              let login = try await local.accounts.login(
+                LoginRequest(phone: phones[a], password: "correct horse"), context: local.anonymous)
+              tokens[a, default: []].append(login.token)
+            case .logout(let a):
+              guard let call = try await anyCall(a) else { return }
+              _ = try await local.accounts.logout(LogoutRequest(), context: call)
+            case .rename(let a, let n):
+              guard let call = try await anyCall(a) else { return }
+              _ = try await local.players.updateProfile(
+                UpdateProfileRequest(nickname: "Name \(n)"), context: call)
+            case .level(let a, let level):
+              guard let call = try await anyCall(a) else { return }
+              _ = try await local.players.updateProfile(
+                UpdateProfileRequest(selfLevel: Int32(level)), context: call)
+            case .move(let a, let p):
+              guard let call = try await anyCall(a) else { return }
+              _ = try await local.players.updateLocation(
+                UpdateLocationRequest(
+                  latitude: Self.places[p].latitude, longitude: Self.places[p].longitude),
+                context: call)
+            case .block(let a, let b):
+              guard let call = try await anyCall(a), let id = ids[b] else { return }
+              _ = try await local.friends.block(BlockRequest(userID: id), context: call)
+            case .unblock(let a, let b):
+              guard let call = try await anyCall(a), let id = ids[b] else { return }
+              _ = try await local.friends.unblock(UnblockRequest(userID: id), context: call)
+            case .wait(let minutes):
+              local.clock.advance(by: Int64(minutes) * 60_000)
+            case .sweep:
+              try await local.started.housekeeping.sweep()
+            }
+          }
+          try await Self.expectEqualToReplay(
+            local, tokens: tokens.values.flatMap { $0 }, after: step)
+        }
       }
     }
   }

@@ -1,6 +1,7 @@
 import BadmintonAPI
 import BadmintonRPC
 import BadmintonServices
+import StoreTestSupport
 import Testing
 
 @Suite("Proposals and matches over the wire")
@@ -21,9 +22,11 @@ struct ProposalTests {
     return seats
   }
 
-  @Test("singles: a proposal reaches the partner; acceptance confirms the match for both")
-  func singles_proposeAndAccept() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "singles: a proposal reaches the partner; acceptance confirms the match for both",
+    arguments: StoreKind.allCases)
+  func singles_proposeAndAccept(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let seats = try await seats(world, levels: [5, 6])
       let (proposer, invited) = (seats[0], seats[1])
@@ -117,9 +120,11 @@ struct ProposalTests {
     }
   }
 
-  @Test("a decline ends the proposal for the others; it cannot be answered again")
-  func decline_endsProposal() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a decline ends the proposal for the others; it cannot be answered again",
+    arguments: StoreKind.allCases)
+  func decline_endsProposal(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let seats = try await seats(world, levels: [4, 4])
       var proposerEvents = try await world.client.events.subscribe(
@@ -151,9 +156,11 @@ struct ProposalTests {
     }
   }
 
-  @Test("doubles: three partners, all must accept; the teams are as even as the levels allow")
-  func doubles_balancedTeams() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "doubles: three partners, all must accept; the teams are as even as the levels allow",
+    arguments: StoreKind.allCases)
+  func doubles_balancedTeams(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let seats = try await seats(world, levels: [2, 7, 3, 6], mode: .doubles)
       let wrongSize = await rpcError {
@@ -186,9 +193,11 @@ struct ProposalTests {
     }
   }
 
-  @Test("a proposal needs fitting partners, and lapses when nobody answers before its start")
-  func proposal_rulesAndLapse() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a proposal needs fitting partners, and lapses when nobody answers before its start",
+    arguments: StoreKind.allCases)
+  func proposal_rulesAndLapse(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let seats = try await seats(world, levels: [5, 5])
       let faraway = try await world.player(level: 5)
@@ -236,9 +245,11 @@ struct ProposalTests {
     }
   }
 
-  @Test("cancelling a match before its start frees the others' time and tells them")
-  func cancelMatch_beforeStart() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "cancelling a match before its start frees the others' time and tells them",
+    arguments: StoreKind.allCases)
+  func cancelMatch_beforeStart(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let seats = try await seats(world, levels: [5, 5])
       let proposal = try await matching.proposeMatch(
@@ -282,9 +293,11 @@ struct ProposalTests {
     }
   }
 
-  @Test("a proposal for a slot days ahead waits 24 hours for answers, then lapses")
-  func proposal_lapsesAfter24Hours() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a proposal for a slot days ahead waits 24 hours for answers, then lapses",
+    arguments: StoreKind.allCases)
+  func proposal_lapsesAfter24Hours(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let later = LocalDate(year: 2027, month: 1, day: 25)
       var seats: [Seat] = []
@@ -317,9 +330,11 @@ struct ProposalTests {
     }
   }
 
-  @Test("in doubles every two players must fit each other, not only the proposer")
-  func doubles_pairwiseFit() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "in doubles every two players must fit each other, not only the proposer",
+    arguments: StoreKind.allCases)
+  func doubles_pairwiseFit(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       let proposer = try await world.player(level: 5)
       let mine = try await matching.postAvailability(
@@ -345,9 +360,11 @@ struct ProposalTests {
     }
   }
 
-  @Test("time already past does not count: a partly passed overlap is measured from now")
-  func overlap_fromNow() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "time already past does not count: a partly passed overlap is measured from now",
+    arguments: StoreKind.allCases)
+  func overlap_fromNow(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let matching = world.client.matching
       // Today 16:00-18:00 in Shanghai: it is 16:00 now.
       let seats = try await ([5, 5] as [Int32]).asyncMap { level in

@@ -4,6 +4,7 @@ import BadmintonServices
 import BadmintonStore
 import Logging
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 @Suite("Rooms")
@@ -69,9 +70,11 @@ struct RoomsTests {
 
   // MARK: Blocks and hostile input
 
-  @Test("a blocked player cannot join the blocker's room and learns nothing; the blocker is told")
-  func join_respectsBlocks() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a blocked player cannot join the blocker's room and learns nothing; the blocker is told",
+    arguments: StoreKind.allCases)
+  func join_respectsBlocks(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       let carl = try await world.player()
@@ -91,9 +94,11 @@ struct RoomsTests {
     }
   }
 
-  @Test("StartMatch refuses any 64-bit slot cleanly and the server keeps serving")
-  func startMatch_hostileSlots() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "StartMatch refuses any 64-bit slot cleanly and the server keeps serving",
+    arguments: StoreKind.allCases)
+  func startMatch_hostileSlots(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       let room = try await create(world, ann)
@@ -114,9 +119,11 @@ struct RoomsTests {
 
   // MARK: Create and join
 
-  @Test("creating a room gives a 6-character code, and the creator owns it and is in it")
-  func create_ownerIsFirstParticipant() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "creating a room gives a 6-character code, and the creator owns it and is in it",
+    arguments: StoreKind.allCases)
+  func create_ownerIsFirstParticipant(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player(nickname: "Owner")
       let room = try await create(world, owner, .doubles)
       #expect(isWellFormed(room.code))
@@ -145,9 +152,11 @@ struct RoomsTests {
     }
   }
 
-  @Test("joining takes a code in any case and refuses bad codes, full rooms and a second room")
-  func join_rulesAndErrors() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "joining takes a code in any case and refuses bad codes, full rooms and a second room",
+    arguments: StoreKind.allCases)
+  func join_rulesAndErrors(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let guest = try await world.player()
       let third = try await world.player()
@@ -186,9 +195,9 @@ struct RoomsTests {
     }
   }
 
-  @Test("codes of open rooms stay unique over many rooms")
-  func codes_uniqueAmongOpenRooms() async throws {
-    try await withPlayerWorld { world in
+  @Test("codes of open rooms stay unique over many rooms", arguments: StoreKind.allCases)
+  func codes_uniqueAmongOpenRooms(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       var codes: Set<String> = []
       for _ in 0..<12 {
         let room = try await create(world, try await world.player())
@@ -201,9 +210,11 @@ struct RoomsTests {
 
   // MARK: Reading
 
-  @Test("only participants see a room: others and unknown ids get ROOM_NOT_FOUND")
-  func getRoom_participantsOnly() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "only participants see a room: others and unknown ids get ROOM_NOT_FOUND",
+    arguments: StoreKind.allCases)
+  func getRoom_participantsOnly(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let stranger = try await world.player()
       let room = try await create(world, owner)
@@ -223,9 +234,9 @@ struct RoomsTests {
 
   // MARK: Owner only
 
-  @Test("a player who is not the owner cannot invite, kick or start")
-  func ownerOnlyCalls_refuseOthers() async throws {
-    try await withPlayerWorld { world in
+  @Test("a player who is not the owner cannot invite, kick or start", arguments: StoreKind.allCases)
+  func ownerOnlyCalls_refuseOthers(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let guest = try await world.player()
       let friend = try await world.player()
@@ -266,9 +277,11 @@ struct RoomsTests {
 
   // MARK: Invitations
 
-  @Test("the owner invites friends only; the friend gets the room with its code")
-  func invite_friendGetsInvitation() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "the owner invites friends only; the friend gets the room with its code",
+    arguments: StoreKind.allCases)
+  func invite_friendGetsInvitation(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player(nickname: "Host")
       let friend = try await world.player()
       let stranger = try await world.player()
@@ -316,9 +329,11 @@ struct RoomsTests {
     }
   }
 
-  @Test("the owner kicks a participant: removed at once, told, and the others are told")
-  func kick_removesAndTells() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "the owner kicks a participant: removed at once, told, and the others are told",
+    arguments: StoreKind.allCases)
+  func kick_removesAndTells(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let kept = try await world.player()
       let kicked = try await world.player()
@@ -355,9 +370,11 @@ struct RoomsTests {
     }
   }
 
-  @Test("an owner who leaves hands the room to the earliest joined; the last one out closes it")
-  func leave_passesOwnershipAndCloses() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "an owner who leaves hands the room to the earliest joined; the last one out closes it",
+    arguments: StoreKind.allCases)
+  func leave_passesOwnershipAndCloses(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let second = try await world.player()
       let third = try await world.player()
@@ -389,9 +406,11 @@ struct RoomsTests {
 
   // MARK: Start
 
-  @Test("the owner starts a ready singles room: a confirmed match, booked, and everyone told")
-  func start_makesConfirmedMatch() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "the owner starts a ready singles room: a confirmed match, booked, and everyone told",
+    arguments: StoreKind.allCases)
+  func start_makesConfirmedMatch(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let guest = try await world.player()
       let room = try await create(world, owner)
@@ -442,9 +461,9 @@ struct RoomsTests {
     }
   }
 
-  @Test("a doubles room starts with balanced teams")
-  func start_doublesTeamsAreBalanced() async throws {
-    try await withPlayerWorld { world in
+  @Test("a doubles room starts with balanced teams", arguments: StoreKind.allCases)
+  func start_doublesTeamsAreBalanced(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player(level: 7)
       let players =
         [owner, try await world.player(level: 1), try await world.player(level: 4)]
@@ -462,9 +481,11 @@ struct RoomsTests {
 
   // MARK: Expiry
 
-  @Test("30 minutes without activity expire a room on the next call, before any sweep")
-  func expiry_onAccess() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "30 minutes without activity expire a room on the next call, before any sweep",
+    arguments: StoreKind.allCases)
+  func expiry_onAccess(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let guest = try await world.player()
       let late = try await world.player()
@@ -492,9 +513,11 @@ struct RoomsTests {
     }
   }
 
-  @Test("the sweep expires idle rooms and tells their participants, and leaves others")
-  func expiry_bySweep() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "the sweep expires idle rooms and tells their participants, and leaves others",
+    arguments: StoreKind.allCases)
+  func expiry_bySweep(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let guest = try await world.player()
       let busy = try await world.player()
@@ -522,9 +545,10 @@ struct RoomsTests {
   // MARK: Properties over the wire
 
   @Test(
-    "property 8: after any joins and leaves, ready is true exactly at 2 (singles) or 4 (doubles)")
-  func ready_overTheWire() async throws {
-    try await withPlayerWorld { world in
+    "property 8: after any joins and leaves, ready is true exactly at 2 (singles) or 4 (doubles)",
+    arguments: StoreKind.allCases)
+  func ready_overTheWire(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       var pool: [Player] = []
       for _ in 0..<6 { pool.append(try await world.player()) }
       let players = pool
@@ -562,9 +586,11 @@ struct RoomsTests {
     }
   }
 
-  @Test("property 10: after a kick the room never lists the kicked player, who is told")
-  func kick_overTheWire() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "property 10: after a kick the room never lists the kicked player, who is told",
+    arguments: StoreKind.allCases)
+  func kick_overTheWire(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       var pool: [Player] = []
       for _ in 0..<4 { pool.append(try await world.player()) }
       let players = pool
@@ -599,9 +625,11 @@ struct RoomsTests {
 
   // MARK: Live events
 
-  @Test("live streams carry the invitation and the joined, kicked, started and expired changes")
-  func liveEvents_arrive() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "live streams carry the invitation and the joined, kicked, started and expired changes",
+    arguments: StoreKind.allCases)
+  func liveEvents_arrive(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let owner = try await world.player()
       let friend = try await world.player()
       let guest = try await world.player()

@@ -2,6 +2,7 @@ import BadmintonAPI
 import BadmintonRPC
 import BadmintonServices
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 /// GetFriendsSchedules answers in pages that fit the response budget: friends write the notes,
@@ -43,14 +44,16 @@ struct SchedulePagesTests {
     return all
   }
 
-  @Test("property: pages of friends' weeks hold every friend once, by user id")
-  func pages_concatenateToWholeList() async throws {
+  @Test(
+    "property: pages of friends' weeks hold every friend once, by user id",
+    arguments: StoreKind.allCases)
+  func pages_concatenateToWholeList(kind: StoreKind) async throws {
     // Each friend: how many days of the coming week carry the longest note.
     await propertyCheck(
       count: 5, input: Gen.int(in: 0...7).array(of: 0...4), Gen.int(in: 0...4)
     ) { notes, size in
       do {
-        try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+        try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
           let player = try await world.player()
           var friends: [Int64] = []
           for days in notes {
@@ -84,9 +87,11 @@ struct SchedulePagesTests {
     }
   }
 
-  @Test("two friends' weeks of the longest notes take two pages at the smallest frame limit")
-  func longNotes_endPagesEarly() async throws {
-    try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+  @Test(
+    "two friends' weeks of the longest notes take two pages at the smallest frame limit",
+    arguments: StoreKind.allCases)
+  func longNotes_endPagesEarly(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
       let player = try await world.player()
       var friends: [Int64] = []
       for _ in 0..<2 {
@@ -115,9 +120,10 @@ struct SchedulePagesTests {
     }
   }
 
-  @Test("friends made between pages never repeat a friend or skip one")
-  func inserts_betweenPages_keepOrder() async throws {
-    try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+  @Test(
+    "friends made between pages never repeat a friend or skip one", arguments: StoreKind.allCases)
+  func inserts_betweenPages_keepOrder(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
       let player = try await world.player()
       var friends: [Int64] = []
       for _ in 0..<4 {
@@ -143,9 +149,11 @@ struct SchedulePagesTests {
     }
   }
 
-  @Test("GetFriendsSchedules refuses page tokens it never gave out and sizes out of range")
-  func refusesForgedTokens() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "GetFriendsSchedules refuses page tokens it never gave out and sizes out of range",
+    arguments: StoreKind.allCases)
+  func refusesForgedTokens(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       for _ in 0..<2 { try await Self.befriend(world, player, try await world.player()) }
       let first = try await world.client.schedule.getFriendsSchedules(

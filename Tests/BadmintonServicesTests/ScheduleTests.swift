@@ -2,6 +2,7 @@ import BadmintonAPI
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
+import StoreTestSupport
 import Testing
 
 /// The world's clock starts at 2027-01-15 08:00 UTC: already Friday the 15th in Shanghai
@@ -14,9 +15,10 @@ struct ScheduleTests {
     LocalDate(year: 2027, month: month, day: day)
   }
 
-  @Test("a new week is 7 unknown days from today in the caller's zone")
-  func week_startsTodayInTheZone() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a new week is 7 unknown days from today in the caller's zone", arguments: StoreKind.allCases)
+  func week_startsTodayInTheZone(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let shanghai = try await world.client.schedule.getMySchedule(
         .init(timeZone: Self.zone), options: ann.options)
@@ -35,9 +37,11 @@ struct ScheduleTests {
     }
   }
 
-  @Test("setting a day twice keeps one record with the last status and note")
-  func update_upserts() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "setting a day twice keeps one record with the last status and note",
+    arguments: StoreKind.allCases)
+  func update_upserts(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let first = try await world.client.schedule.updateDayStatus(
         .init(date: Self.day(16), status: .free, note: "after work", timeZone: Self.zone),
@@ -61,9 +65,11 @@ struct ScheduleTests {
     }
   }
 
-  @Test("past days, unknown statuses, long notes and far dates are refused with their reasons")
-  func update_validation() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "past days, unknown statuses, long notes and far dates are refused with their reasons",
+    arguments: StoreKind.allCases)
+  func update_validation(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       func reason(_ request: UpdateDayStatusRequest, locale: RPCLocale = .en) async -> RPCError? {
         await rpcError {
@@ -104,9 +110,9 @@ struct ScheduleTests {
     }
   }
 
-  @Test("friends see each other's weeks; anyone else's stays hidden")
-  func friendsSchedules_friendsOnly() async throws {
-    try await withPlayerWorld { world in
+  @Test("friends see each other's weeks; anyone else's stays hidden", arguments: StoreKind.allCases)
+  func friendsSchedules_friendsOnly(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player(nickname: "Ann")
       let bob = try await world.player(nickname: "Bob")
       let eve = try await world.player(nickname: "Eve")

@@ -3,6 +3,7 @@ import BadmintonDomain
 import BadmintonRPC
 import BadmintonServices
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 /// ListPendingSurveys answers in pages that fit the response budget: the other players of a
@@ -56,9 +57,11 @@ struct SurveyPagesTests {
     return all
   }
 
-  @Test("40 doubles surveys with the longest nicknames page through the smallest frame limit")
-  func largeSurveys_pageUnderSmallestLimit() async throws {
-    try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+  @Test(
+    "40 doubles surveys with the longest nicknames page through the smallest frame limit",
+    arguments: StoreKind.allCases)
+  func largeSurveys_pageUnderSmallestLimit(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
       var players: [Player] = []
       for _ in 0..<4 { players.append(try await world.player(nickname: Self.longestNickname)) }
       var matches: [Int64] = []
@@ -77,14 +80,16 @@ struct SurveyPagesTests {
     }
   }
 
-  @Test("property: pages together hold every pending survey, earliest deadline first")
-  func pages_concatenateToWholeList() async throws {
+  @Test(
+    "property: pages together hold every pending survey, earliest deadline first",
+    arguments: StoreKind.allCases)
+  func pages_concatenateToWholeList(kind: StoreKind) async throws {
     // Each match: singles or doubles, and whether the player then submits its survey.
     let match = Generator { rng in (Bool.random(using: &rng), Bool.random(using: &rng)) }
     await propertyCheck(count: 5, input: match.array(of: 0...7), Gen.int(in: 0...4)) {
       matches, size in
       do {
-        try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+        try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
           let player = try await world.player(nickname: Self.longestNickname)
           var others: [Player] = []
           for _ in 0..<3 { others.append(try await world.player()) }
@@ -117,9 +122,10 @@ struct SurveyPagesTests {
     }
   }
 
-  @Test("surveys opened between pages come after the rest, never twice")
-  func inserts_betweenPages_keepOrder() async throws {
-    try await withPlayerWorld(maximumBodySize: Self.smallBody) { world in
+  @Test(
+    "surveys opened between pages come after the rest, never twice", arguments: StoreKind.allCases)
+  func inserts_betweenPages_keepOrder(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind, maximumBodySize: Self.smallBody) { world in
       let player = try await world.player()
       let other = try await world.player()
       var matches: [Int64] = []
@@ -141,9 +147,11 @@ struct SurveyPagesTests {
     }
   }
 
-  @Test("ListPendingSurveys refuses page tokens it never gave out and sizes out of range")
-  func refusesForgedTokens() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "ListPendingSurveys refuses page tokens it never gave out and sizes out of range",
+    arguments: StoreKind.allCases)
+  func refusesForgedTokens(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let player = try await world.player()
       let other = try await world.player()
       for _ in 0..<2 { _ = try await Self.completedMatch(world, [player, other]) }

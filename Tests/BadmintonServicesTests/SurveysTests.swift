@@ -3,6 +3,7 @@ import BadmintonRPC
 import BadmintonStore
 import CBadmintonRPCProto
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 @Suite("Match completion, surveys and reputation (properties 3-5 and 19-21)")
@@ -66,9 +67,11 @@ struct SurveysTests {
 
   // MARK: Hostile input and busy time
 
-  @Test("a survey with more ratings than a match has players is refused before any work")
-  func submit_refusesHugeRatingLists() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a survey with more ratings than a match has players is refused before any work",
+    arguments: StoreKind.allCases)
+  func submit_refusesHugeRatingLists(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       let match = try await playedMatch(world, [ann, bob])
@@ -87,9 +90,11 @@ struct SurveysTests {
     }
   }
 
-  @Test("a match completed early still holds its players for the rest of its slot")
-  func completedMatch_staysBusy() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a match completed early still holds its players for the rest of its slot",
+    arguments: StoreKind.allCases)
+  func completedMatch_staysBusy(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let ann = try await world.player()
       let bob = try await world.player()
       let match = try await playedMatch(world, [ann, bob])
@@ -107,10 +112,11 @@ struct SurveysTests {
   // MARK: Completing
 
   @Test(
-    "property 5: for any singles or doubles match, completion opens exactly N surveys, each covering the other N-1, and counts games once"
+    "property 5: for any singles or doubles match, completion opens exactly N surveys, each covering the other N-1, and counts games once",
+    arguments: StoreKind.allCases
   )
-  func completion_opensOneSurveyPerParticipant() async throws {
-    try await withPlayerWorld { world in
+  func completion_opensOneSurveyPerParticipant(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let input = zip(Gen.bool(), Gen.int(in: 0...3), Gen.int(in: 1...2), Gen.int(in: 1...3))
       await propertyCheck(count: 12, input: input) { doubles, completer, winner, calls in
         do {
@@ -161,9 +167,11 @@ struct SurveysTests {
     }
   }
 
-  @Test("match completed and survey requested reach every participant's live stream")
-  func completion_eventsReachEveryParticipant() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "match completed and survey requested reach every participant's live stream",
+    arguments: StoreKind.allCases)
+  func completion_eventsReachEveryParticipant(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       var players: [Player] = []
       for _ in 0..<4 { players.append(try await world.player()) }
       let match = try await playedMatch(world, players)
@@ -196,9 +204,11 @@ struct SurveysTests {
     }
   }
 
-  @Test("completion needs a participant, a confirmed match that has started, and team 1 or 2")
-  func completion_rules() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "completion needs a participant, a confirmed match that has started, and team 1 or 2",
+    arguments: StoreKind.allCases)
+  func completion_rules(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let alice = try await world.player()
       let bob = try await world.player()
       let stranger = try await world.player()
@@ -265,9 +275,11 @@ struct SurveysTests {
 
   // MARK: Submitting
 
-  @Test("a player not in the match can neither complete it nor submit a survey of it")
-  func wrongPlayer_isRefused() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "a player not in the match can neither complete it nor submit a survey of it",
+    arguments: StoreKind.allCases)
+  func wrongPlayer_isRefused(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let alice = try await world.player()
       let bob = try await world.player()
       let stranger = try await world.player()
@@ -310,9 +322,11 @@ struct SurveysTests {
     }
   }
 
-  @Test("property 21: a second submission is refused with ALREADY_EXISTS and changes nothing")
-  func secondSubmission_isRefused() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "property 21: a second submission is refused with ALREADY_EXISTS and changes nothing",
+    arguments: StoreKind.allCases)
+  func secondSubmission_isRefused(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let alice = try await world.player()
       let bob = try await world.player(level: 6)
       let match = try await playedMatch(world, [alice, bob])
@@ -334,9 +348,11 @@ struct SurveysTests {
     }
   }
 
-  @Test("property 21: of concurrent submissions of one survey exactly one is stored")
-  func concurrentSubmissions_storeOne() async throws {
-    try await withPlayerWorld { world in
+  @Test(
+    "property 21: of concurrent submissions of one survey exactly one is stored",
+    arguments: StoreKind.allCases)
+  func concurrentSubmissions_storeOne(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let alice = try await world.player()
       let bob = try await world.player(level: 5)
       let match = try await playedMatch(world, [alice, bob])
@@ -372,10 +388,11 @@ struct SurveysTests {
   }
 
   @Test(
-    "property 20: a survey is accepted until 1 ms before 48 hours, refused from then on, and never counts"
+    "property 20: a survey is accepted until 1 ms before 48 hours, refused from then on, and never counts",
+    arguments: StoreKind.allCases
   )
-  func deadline_exactBoundary() async throws {
-    try await withPlayerWorld { world in
+  func deadline_exactBoundary(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       var players: [Player] = []
       for _ in 0..<4 { players.append(try await world.player(level: 5)) }
       let match = try await playedMatch(world, players)
@@ -432,9 +449,9 @@ struct SurveysTests {
     }
   }
 
-  @Test("the sweep leaves surveys not yet due alone")
-  func sweep_marksOnlyDueSurveys() async throws {
-    try await withPlayerWorld { world in
+  @Test("the sweep leaves surveys not yet due alone", arguments: StoreKind.allCases)
+  func sweep_marksOnlyDueSurveys(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let alice = try await world.player()
       let bob = try await world.player()
       let match = try await playedMatch(world, [alice, bob])
@@ -451,10 +468,11 @@ struct SurveysTests {
   // MARK: Reputation
 
   @Test(
-    "GetReputation, the profile and friends reflect a survey as soon as it returns, with aggregates only"
+    "GetReputation, the profile and friends reflect a survey as soon as it returns, with aggregates only",
+    arguments: StoreKind.allCases
   )
-  func reputation_isVisibleAtOnce() async throws {
-    try await withPlayerWorld { world in
+  func reputation_isVisibleAtOnce(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let target = try await world.player(nickname: "Target", level: 6)
       var others: [Player] = []
       for _ in 0..<3 { others.append(try await world.player()) }
@@ -505,10 +523,11 @@ struct SurveysTests {
   }
 
   @Test(
-    "properties 3 and 4: the display level is the self level until the 5th evaluation, then the calculated one"
+    "properties 3 and 4: the display level is the self level until the 5th evaluation, then the calculated one",
+    arguments: StoreKind.allCases
   )
-  func displayLevel_switchesAtFifthEvaluation() async throws {
-    try await withPlayerWorld { world in
+  func displayLevel_switchesAtFifthEvaluation(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let target = try await world.player(level: 6)
       for (round, skill) in [Int32(5), 5, 5, 5, 6].enumerated() {
         let opponent = try await world.player()
@@ -538,10 +557,11 @@ struct SurveysTests {
   }
 
   @Test(
-    "skill accuracy measures each rating against the self level the player had when it was accepted"
+    "skill accuracy measures each rating against the self level the player had when it was accepted",
+    arguments: StoreKind.allCases
   )
-  func skillAccuracy_usesSelfLevelAtThatMoment() async throws {
-    try await withPlayerWorld { world in
+  func skillAccuracy_usesSelfLevelAtThatMoment(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
       let target = try await world.player(level: 6)
       for (selfLevel, skill) in [(Int32(6), Int32(5)), (3, 5)] {
         _ = try await world.client.players.updateProfile(

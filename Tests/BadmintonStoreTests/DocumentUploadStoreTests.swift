@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import PostgresNIO
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 @testable import BadmintonPostgres

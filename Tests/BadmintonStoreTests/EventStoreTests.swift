@@ -2,6 +2,7 @@ import BadmintonDomain
 import BadmintonStore
 import Foundation
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 @Suite("Event inbox")

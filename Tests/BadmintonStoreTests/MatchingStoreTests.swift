@@ -1,6 +1,7 @@
 import BadmintonDomain
 import BadmintonStore
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 @Suite("Matching store: availability and recurring slots")

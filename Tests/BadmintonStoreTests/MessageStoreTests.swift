@@ -1,6 +1,7 @@
 import BadmintonDomain
 import GRDB
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 @testable import BadmintonStore

@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import StoreTestSupport
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import BadmintonDomain
 import GRDB
+import StoreTestSupport
 import Testing
 
 @testable import BadmintonPostgres

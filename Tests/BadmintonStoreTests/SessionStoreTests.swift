@@ -1,6 +1,7 @@
 import BadmintonDomain
 import BadmintonStore
 import PropertyBased
+import StoreTestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import BadmintonDomain
 import BadmintonStore
 import PropertyBased
+import StoreTestSupport
 import Testing
 
 /// The PostgreSQL store checked against the SQLite store as its oracle: the same calls give the

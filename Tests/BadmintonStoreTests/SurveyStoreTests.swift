@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import StoreTestSupport
 import Testing
 
 @Suite("Survey store: results, surveys and reputation totals")

@@ -7,7 +7,8 @@ import Synchronization
 
 /// A throwaway PostgreSQL cluster for the tests: made with `initdb` in a temporary folder the
 /// first time a test asks for a database, listening on a Unix socket in that folder only, and
-/// stopped and removed when the test process exits. Each test gets a database of its own.
+/// stopped and removed when the test process exits. Each test works in a database of its own
+/// (the stores' tests in one that `StoreTestSupport` empties for them and reuses after).
 ///
 /// The server is Debian's PostgreSQL 15 (`postgresql-15`, which `scripts/deps.sh --tests`
 /// installs), or the one whose programs are in `BADMINTON_POSTGRES_BIN`. PostgreSQL refuses to run as root, so
@@ -120,7 +121,34 @@ public enum PostgresTestCluster {
 
   /// A new, empty database in the shared cluster; its URL.
   public static func makeDatabase() throws -> String {
-    try shared().makeDatabase()
+    try makeDatabase(named: newDatabaseName())
+  }
+
+  /// A name no database of this test process has had.
+  public static func newDatabaseName() -> String {
+    "test_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
+  }
+
+  /// A new, empty database called `name` in the shared cluster; its URL.
+  public static func makeDatabase(named name: String) throws -> String {
+    let cluster = try shared()
+    try psql(cluster, "CREATE DATABASE \(name)", in: "postgres")
+    return cluster.url(database: name)
+  }
+
+  /// Runs `sql`, one statement, in `database` of the shared cluster, as its superuser.
+  public static func execute(_ sql: String, in database: String) throws {
+    try psql(try shared(), sql, in: database)
+  }
+
+  /// Runs `sql` in `database`.
+  private static func psql(_ cluster: Cluster, _ sql: String, in database: String) throws {
+    try run(
+      cluster, "psql",
+      [
+        "-h", cluster.socketFolder, "-U", cluster.user, "-d", database,
+        "-v", "ON_ERROR_STOP=1", "-q", "-c", sql,
+      ])
   }
 
   private static func start() throws -> Cluster {

@@ -4,6 +4,7 @@ import BadmintonServices
 import BadmintonStore
 import Logging
 import NIOCore
+import StoreTestSupport
 import Synchronization
 
 /// A wall clock tests move by hand.
@@ -15,10 +16,10 @@ final class ManualClock: WallClock {
   func advance(by milliseconds: Int64) { now.withLock { $0 += milliseconds } }
 }
 
-/// A server with the accounts and players services on an in-memory store, on a free port.
+/// A server with the player services on an empty store of one kind, on a free port.
 struct PlayerWorld {
   let client: RPCClient
-  let store: SQLitePlayerStore
+  let store: any ServerStore
   let clock: ManualClock
   let port: Int
   let housekeeping: Housekeeping
@@ -65,51 +66,54 @@ struct PlayerWorld {
   }
 }
 
-/// Runs `body` against a fresh server with the player services, whose frame bodies and paged
-/// answers are limited to `maximumBodySize` bytes.
+/// Runs `body` against a fresh server with the player services on an empty store of `kind`,
+/// whose frame bodies and paged answers are limited to `maximumBodySize` bytes.
 func withPlayerWorld<T>(
-  maximumBodySize: Int = WireConfiguration().maximumBodySize,
+  _ kind: StoreKind, maximumBodySize: Int = WireConfiguration().maximumBodySize,
   _ body: (PlayerWorld) async throws -> T
 ) async throws -> T {
-  let store = try SQLitePlayerStore.inMemory()
-  let clock = ManualClock()
-  // The administrator's account exists before the server names it, as in production.
-  let administrator = try await store.createPlayer(
-    NewPlayer(
-      phone: PlayerWorld.administratorPhone, nickname: "Admin",
-      password: try await PasswordHasher(cost: .testing).digest(PlayerWorld.administratorPassword),
-      selfLevel: 5, locale: "en", joinedAtUnixMs: clock.nowUnixMs()))
-  let players = try await PlayerServices.start(
-    store: store,
-    configuration: PlayerServicesConfiguration(
-      passwordCost: .testing, administratorIDs: [administrator.id],
-      // Every test player comes from one address; the limits have tests of their own.
-      loginPolicyPerPhone: .unlimited, loginPolicyPerAddress: .unlimited,
-      registrationsPerAddressPerHour: 0, uploadsPerAddressPerHour: 0,
-      maximumResponseBytes: maximumBodySize),
-    clock: clock)
-  var logger = Logger(label: "test.server")
-  logger.logLevel = .critical
-  let server = RPCServer(
-    configuration: ServerConfiguration(
-      port: 0, wire: WireConfiguration(maximumBodySize: maximumBodySize)),
-    services: players.services,
-    authenticator: players.authenticator, logger: logger)
-  return try await withThrowingTaskGroup(of: Void.self) { group in
-    group.addTask { try await server.run() }
-    let port = try await server.localAddress().port!
-    let client = RPCClient(host: "127.0.0.1", port: port)
-    let world = PlayerWorld(
-      client: client, store: store, clock: clock, port: port, housekeeping: players.housekeeping)
-    do {
-      let result = try await body(world)
-      await client.close()
-      group.cancelAll()
-      return result
-    } catch {
-      await client.close()
-      group.cancelAll()
-      throw error
+  try await withStore(kind) { store in
+    let clock = ManualClock()
+    // The administrator's account exists before the server names it, as in production.
+    let administrator = try await store.createPlayer(
+      NewPlayer(
+        phone: PlayerWorld.administratorPhone, nickname: "Admin",
+        password: try await PasswordHasher(cost: .testing).digest(
+          PlayerWorld.administratorPassword),
+        selfLevel: 5, locale: "en", joinedAtUnixMs: clock.nowUnixMs()))
+    let players = try await PlayerServices.start(
+      store: store,
+      configuration: PlayerServicesConfiguration(
+        passwordCost: .testing, administratorIDs: [administrator.id],
+        // Every test player comes from one address; the limits have tests of their own.
+        loginPolicyPerPhone: .unlimited, loginPolicyPerAddress: .unlimited,
+        registrationsPerAddressPerHour: 0, uploadsPerAddressPerHour: 0,
+        maximumResponseBytes: maximumBodySize),
+      clock: clock)
+    var logger = Logger(label: "test.server")
+    logger.logLevel = .critical
+    let server = RPCServer(
+      configuration: ServerConfiguration(
+        port: 0, wire: WireConfiguration(maximumBodySize: maximumBodySize)),
+      services: players.services,
+      authenticator: players.authenticator, logger: logger)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { try await server.run() }
+      let port = try await server.localAddress().port!
+      let client = RPCClient(host: "127.0.0.1", port: port)
+      let world = PlayerWorld(
+        client: client, store: store, clock: clock, port: port,
+        housekeeping: players.housekeeping)
+      do {
+        let result = try await body(world)
+        await client.close()
+        group.cancelAll()
+        return result
+      } catch {
+        await client.close()
+        group.cancelAll()
+        throw error
+      }
     }
   }
 }
