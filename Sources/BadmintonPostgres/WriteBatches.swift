@@ -7,7 +7,8 @@ import Synchronization
 /// A write is queued; a free lane (at most `lanes` run at once, each on a pooled connection of
 /// its own) takes every write queued so far, at most `maximumBatch`, and runs them one after the
 /// other in one `SERIALIZABLE` transaction. The transaction commits once, the tail hands its
-/// changes to the feed, and only then is every caller resumed: a write is never acknowledged
+/// changes to the feed (while the lane takes its next batch), and only then is every caller
+/// resumed: a write is never acknowledged
 /// before it is durable and in this instance's projections. Under load the batches grow and
 /// the costs of a transaction (its `BEGIN`, `COMMIT`, flush, transaction id and tail read) are
 /// shared; alone, a write commits at once, as it would on its own.
@@ -20,7 +21,8 @@ import Synchronization
 /// from its first write, this time each write in a savepoint of its own, so that only the
 /// failing one's changes are undone and it alone gets its error. A batch PostgreSQL refuses for
 /// a concurrent transaction (40001, 40P01) is split: each of its writes runs again in a
-/// transaction of its own, run again as often as it takes, as a lone write is. A write may
+/// transaction of its own, one after the other, run again as often as it takes, as a lone
+/// write is. A write may
 /// therefore run more than once: it must only read and write through the connection it is
 /// given.
 ///
@@ -216,23 +218,25 @@ extension PostgresStore {
     }
     for key in keys { turns.release(key) }
     if batch.count > 1, case .failure(let error) = outcome, isRetryable(error) {
-      // Each write again in a transaction of its own, run again as often as it takes: a
-      // contended batch costs no more than its writes would have alone.
-      await withTaskGroup(of: Void.self) { group in
-        for write in batch {
-          group.addTask { await commit([write], database: database, turns: turns, tail: tail) }
-        }
-      }
+      // Each write again in a transaction of its own, one after the other on this lane, run
+      // again as often as it takes: a contended batch costs no more than its writes would have
+      // alone, and its writes do not meet each other.
+      for write in batch { await commit([write], database: database, turns: turns, tail: tail) }
       return
     }
     switch outcome {
     case .success(let transaction):
-      // A transaction that wrote nothing has no id, and nothing to wait for.
-      var batchError: (any Error)?
-      if let transaction {
-        do { try await tail.caughtUp(through: transaction) } catch { batchError = error }
+      // A transaction that wrote nothing has no id, and nothing to wait for. The lane takes its
+      // next batch while this one waits for the tail.
+      guard let transaction else {
+        for write in batch { write.finish(batchError: nil) }
+        return
       }
-      for write in batch { write.finish(batchError: batchError) }
+      Task {
+        var batchError: (any Error)?
+        do { try await tail.caughtUp(through: transaction) } catch { batchError = error }
+        for write in batch { write.finish(batchError: batchError) }
+      }
     case .failure(let error):
       for write in batch { write.finish(batchError: error) }
     }

@@ -53,11 +53,11 @@ private enum RefusedStatement: SQLStatement {
 
 @Suite("PostgreSQL store: writes committed together")
 struct PostgresWriteBatchTests {
-  /// A store on a new database with one lane for writes, its feed started and recorded.
+  /// A store on a new database (one lane for writes), its feed started and recorded.
   private static func store() async throws -> (PostgresStore, Published) {
     let store = try await PostgresStore.open(
       .init(url: try PostgresTestCluster.makeDatabase(), poolSize: 4))
-    #expect(PostgresStore.writeLanes(poolSize: 4) == 1)
+    #expect(PostgresStore.writeLanes == 1)
     let published = Published()
     store.feed.subscribe { committed in published.list.withLock { $0.append(committed) } }
     store.startFeed()
