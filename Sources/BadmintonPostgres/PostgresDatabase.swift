@@ -344,7 +344,16 @@ struct SQLDatabase: Sendable {
               let value = try await body(sql)
               let id = try await sql.row(TransactionID.self)?.decode(String?.self)
               try await sql.run("COMMIT")
-              if !keys.isEmpty { try await sql.run("SELECT pg_advisory_unlock_all()") }
+              if !keys.isEmpty {
+                // Committed: whatever happens now, the transaction must not be reported as
+                // failed (its callers would make it again). A connection whose locks cannot be
+                // released is closed, which releases them.
+                do {
+                  try await sql.run("SELECT pg_advisory_unlock_all()")
+                } catch {
+                  try? await connection.close()
+                }
+              }
               return (value, id.flatMap { UInt64($0) })
             } catch {
               try? await sql.run("ROLLBACK")

@@ -34,9 +34,10 @@ import Synchronization
 /// **Order.** The change tail hands on each batch as one transaction, in transaction id order,
 /// which is commit order for every row the batches share.
 final class WriteBatches: Sendable {
-  /// Writes committed in one transaction at most. Each write may take a savepoint, and
-  /// PostgreSQL keeps the subtransactions of 64 at most per transaction in shared memory.
-  static let maximumBatch = 48
+  /// Writes committed in one transaction at most. Run again with savepoints, each write takes
+  /// one, and a room write one more of its own: PostgreSQL keeps the subtransactions of 64 at
+  /// most per transaction in shared memory, and past that every snapshot on the server slows.
+  static let maximumBatch = 30
 
   private struct State {
     var queued: [any BatchedWrite] = []
