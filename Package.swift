@@ -20,6 +20,7 @@ let package = Package(
     // For the benchmarks package in Benchmarks/, which measures the layers one by one.
     .library(name: "BadmintonDomain", targets: ["BadmintonDomain"]),
     .library(name: "BadmintonStore", targets: ["BadmintonStore"]),
+    .library(name: "BadmintonSQLite", targets: ["BadmintonSQLite"]),
     .library(name: "BadmintonServices", targets: ["BadmintonServices"]),
   ],
   dependencies: [
@@ -121,11 +122,20 @@ let package = Package(
       swiftSettings: defaultSwiftSettings
     ),
 
-    // The store: the services' data behind an interface of our own; GRDB over SQLite.
+    // The store: the services' data behind an interface of our own (the store protocols, their
+    // records and the change feed), which imports neither engine.
     .target(
       name: "BadmintonStore",
+      dependencies: ["BadmintonDomain"],
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // The embedded store: GRDB over SQLite, the default.
+    .target(
+      name: "BadmintonSQLite",
       dependencies: [
         "BadmintonDomain",
+        "BadmintonStore",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       swiftSettings: defaultSwiftSettings
@@ -172,6 +182,7 @@ let package = Package(
         "BadmintonRPC",
         "BadmintonPostgres",
         "BadmintonServices",
+        "BadmintonSQLite",
         "BadmintonStore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -209,7 +220,7 @@ let package = Package(
     // The stores the store and service tests run on (`BADMINTON_TEST_STORES`), each made empty.
     .target(
       name: "StoreTestSupport",
-      dependencies: ["BadmintonPostgres", "BadmintonStore", "PostgresTestCluster"],
+      dependencies: ["BadmintonPostgres", "BadmintonSQLite", "BadmintonStore", "PostgresTestCluster"],
       path: "Tests/StoreTestSupport",
       swiftSettings: defaultSwiftSettings
     ),
@@ -272,6 +283,7 @@ let package = Package(
       dependencies: [
         "BadmintonDomain",
         "BadmintonPostgres",
+        "BadmintonSQLite",
         "BadmintonStore",
         "PostgresTestCluster",
         "StoreTestSupport",
@@ -288,6 +300,7 @@ let package = Package(
         "BadmintonDomain",
         "BadmintonRPC",
         "BadmintonServices",
+        "BadmintonSQLite",
         "BadmintonStore",
         // Several badminton-server processes on one database (MultiInstanceTests), and every
         // service test on each store.

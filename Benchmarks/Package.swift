@@ -53,6 +53,7 @@ let package = Package(
         .product(name: "BadmintonRPC", package: "BadmintonBuddy"),
         .product(name: "BadmintonServices", package: "BadmintonBuddy"),
         .product(name: "BadmintonStore", package: "BadmintonBuddy"),
+        .product(name: "BadmintonSQLite", package: "BadmintonBuddy"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

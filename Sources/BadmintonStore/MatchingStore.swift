@@ -413,3 +413,14 @@ public protocol ProposalStore: Sendable {
 /// rooms, messages, weekly schedules, and match results with their surveys.
 public typealias ServerStore = PlayerStore & MatchingStore & ProposalStore & SocialStore
   & RoomStore & MessageStore & ScheduleStore & SurveyStore
+
+extension StoredMatchState {
+  /// The match status the domain's rules read.
+  public var status: MatchStatus {
+    switch self {
+    case .confirmed: .confirmed
+    case .cancelled: .cancelled
+    case .completed: .completed
+    }
+  }
+}

@@ -200,3 +200,15 @@ public protocol RoomStore: Sendable {
     now: Int64, notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents
   ) async throws -> RoomOutcome
 }
+
+extension StoredRoomState {
+  /// The room status the domain's rules read.
+  public var status: RoomStatus {
+    switch self {
+    case .open: .open
+    case .started: .started
+    case .closed: .closed
+    case .expired: .expired
+    }
+  }
+}

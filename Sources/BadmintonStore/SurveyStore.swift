@@ -82,3 +82,14 @@ public protocol SurveyStore: Sendable {
   /// The exact sums behind a player's reputation.
   func reputationTotals(playerID: Int64) async throws -> ReputationTotals?
 }
+
+extension StoredSurveyState {
+  /// The survey status the domain's rules read.
+  public var status: SurveyStatus {
+    switch self {
+    case .pending: .pending
+    case .submitted: .submitted
+    case .expired: .expired
+    }
+  }
+}

@@ -4,6 +4,7 @@ import BadmintonPostgres
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
+import BadmintonSQLite
 import Foundation
 import Logging
 import NIOCore

@@ -1,6 +1,7 @@
 import BadmintonMetrics
 import BadmintonServices
 import BadmintonStore
+import BadmintonSQLite
 import CoreMetrics
 import Logging
 import Prometheus

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import BadmintonStore
+@testable import BadmintonSQLite
 
 @Suite("Commit timing")
 struct CommitTimingTests {

@@ -8,6 +8,7 @@ import Testing
 
 @testable import BadmintonPostgres
 @testable import BadmintonStore
+@testable import BadmintonSQLite
 
 @Suite("Player store: verification documents in pieces")
 struct DocumentUploadStoreTests {

@@ -4,6 +4,7 @@ import GRDB
 import Testing
 
 @testable import BadmintonStore
+@testable import BadmintonSQLite
 
 @Suite("Player store on disk: durability across reopening")
 struct DurabilityTests {

@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import BadmintonStore
+@testable import BadmintonSQLite
 
 /// The transactions a feed published, and the times grouped writes ran.
 private final class Published: Sendable {

@@ -5,6 +5,7 @@ import StoreTestSupport
 import Testing
 
 @testable import BadmintonStore
+@testable import BadmintonSQLite
 
 @Suite("Message store")
 struct MessageStoreTests {

@@ -2,6 +2,7 @@ import GRDB
 import Testing
 
 @testable import BadmintonStore
+@testable import BadmintonSQLite
 
 @Suite("Store migrations")
 struct MigrationTests {

@@ -5,6 +5,7 @@ import Testing
 
 @testable import BadmintonPostgres
 @testable import BadmintonStore
+@testable import BadmintonSQLite
 
 @Suite("Room joins, invitations and blocks")
 struct RoomJoinBlockTests {

@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import BadmintonSQLite
 import PropertyBased
 import StoreTestSupport
 import Synchronization

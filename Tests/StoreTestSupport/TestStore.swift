@@ -1,5 +1,6 @@
 import BadmintonPostgres
 public import BadmintonStore
+public import BadmintonSQLite
 import PostgresTestCluster
 
 /// A fresh, empty store, and how to close it.

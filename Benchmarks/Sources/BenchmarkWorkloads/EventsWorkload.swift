@@ -3,6 +3,7 @@ import BadmintonDomain
 public import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
+import BadmintonSQLite
 import Foundation
 import Logging
 import Synchronization

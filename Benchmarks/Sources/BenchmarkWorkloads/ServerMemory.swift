@@ -1,6 +1,7 @@
 import BadmintonDomain
 import BadmintonServices
 import BadmintonStore
+import BadmintonSQLite
 import Foundation
 import GRDB
 

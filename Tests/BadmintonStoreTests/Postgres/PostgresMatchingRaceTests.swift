@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import BadmintonSQLite
 import PostgresNIO
 import PostgresTestCluster
 import Synchronization

@@ -3,6 +3,7 @@ import PostgresNIO
 
 @testable import BadmintonPostgres
 @testable import BadmintonStore
+@testable import BadmintonSQLite
 
 /// SQL run directly on either store's database, outside the store's interface: for tests that
 /// look at rows the interface does not show, or write rows it would refuse.

@@ -1,4 +1,5 @@
 import BadmintonDomain
+public import BadmintonStore
 import GRDB
 
 extension SQLitePlayerStore: MessageStore {

@@ -1,3 +1,4 @@
+public import BadmintonStore
 import Foundation
 import GRDB
 

@@ -1,4 +1,5 @@
 public import BadmintonDomain
+public import BadmintonStore
 import Foundation
 public import GRDB
 

@@ -1,4 +1,5 @@
-public import BadmintonDomain
+import BadmintonDomain
+public import BadmintonStore
 import GRDB
 
 extension SQLitePlayerStore: ProposalStore {
@@ -347,16 +348,5 @@ extension SQLitePlayerStore: ProposalStore {
     let by: Int64? = row["completed_by"]
     guard let team, let at, let by else { return nil }
     return MatchResult(winningTeam: team, completedAtUnixMs: at, completedBy: by)
-  }
-}
-
-extension StoredMatchState {
-  /// The match status the domain's rules read.
-  public var status: MatchStatus {
-    switch self {
-    case .confirmed: .confirmed
-    case .cancelled: .cancelled
-    case .completed: .completed
-    }
   }
 }

@@ -1,4 +1,5 @@
-public import GRDB
+import BadmintonStore
+import GRDB
 import Synchronization
 
 extension SQLitePlayerStore {

@@ -1,4 +1,5 @@
 public import BadmintonDomain
+public import BadmintonStore
 import GRDB
 
 extension SQLitePlayerStore: SurveyStore {
@@ -221,16 +222,5 @@ extension SQLitePlayerStore: SurveyStore {
       matchID: row["game_id"], evaluatorID: row["evaluator_id"],
       state: StoredSurveyState(rawValue: row["state"]) ?? .expired, dueAtUnixMs: row["due_at_ms"],
       submittedAtUnixMs: row["submitted_at_ms"])
-  }
-}
-
-extension StoredSurveyState {
-  /// The survey status the domain's rules read.
-  public var status: SurveyStatus {
-    switch self {
-    case .pending: .pending
-    case .submitted: .submitted
-    case .expired: .expired
-    }
   }
 }

@@ -1,3 +1,4 @@
+import BadmintonStore
 import GRDB
 import Synchronization
 

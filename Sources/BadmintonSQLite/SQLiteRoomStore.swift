@@ -1,4 +1,5 @@
 public import BadmintonDomain
+public import BadmintonStore
 import GRDB
 
 extension SQLitePlayerStore: RoomStore {
@@ -385,17 +386,5 @@ extension SQLitePlayerStore {
       state: StoredRoomState(rawValue: row["state"]) ?? .closed, ownerID: row["owner_id"],
       participants: participants, createdAtUnixMs: row["created_at_ms"],
       lastActivityAtUnixMs: row["last_activity_at_ms"], matchID: row["match_id"])
-  }
-}
-
-extension StoredRoomState {
-  /// The room status the domain's rules read.
-  public var status: RoomStatus {
-    switch self {
-    case .open: .open
-    case .started: .started
-    case .closed: .closed
-    case .expired: .expired
-    }
   }
 }
