@@ -130,12 +130,21 @@ let package = Package(
       swiftSettings: defaultSwiftSettings
     ),
 
+    // Each store operation, written once over a small engine interface (`StoreSession`): the
+    // rows it reads, the domain rule it calls, the rows it writes, the events it appends.
+    .target(
+      name: "BadmintonStoreSQL",
+      dependencies: ["BadmintonDomain", "BadmintonStore"],
+      swiftSettings: defaultSwiftSettings
+    ),
+
     // The embedded store: GRDB over SQLite, the default.
     .target(
       name: "BadmintonSQLite",
       dependencies: [
         "BadmintonDomain",
         "BadmintonStore",
+        "BadmintonStoreSQL",
         .product(name: "GRDB", package: "GRDB.swift"),
       ],
       swiftSettings: defaultSwiftSettings
@@ -148,9 +157,11 @@ let package = Package(
       dependencies: [
         "BadmintonDomain",
         "BadmintonStore",
+        "BadmintonStoreSQL",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: defaultSwiftSettings
@@ -285,6 +296,7 @@ let package = Package(
         "BadmintonPostgres",
         "BadmintonSQLite",
         "BadmintonStore",
+        "BadmintonStoreSQL",
         "PostgresTestCluster",
         "StoreTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -117,6 +117,8 @@ final class DatabasePool: Sendable {
   private let configuration: PostgresClient.Configuration
   private let logger: Logger
   private let state: Mutex<State>
+  /// Connections the pool keeps at most.
+  var maximumConnections: Int { configuration.options.maximumConnections }
   /// The tasks running closed pools, awaited by `close()`.
   private let retired = Mutex<[Task<Void, Never>]>([])
 

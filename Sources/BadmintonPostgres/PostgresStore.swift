@@ -2,6 +2,7 @@ public import BadmintonStore
 import Foundation
 public import Logging
 import NIOCore
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -26,6 +27,9 @@ public final class PostgresStore: Sendable {
   let turns = KeyedTurns()
   /// This instance's writes, committed together.
   let batches: WriteBatches
+  /// The threads the store's operations run on, each waiting for its statements' answers
+  /// (`PostgresSession`): one per pooled connection, so that every leased connection can be used.
+  let threads: NIOThreadPool
 
   /// How to reach the database and how many connections to keep.
   public struct Configuration: Sendable {
@@ -61,6 +65,8 @@ public final class PostgresStore: Sendable {
     database: SQLDatabase, cursor: UInt64, floor: UInt64, lanes: Int, logger: Logger
   ) {
     self.database = database
+    threads = NIOThreadPool(numberOfThreads: database.pool.maximumConnections)
+    threads.start()
     let tail = ChangeTail(
       database: database, feed: feed, cursor: cursor, floor: floor, logger: logger)
     self.tail = tail
@@ -152,6 +158,7 @@ public final class PostgresStore: Sendable {
   public func close() async {
     await tail.stop()
     await database.pool.close()
+    try? await threads.shutdownGracefully()
   }
 
   /// Runs `body` in a serializable transaction shared with this instance's other writes waiting

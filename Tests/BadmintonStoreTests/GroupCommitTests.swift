@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import BadmintonStore
+import BadmintonStoreSQL
 @testable import BadmintonSQLite
 
 /// The transactions a feed published, and the times grouped writes ran.

@@ -1,37 +1,36 @@
 public import BadmintonDomain
 public import BadmintonStore
-import PostgresNIO
 
-/// Game rooms on PostgreSQL, as the embedded store keeps them. A room's code is unique among
+/// Game rooms, on either engine. A room's code is unique among
 /// open rooms, and a player is in at most one open room (`room_participant.open` mirrors its
 /// room's state, and partial unique indexes hold both). Every write reads what it decides on in
 /// its own serializable transaction: two joins that would overfill a room, on this instance or
 /// another, cannot both commit, and the one run again reads the room as the other left it.
-extension PostgresStore: RoomStore {
+extension RoomStore where Self: StoreEngine {
   public func createRoom(
     ownerID: Int64, mode: MatchMode, now: Int64, code: @escaping @Sendable () -> String,
     notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
       try RoomRules.checkCreate(
-        ownerInOpenRoom: try await Self.openRoomID(db, playerID: ownerID) != nil)
+        ownerInOpenRoom: try Self.openRoomID(db, playerID: ownerID) != nil)
       // 31^6 codes: a clash is rare, and a few draws make one vanishingly unlikely.
       var drawn = code()
       var draws = 1
-      while try await db.row(RoomOpenWithCode.self, drawn, StoredRoomState.open.rawValue) != nil {
-        guard draws < 32 else { throw PostgresRoomStoreError.noFreeCode }
+      while try db.row(RoomOpenWithCode.self, drawn, StoredRoomState.open.rawValue) != nil {
+        guard draws < 32 else { throw RoomStoreError.noFreeCode }
         drawn = code()
         draws += 1
       }
       // A room given the same code by a transaction this one cannot see makes PostgreSQL refuse
       // this one, which is then run again and draws anew.
       guard
-        let id = try await db.row(
+        let id = try db.row(
           RoomInsert.self, drawn, mode.rawValue, StoredRoomState.open.rawValue, ownerID, now, now
         )?.decode(Int64.self)
-      else { throw PostgresRoomStoreError.noFreeCode }
-      try await Self.addParticipant(db, room: id, player: ownerID, now: now)
-      outcome.room = try await Self.fetchRoom(db, id: id)!
+      else { throw RoomStoreError.noFreeCode }
+      try Self.addParticipant(db, room: id, player: ownerID, now: now)
+      outcome.room = try Self.fetchRoom(db, id: id)!
     }
   }
 
@@ -42,29 +41,29 @@ extension PostgresStore: RoomStore {
     try await roomWrite(now: now, notify: notify) { db, outcome in
       // The open room with the code, else the latest room that had it.
       guard
-        let id = try await db.row(RoomIDByCode.self, code, StoredRoomState.open.rawValue)?
+        let id = try db.row(RoomIDByCode.self, code, StoredRoomState.open.rawValue)?
           .decode(Int64.self),
-        let before = try await Self.fetchRoom(db, id: id)
+        let before = try Self.fetchRoom(db, id: id)
       else { throw RoomErrors.codeInvalid }
       let others = before.playerIDs
       var blockedByParticipant = false
       var blockedParticipant = false
       for other in others {
-        if try await Self.roomBlocked(db, other, playerID) { blockedByParticipant = true }
-        if try await Self.roomBlocked(db, playerID, other) { blockedParticipant = true }
+        if try Self.roomBlocked(db, other, playerID) { blockedByParticipant = true }
+        if try Self.roomBlocked(db, playerID, other) { blockedParticipant = true }
       }
       try RoomRules.checkJoin(
         RoomJoin(
           status: before.state.status, mode: before.mode,
           lastActivityAtUnixMs: before.lastActivityAtUnixMs,
           participantCount: before.participants.count,
-          joinerInOpenRoom: try await Self.openRoomID(db, playerID: playerID) != nil,
+          joinerInOpenRoom: try Self.openRoomID(db, playerID: playerID) != nil,
           blockedByParticipant: blockedByParticipant,
           blockedParticipant: blockedParticipant),
         nowUnixMs: now)
-      try await Self.addParticipant(db, room: id, player: playerID, now: now)
-      try await Self.touch(db, room: id, now: now)
-      let room = try await Self.fetchRoom(db, id: id)!
+      try Self.addParticipant(db, room: id, player: playerID, now: now)
+      try Self.touch(db, room: id, now: now)
+      let room = try Self.fetchRoom(db, id: id)!
       outcome.changes.append(
         RoomChangeRecord(
           room: room, change: .joined, actorID: playerID, subjectID: playerID,
@@ -79,15 +78,15 @@ extension PostgresStore: RoomStore {
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
       guard id != 0 else {
-        guard let open = try await Self.openRoomID(db, playerID: playerID) else {
+        guard let open = try Self.openRoomID(db, playerID: playerID) else {
           throw RoomErrors.notInRoom
         }
-        outcome.room = try await Self.fetchRoom(db, id: open)!
+        outcome.room = try Self.fetchRoom(db, id: open)!
         return
       }
       guard
-        try await db.row(RoomParticipantExists.self, id, playerID) != nil,
-        let room = try await Self.fetchRoom(db, id: id)
+        try db.row(RoomParticipantExists.self, id, playerID) != nil,
+        let room = try Self.fetchRoom(db, id: id)
       else { throw RoomErrors.notFound }
       outcome.room = room
     }
@@ -98,14 +97,14 @@ extension PostgresStore: RoomStore {
     notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
-      let before = try await Self.ownedRoom(db, ownerID: ownerID)
+      let before = try Self.ownedRoom(db, ownerID: ownerID)
       let delivery = try RoomRules.invite(
         ownerID: ownerID, inviteeID: inviteeID, participantIDs: before.playerIDs,
-        areFriends: try await db.row(RoomFriendship.self, ownerID, inviteeID) != nil,
-        ownerBlockedInvitee: try await Self.roomBlocked(db, ownerID, inviteeID),
-        inviteeBlockedOwner: try await Self.roomBlocked(db, inviteeID, ownerID))
-      try await Self.touch(db, room: before.id, now: now)
-      let room = try await Self.fetchRoom(db, id: before.id)!
+        areFriends: try db.row(RoomFriendship.self, ownerID, inviteeID) != nil,
+        ownerBlockedInvitee: try Self.roomBlocked(db, ownerID, inviteeID),
+        inviteeBlockedOwner: try Self.roomBlocked(db, inviteeID, ownerID))
+      try Self.touch(db, room: before.id, now: now)
+      let room = try Self.fetchRoom(db, id: before.id)!
       outcome.changes.append(
         RoomChangeRecord(
           room: room, change: .invited, actorID: ownerID, subjectID: inviteeID,
@@ -121,12 +120,12 @@ extension PostgresStore: RoomStore {
     notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
-      let before = try await Self.ownedRoom(db, ownerID: ownerID)
+      let before = try Self.ownedRoom(db, ownerID: ownerID)
       try RoomRules.checkKick(
         ownerID: ownerID, playerID: playerID, participantIDs: before.playerIDs)
-      try await db.rows(RoomParticipantDelete.self, before.id, playerID)
-      try await Self.touch(db, room: before.id, now: now)
-      let room = try await Self.fetchRoom(db, id: before.id)!
+      try db.rows(RoomParticipantDelete.self, before.id, playerID)
+      try Self.touch(db, room: before.id, now: now)
+      let room = try Self.fetchRoom(db, id: before.id)!
       outcome.changes.append(
         RoomChangeRecord(
           room: room, change: .kicked, actorID: ownerID, subjectID: playerID,
@@ -139,14 +138,14 @@ extension PostgresStore: RoomStore {
     playerID: Int64, now: Int64, notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
-      guard let id = try await Self.openRoomID(db, playerID: playerID) else {
+      guard let id = try Self.openRoomID(db, playerID: playerID) else {
         throw RoomErrors.notInRoom
       }
-      try await db.rows(RoomParticipantDelete.self, id, playerID)
-      try await Self.touch(db, room: id, now: now)
-      var room = try await Self.fetchRoom(db, id: id)!
+      try db.rows(RoomParticipantDelete.self, id, playerID)
+      try Self.touch(db, room: id, now: now)
+      var room = try Self.fetchRoom(db, id: id)!
       guard let heir = room.participants.first else {
-        try await db.rows(RoomSetState.self, StoredRoomState.closed.rawValue, id)
+        try db.rows(RoomSetState.self, StoredRoomState.closed.rawValue, id)
         room.state = .closed
         outcome.changes.append(
           RoomChangeRecord(
@@ -155,7 +154,7 @@ extension PostgresStore: RoomStore {
         return
       }
       if room.ownerID == playerID {
-        try await db.rows(RoomSetOwner.self, heir.playerID, id)
+        try db.rows(RoomSetOwner.self, heir.playerID, id)
         room.ownerID = heir.playerID
       }
       outcome.changes.append(
@@ -171,29 +170,29 @@ extension PostgresStore: RoomStore {
     notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents
   ) async throws -> RoomOutcome {
     try await roomWrite(now: now, notify: notify) { db, outcome in
-      let before = try await Self.ownedRoom(db, ownerID: ownerID)
+      let before = try Self.ownedRoom(db, ownerID: ownerID)
       var matches: [[BookedMatch]] = []
       for player in before.playerIDs {
         matches.append(
-          try await Self.roomBookedMatches(db, playerID: player, endingAfter: slot.startUnixMs))
+          try Self.roomBookedMatches(db, playerID: player, endingAfter: slot.startUnixMs))
       }
       try RoomRules.checkStart(mode: before.mode, slot: slot, matches: matches)
-      let players = try await Self.players(db, ids: before.playerIDs)
+      let players = try Shared.players(db, ids: before.playerIDs)
       let teams = MatchRules.teams(
         before.playerIDs.map { ($0, players[$0]?.displayLevel.level ?? 1) })
-      let inserted = try await db.row(
+      let inserted = try db.row(
         RoomGameInsert.self, before.mode.rawValue, slot.startUnixMs, slot.endUnixMs,
         StoredMatchState.confirmed.rawValue, now)
       let matchID = try inserted!.decode(Int64.self)
       var participants: [MatchParticipantRecord] = []
       for (position, player) in before.playerIDs.enumerated() {
         let team = teams[player] ?? (position + 1)
-        try await db.rows(RoomGameParticipantInsert.self, position, player, team, matchID)
+        try db.rows(RoomGameParticipantInsert.self, position, player, team, matchID)
         participants.append(
           MatchParticipantRecord(playerID: player, availabilityID: 0, team: team))
       }
-      try await Self.end(db, room: before.id, as: .started, matchID: matchID)
-      let room = try await Self.fetchRoom(db, id: before.id)!
+      try Self.end(db, room: before.id, as: .started, matchID: matchID)
+      let room = try Self.fetchRoom(db, id: before.id)!
       outcome.changes.append(
         RoomChangeRecord(
           room: room, change: .started, actorID: ownerID, subjectID: 0,
@@ -214,39 +213,38 @@ extension PostgresStore: RoomStore {
 }
 
 /// Why the room store could not do what was asked, beyond the product's rules.
-enum PostgresRoomStoreError: Error {
+enum RoomStoreError: Error {
   /// Every code drawn clashed with an open room's.
   case noFreeCode
 }
 
-extension PostgresStore {
+extension RoomStore where Self: StoreEngine {
   /// One write over rooms: expires the idle open rooms, then runs `body` in a savepoint. The
   /// expiries are committed even when `body` fails with a product rule, whose error is thrown
   /// after the commit; events for everything committed are written in the same transaction.
   /// The transaction is run again whole when it meets a concurrent one.
   private func roomWrite(
     now: Int64, notify: @escaping @Sendable (RoomOutcome) -> OutgoingEvents,
-    _ body: @escaping @Sendable (SQLConnection, inout RoomOutcome) async throws -> Void
+    _ body: @escaping @Sendable (any StoreSession, inout RoomOutcome) throws -> Void
   ) async throws -> RoomOutcome {
-    let (outcome, failure) = try await write { db -> (RoomOutcome, DomainError?) in
-      var outcome = RoomOutcome(changes: try await Self.expireIdleRooms(db, now: now))
+    let (outcome, failure) = try await writeTransaction { db -> (RoomOutcome, DomainError?) in
+      var outcome = RoomOutcome(changes: try Self.expireIdleRooms(db, now: now))
       var failure: DomainError?
-      try await db.run("SAVEPOINT room_change")
       do {
-        var attempt = outcome
-        try await body(db, &attempt)
-        outcome = attempt
-        try await db.run("RELEASE SAVEPOINT room_change")
+        outcome = try db.savepoint {
+          var attempt = outcome
+          try body(db, &attempt)
+          return attempt
+        }
       } catch let error as DomainError {
-        try await db.run("ROLLBACK TO SAVEPOINT room_change")
         failure = error
       }
       var ids = Set(
         outcome.changes.flatMap { $0.room.playerIDs + $0.recipients + [$0.room.ownerID] })
       if let room = outcome.room { ids.formUnion(room.playerIDs + [room.ownerID]) }
       if let invited = outcome.invitedPlayerID { ids.insert(invited) }
-      outcome.players = ids.isEmpty ? [:] : try await Self.players(db, ids: Array(ids))
-      try await Self.append(db, notify(outcome), atUnixMs: now)
+      outcome.players = try Shared.players(db, ids: Array(ids))
+      try Shared.append(db, notify(outcome), atUnixMs: now)
       return (outcome, failure)
     }
     if let failure { throw failure }
@@ -256,11 +254,11 @@ extension PostgresStore {
   /// Marks the open rooms idle for 30 minutes or more as expired; returns the changes. The
   /// query reads the open rooms by last activity as far as `now` less the limit, and
   /// `RoomRules.isExpired` decides.
-  private static func expireIdleRooms(_ db: SQLConnection, now: Int64) async throws
+  private static func expireIdleRooms(_ db: any StoreSession, now: Int64) throws
     -> [RoomChangeRecord]
   {
     var ids: [Int64] = []
-    for row in try await db.rows(
+    for row in try db.rows(
       RoomsIdle.self, StoredRoomState.open.rawValue, now - RoomRules.idleLimitMs)
     {
       let (id, lastActivity) = try row.decode((Int64, Int64).self)
@@ -270,8 +268,8 @@ extension PostgresStore {
     }
     var changes: [RoomChangeRecord] = []
     for id in ids {
-      try await end(db, room: id, as: .expired, matchID: nil)
-      let room = try await fetchRoom(db, id: id)!
+      try end(db, room: id, as: .expired, matchID: nil)
+      let room = try fetchRoom(db, id: id)!
       changes.append(
         RoomChangeRecord(
           room: room, change: .expired, actorID: 0, subjectID: 0, recipients: room.playerIDs))
@@ -281,55 +279,55 @@ extension PostgresStore {
 
   /// Ends an open room: its participants are free to join others.
   private static func end(
-    _ db: SQLConnection, room id: Int64, as state: StoredRoomState, matchID: Int64?
-  ) async throws {
-    try await db.rows(RoomEnd.self, state.rawValue, matchID, id)
-    try await db.rows(RoomParticipantsClose.self, id)
+    _ db: any StoreSession, room id: Int64, as state: StoredRoomState, matchID: Int64?
+  ) throws {
+    try db.rows(RoomEnd.self, state.rawValue, matchID, id)
+    try db.rows(RoomParticipantsClose.self, id)
   }
 
-  private static func touch(_ db: SQLConnection, room id: Int64, now: Int64) async throws {
-    try await db.rows(RoomTouch.self, now, id)
+  private static func touch(_ db: any StoreSession, room id: Int64, now: Int64) throws {
+    try db.rows(RoomTouch.self, now, id)
   }
 
   /// Adds `player` to `room`, open. The caller checked that the player is in no open room; a
   /// transaction this one cannot see that put them in one makes PostgreSQL refuse this one (as
   /// a conflict, whatever plan read the rooms), which is then run again and sees it.
   private static func addParticipant(
-    _ db: SQLConnection, room: Int64, player: Int64, now: Int64
-  ) async throws {
-    guard try await db.row(RoomParticipantInsert.self, room, player, now) != nil else {
+    _ db: any StoreSession, room: Int64, player: Int64, now: Int64
+  ) throws {
+    guard try db.row(RoomParticipantInsert.self, room, player, now) != nil else {
       throw RoomErrors.alreadyInRoom
     }
   }
 
   /// The id of the open room `playerID` is in.
-  private static func openRoomID(_ db: SQLConnection, playerID: Int64) async throws -> Int64? {
-    try await db.row(RoomOpenOfPlayer.self, playerID)?.decode(Int64.self)
+  private static func openRoomID(_ db: any StoreSession, playerID: Int64) throws -> Int64? {
+    try db.row(RoomOpenOfPlayer.self, playerID)?.decode(Int64.self)
   }
 
   /// The open room of `ownerID`, who must own it.
-  private static func ownedRoom(_ db: SQLConnection, ownerID: Int64) async throws -> RoomRecord {
-    guard let id = try await openRoomID(db, playerID: ownerID) else {
+  private static func ownedRoom(_ db: any StoreSession, ownerID: Int64) throws -> RoomRecord {
+    guard let id = try openRoomID(db, playerID: ownerID) else {
       throw RoomErrors.notInRoom
     }
-    let room = try await fetchRoom(db, id: id)!
+    let room = try fetchRoom(db, id: id)!
     try RoomRules.checkOwner(callerID: ownerID, ownerID: room.ownerID)
     return room
   }
 
   /// Whether `blockerID` blocked `playerID`, inside the caller's transaction.
-  private static func roomBlocked(_ db: SQLConnection, _ blockerID: Int64, _ playerID: Int64)
-    async throws -> Bool
+  private static func roomBlocked(_ db: any StoreSession, _ blockerID: Int64, _ playerID: Int64)
+    throws -> Bool
   {
-    try await db.row(RoomBlock.self, blockerID, playerID) != nil
+    try db.row(RoomBlock.self, blockerID, playerID) != nil
   }
 
   /// The matches of `playerID` that end after `unixMs`, with where each stands: what
   /// `BookingRules.isBooked` needs to tell whether the player is booked at a time from then on.
   private static func roomBookedMatches(
-    _ db: SQLConnection, playerID: Int64, endingAfter unixMs: Int64
-  ) async throws -> [BookedMatch] {
-    try await db.rows(RoomBookedMatches.self, playerID, unixMs).map { row in
+    _ db: any StoreSession, playerID: Int64, endingAfter unixMs: Int64
+  ) throws -> [BookedMatch] {
+    try db.rows(RoomBookedMatches.self, playerID, unixMs).map { row in
       let (start, end, state) = try row.decode((Int64, Int64, Int).self)
       return BookedMatch(
         slot: TimeSlot(startUnixMs: start, endUnixMs: end),
@@ -337,12 +335,12 @@ extension PostgresStore {
     }
   }
 
-  private static func fetchRoom(_ db: SQLConnection, id: Int64) async throws -> RoomRecord? {
-    guard let row = try await db.row(RoomByID.self, id) else { return nil }
+  private static func fetchRoom(_ db: any StoreSession, id: Int64) throws -> RoomRecord? {
+    guard let row = try db.row(RoomByID.self, id) else { return nil }
     let (code, mode, state, ownerID, createdAt, lastActivity, matchID) = try row.decode(
       (String, Int, Int, Int64, Int64, Int64, Int64?).self)
     // Join order; the row id breaks ties within one millisecond.
-    let participants = try await db.rows(RoomParticipantsOf.self, id).map { row in
+    let participants = try db.rows(RoomParticipantsOf.self, id).map { row in
       let (playerID, joinedAt) = try row.decode((Int64, Int64).self)
       return RoomParticipantRecord(playerID: playerID, joinedAtUnixMs: joinedAt)
     }
@@ -352,94 +350,103 @@ extension PostgresStore {
       participants: participants, createdAtUnixMs: createdAt,
       lastActivityAtUnixMs: lastActivity, matchID: matchID)
   }
+}
 
-  // MARK: Statements
+// MARK: Statements
 
-  enum RoomOpenWithCode: SQLStatement {
-    static let sql = "SELECT 1 FROM room WHERE code = $1 AND state = $2"
-  }
-  enum RoomInsert: SQLStatement {
-    static let sql = """
-      INSERT INTO room (code, mode, state, owner_id, created_at_ms, last_activity_at_ms)
-      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id
-      """
-  }
-  enum RoomIDByCode: SQLStatement {
-    static let sql = """
-      SELECT id FROM room WHERE code = $1 ORDER BY state = $2 DESC, id DESC LIMIT 1
-      """
-  }
-  enum RoomByID: SQLStatement {
-    static let sql = """
-      SELECT code, mode, state, owner_id, created_at_ms, last_activity_at_ms, match_id
-      FROM room WHERE id = $1
-      """
-  }
-  enum RoomParticipantsOf: SQLStatement {
-    static let sql = """
-      SELECT player_id, joined_at_ms FROM room_participant WHERE room_id = $1
-      ORDER BY joined_at_ms, row_id
-      """
-  }
-  enum RoomParticipantExists: SQLStatement {
-    static let sql = "SELECT 1 FROM room_participant WHERE room_id = $1 AND player_id = $2"
-  }
-  enum RoomParticipantInsert: SQLStatement {
-    static let sql = """
-      INSERT INTO room_participant (room_id, player_id, joined_at_ms, open) VALUES ($1, $2, $3, 1)
-      ON CONFLICT DO NOTHING RETURNING room_id
-      """
-  }
-  enum RoomParticipantDelete: SQLStatement {
-    static let sql = "DELETE FROM room_participant WHERE room_id = $1 AND player_id = $2"
-  }
-  enum RoomParticipantsClose: SQLStatement {
-    static let sql = "UPDATE room_participant SET open = 0 WHERE room_id = $1"
-  }
-  enum RoomOpenOfPlayer: SQLStatement {
-    static let sql = "SELECT room_id FROM room_participant WHERE player_id = $1 AND open = 1"
-  }
-  enum RoomTouch: SQLStatement {
-    static let sql = "UPDATE room SET last_activity_at_ms = $1 WHERE id = $2"
-  }
-  enum RoomSetState: SQLStatement {
-    static let sql = "UPDATE room SET state = $1 WHERE id = $2"
-  }
-  enum RoomSetOwner: SQLStatement {
-    static let sql = "UPDATE room SET owner_id = $1 WHERE id = $2"
-  }
-  enum RoomEnd: SQLStatement {
-    static let sql = "UPDATE room SET state = $1, match_id = $2 WHERE id = $3"
-  }
-  enum RoomsIdle: SQLStatement {
-    static let sql = """
-      SELECT id, last_activity_at_ms FROM room WHERE state = $1 AND last_activity_at_ms <= $2
-      ORDER BY id
-      """
-  }
-  enum RoomBlock: SQLStatement {
-    static let sql = "SELECT 1 FROM block WHERE blocker_id = $1 AND blocked_id = $2"
-  }
-  enum RoomFriendship: SQLStatement {
-    static let sql = "SELECT 1 FROM friendship WHERE player_id = $1 AND friend_id = $2"
-  }
-  enum RoomBookedMatches: SQLStatement {
-    static let sql = """
-      SELECT game.start_ms, game.end_ms, game.state
-      FROM game_participant JOIN game ON game.id = game_participant.game_id
-      WHERE game_participant.player_id = $1 AND game.end_ms > $2
-      """
-  }
-  enum RoomGameInsert: SQLStatement {
-    static let sql = """
-      INSERT INTO game (mode, start_ms, end_ms, state, proposal_id, confirmed_at_ms)
-      VALUES ($1, $2, $3, $4, 0, $5) RETURNING id
-      """
-  }
-  enum RoomGameParticipantInsert: SQLStatement {
-    static let sql = """
-      INSERT INTO game_participant (game_id, position, player_id, availability_id, team, start_ms)
-      SELECT id, $1, $2, 0, $3, start_ms FROM game WHERE id = $4
-      """
-  }
+
+private enum RoomOpenWithCode: StoreStatement {
+  static let sql = "SELECT 1 FROM room WHERE code = $1 AND state = $2"
+}
+private enum RoomInsert: StoreStatement {
+  static let sql = """
+    INSERT INTO room (code, mode, state, owner_id, created_at_ms, last_activity_at_ms)
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id
+    """
+}
+private enum RoomIDByCode: StoreStatement {
+  static let sql = """
+    SELECT id FROM room WHERE code = $1 ORDER BY state = $2 DESC, id DESC LIMIT 1
+    """
+}
+private enum RoomByID: StoreStatement {
+  static let sql = """
+    SELECT code, mode, state, owner_id, created_at_ms, last_activity_at_ms, match_id
+    FROM room WHERE id = $1
+    """
+}
+private enum RoomParticipantsOf: StoreStatement {
+  static let sql = """
+    SELECT player_id, joined_at_ms FROM room_participant WHERE room_id = $1
+    ORDER BY joined_at_ms, row_id
+    """
+  static let sqlite = """
+    SELECT player_id, joined_at_ms FROM room_participant WHERE room_id = ?1
+    ORDER BY joined_at_ms, rowid
+    """
+}
+private enum RoomParticipantExists: StoreStatement {
+  static let sql = "SELECT 1 FROM room_participant WHERE room_id = $1 AND player_id = $2"
+}
+private enum RoomParticipantInsert: StoreStatement {
+  static let sql = """
+    INSERT INTO room_participant (room_id, player_id, joined_at_ms, open) VALUES ($1, $2, $3, 1)
+    ON CONFLICT DO NOTHING RETURNING room_id
+    """
+}
+private enum RoomParticipantDelete: StoreStatement {
+  static let sql = "DELETE FROM room_participant WHERE room_id = $1 AND player_id = $2"
+}
+private enum RoomParticipantsClose: StoreStatement {
+  static let sql = "UPDATE room_participant SET open = 0 WHERE room_id = $1"
+}
+private enum RoomOpenOfPlayer: StoreStatement {
+  static let sql = "SELECT room_id FROM room_participant WHERE player_id = $1 AND open = 1"
+}
+private enum RoomTouch: StoreStatement {
+  static let sql = "UPDATE room SET last_activity_at_ms = $1 WHERE id = $2"
+}
+private enum RoomSetState: StoreStatement {
+  static let sql = "UPDATE room SET state = $1 WHERE id = $2"
+}
+private enum RoomSetOwner: StoreStatement {
+  static let sql = "UPDATE room SET owner_id = $1 WHERE id = $2"
+}
+private enum RoomEnd: StoreStatement {
+  static let sql = "UPDATE room SET state = $1, match_id = $2 WHERE id = $3"
+}
+private enum RoomsIdle: StoreStatement {
+  static let sql = """
+    SELECT id, last_activity_at_ms FROM room WHERE state = $1 AND last_activity_at_ms <= $2
+    ORDER BY id
+    """
+}
+private enum RoomBlock: StoreStatement {
+  static let sql = "SELECT 1 FROM block WHERE blocker_id = $1 AND blocked_id = $2"
+}
+private enum RoomFriendship: StoreStatement {
+  static let sql = "SELECT 1 FROM friendship WHERE player_id = $1 AND friend_id = $2"
+}
+private enum RoomBookedMatches: StoreStatement {
+  static let sql = """
+    SELECT game.start_ms, game.end_ms, game.state
+    FROM game_participant JOIN game ON game.id = game_participant.game_id
+    WHERE game_participant.player_id = $1 AND game.end_ms > $2
+    """
+}
+private enum RoomGameInsert: StoreStatement {
+  static let sql = """
+    INSERT INTO game (mode, start_ms, end_ms, state, proposal_id, confirmed_at_ms)
+    VALUES ($1, $2, $3, $4, 0, $5) RETURNING id
+    """
+}
+private enum RoomGameParticipantInsert: StoreStatement {
+  static let sql = """
+    INSERT INTO game_participant (game_id, position, player_id, availability_id, team, start_ms)
+    SELECT id, $1, $2, 0, $3, start_ms FROM game WHERE id = $4
+    """
+  static let sqlite = """
+    INSERT INTO game_participant (game_id, position, player_id, availability_id, team)
+    VALUES (?4, ?1, ?2, 0, ?3)
+    """
 }
