@@ -146,3 +146,7 @@ extension PostgresStore: StoreEngine {
 
 /// Game rooms run the operations written once in `BadmintonStoreSQL` (Rooms.swift).
 extension PostgresStore: RoomStore {}
+
+/// Friends, friend requests and blocks run the operations written once in `BadmintonStoreSQL`
+/// (Social.swift).
+extension PostgresStore: SocialStore {}

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import BadmintonStore
+import BadmintonStoreSQL
 @testable import BadmintonSQLite
 
 /// Everything a feed published, in the order it arrived.

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import BadmintonStore
+import BadmintonStoreSQL
 @testable import BadmintonSQLite
 
 @Suite("Commit timing")

@@ -7,6 +7,7 @@ import StoreTestSupport
 import Testing
 
 @testable import BadmintonPostgres
+import BadmintonStoreSQL
 @testable import BadmintonStore
 @testable import BadmintonSQLite
 

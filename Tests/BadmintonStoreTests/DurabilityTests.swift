@@ -4,6 +4,7 @@ import GRDB
 import Testing
 
 @testable import BadmintonStore
+import BadmintonStoreSQL
 @testable import BadmintonSQLite
 
 @Suite("Player store on disk: durability across reopening")

@@ -5,6 +5,7 @@ import StoreTestSupport
 import Testing
 
 @testable import BadmintonStore
+import BadmintonStoreSQL
 @testable import BadmintonSQLite
 
 @Suite("Message store")

@@ -2,6 +2,7 @@ import GRDB
 import Testing
 
 @testable import BadmintonStore
+import BadmintonStoreSQL
 @testable import BadmintonSQLite
 
 @Suite("Store migrations")

@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import BadmintonStoreSQL
 import PostgresNIO
 import PostgresTestCluster
 import PropertyBased

@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import BadmintonStoreSQL
 import BadmintonSQLite
 import PostgresNIO
 import PostgresTestCluster

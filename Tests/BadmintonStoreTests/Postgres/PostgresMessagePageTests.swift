@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import BadmintonStoreSQL
 import Foundation
 import PostgresNIO
 import PostgresTestCluster

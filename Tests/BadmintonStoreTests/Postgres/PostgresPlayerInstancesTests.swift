@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonPostgres
+import BadmintonStoreSQL
 import BadmintonStore
 import PostgresTestCluster
 import Synchronization

@@ -2,6 +2,7 @@ import GRDB
 import PostgresNIO
 
 @testable import BadmintonPostgres
+import BadmintonStoreSQL
 @testable import BadmintonStore
 @testable import BadmintonSQLite
 
