@@ -135,6 +135,15 @@ extension PostgresStore: StoreEngine {
     }
   }
 
+  /// Each statement on its own, outside a transaction.
+  public func readEach<T: Sendable>(
+    _ body: @escaping @Sendable (any StoreSession) throws -> T
+  ) async throws -> T {
+    try await read { [threads] db in
+      try await threads.runIfActive { try body(PostgresSession(db: db)) }
+    }
+  }
+
   public func readSnapshot<T: Sendable>(
     _ body: @escaping @Sendable (any StoreSession) throws -> T
   ) async throws -> T {
@@ -150,3 +159,6 @@ extension PostgresStore: RoomStore {}
 /// Friends, friend requests and blocks run the operations written once in `BadmintonStoreSQL`
 /// (Social.swift).
 extension PostgresStore: SocialStore {}
+
+/// Direct messages run the operations written once in `BadmintonStoreSQL` (Messages.swift).
+extension PostgresStore: MessageStore {}

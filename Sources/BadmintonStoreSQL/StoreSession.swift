@@ -268,6 +268,11 @@ public protocol StoreEngine: Sendable {
     _ body: @escaping @Sendable (any StoreSession) throws -> T
   ) async throws -> T
 
+  /// Runs `body` where each statement may see the store as it is when the statement runs (no
+  /// single snapshot needed); by default a snapshot.
+  func readEach<T: Sendable>(_ body: @escaping @Sendable (any StoreSession) throws -> T)
+    async throws -> T
+
   /// Runs `body` on a snapshot of the store.
   func readSnapshot<T: Sendable>(
     _ body: @escaping @Sendable (any StoreSession) throws -> T
@@ -275,6 +280,13 @@ public protocol StoreEngine: Sendable {
 }
 
 extension StoreEngine {
+  /// A snapshot, for an engine that has nothing cheaper.
+  public func readEach<T: Sendable>(
+    _ body: @escaping @Sendable (any StoreSession) throws -> T
+  ) async throws -> T {
+    try await readSnapshot(body)
+  }
+
   /// A write that appends no events, or none known before it starts.
   public func writeTransaction<T: Sendable>(
     _ body: @escaping @Sendable (any StoreSession) throws -> T

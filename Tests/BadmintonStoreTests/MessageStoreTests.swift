@@ -5,7 +5,7 @@ import StoreTestSupport
 import Testing
 
 @testable import BadmintonStore
-import BadmintonStoreSQL
+@testable import BadmintonStoreSQL
 @testable import BadmintonSQLite
 
 @Suite("Message store")
@@ -54,7 +54,7 @@ struct MessageStoreTests {
     }
     let plan = try await queue.read { db in
       try Row.fetchAll(
-        db, sql: "EXPLAIN QUERY PLAN " + SQLitePlayerStore.threadPageSQL,
+        db, sql: "EXPLAIN QUERY PLAN " + ThreadPage.sqlite,
         arguments: [thread, Int64.max, 0, ann, 51]
       ).map { $0["detail"] as String }
     }
@@ -66,8 +66,8 @@ struct MessageStoreTests {
     // SyncMessages walks the sender and recipient indexes and stops at the page.
     let syncPlan = try await queue.read { db in
       try Row.fetchAll(
-        db, sql: "EXPLAIN QUERY PLAN " + SQLitePlayerStore.syncPageSQL,
-        arguments: [ann, ann, 0, 501, ann, ann, 0, 501, 501]
+        db, sql: "EXPLAIN QUERY PLAN " + SyncPage.sqlite,
+        arguments: [ann, 0, 501]
       ).map { $0["detail"] as String }
     }
     #expect(syncPlan.contains { $0.contains("USING INDEX direct_message_sender (sender_id=? AND") })

@@ -1,6 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
-import BadmintonStoreSQL
+@testable import BadmintonStoreSQL
 import Foundation
 import PostgresNIO
 import PostgresTestCluster
@@ -71,11 +71,11 @@ struct PostgresMessagePageTests {
         """)
       let page = try await Self.plan(
         store,
-        Self.bound(PostgresStore.ThreadPage.sql, [thread, Int64.max, 0, ann, 51]))
+        Self.bound(ThreadPage.sql, [thread, Int64.max, 0, ann, 51]))
       #expect(page.contains("Index Scan Backward using direct_message_thread"), "\(page)")
       #expect(!page.contains("Seq Scan on direct_message") && !page.contains("Sort"), "\(page)")
       let sync = try await Self.plan(
-        store, Self.bound(PostgresStore.SyncPage.sql, [ann, 0, 501]))
+        store, Self.bound(SyncPage.sql, [ann, 0, 501]))
       #expect(!sync.contains("Seq Scan on direct_message"), "\(sync)")
 
       let newest = try await store.messages(
