@@ -28,7 +28,7 @@ extension MessageStore where Self: StoreEngine {
         try checks.decode((Bool, Bool, Bool, Int64?).self)
       let hidden: Bool
       do {
-        guard new.senderID != new.recipientID else { throw MessageErrors.notYourself }
+        try MessageRules.checkRecipient(senderID: new.senderID, recipientID: new.recipientID)
         guard recipientExists else { throw DomainError.playerNotFound }
         hidden =
           try BlockRules.contact(

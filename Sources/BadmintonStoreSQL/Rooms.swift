@@ -445,8 +445,4 @@ private enum RoomGameParticipantInsert: StoreStatement {
     INSERT INTO game_participant (game_id, position, player_id, availability_id, team, start_ms)
     SELECT id, $1, $2, 0, $3, start_ms FROM game WHERE id = $4
     """
-  static let sqlite = """
-    INSERT INTO game_participant (game_id, position, player_id, availability_id, team)
-    VALUES (?4, ?1, ?2, 0, ?3)
-    """
 }

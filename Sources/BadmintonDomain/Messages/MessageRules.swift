@@ -16,6 +16,11 @@ public enum MessageRules {
   /// The most message ids one AckDelivered call may name.
   public static let maximumAcknowledged = 500
 
+  /// Checks who a message goes to: never the sender.
+  public static func checkRecipient(senderID: Int64, recipientID: Int64) throws(DomainError) {
+    guard senderID != recipientID else { throw MessageErrors.notYourself }
+  }
+
   /// Checks a message's text: 1 to 1000 characters counted as a reader sees them (an emoji or a
   /// letter with its accents is one), at most 40,000 UTF-8 bytes, and something besides white
   /// space. Returns it unchanged.
