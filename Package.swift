@@ -20,6 +20,7 @@ let package = Package(
     // For the benchmarks package in Benchmarks/, which measures the layers one by one.
     .library(name: "BadmintonDomain", targets: ["BadmintonDomain"]),
     .library(name: "BadmintonStore", targets: ["BadmintonStore"]),
+    .library(name: "BadmintonProjections", targets: ["BadmintonProjections"]),
     .library(name: "BadmintonServices", targets: ["BadmintonServices"]),
   ],
   dependencies: [
@@ -146,12 +147,21 @@ let package = Package(
       swiftSettings: defaultSwiftSettings
     ),
 
-    // The services: the domain and the store behind the RPC methods.
+    // The in-memory projections of the store's change feed that hot reads are served from: the
+    // players, sessions, nearby index, blocks, match board and live event streams.
+    .target(
+      name: "BadmintonProjections",
+      dependencies: ["BadmintonDomain", "BadmintonRPC", "BadmintonStore"],
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // The services: the domain, the store and the projections behind the RPC methods.
     .target(
       name: "BadmintonServices",
       dependencies: [
         "BadmintonAPI",
         "BadmintonDomain",
+        "BadmintonProjections",
         "BadmintonRPC",
         "BadmintonStore",
         .product(name: "Crypto", package: "swift-crypto"),
@@ -169,6 +179,7 @@ let package = Package(
       dependencies: [
         "BadmintonDomain",
         "BadmintonMetrics",
+        "BadmintonProjections",
         "BadmintonRPC",
         "BadmintonPostgres",
         "BadmintonServices",
@@ -286,6 +297,7 @@ let package = Package(
       dependencies: [
         "BadmintonAPI",
         "BadmintonDomain",
+        "BadmintonProjections",
         "BadmintonRPC",
         "BadmintonServices",
         "BadmintonStore",
