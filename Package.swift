@@ -21,6 +21,7 @@ let package = Package(
     .library(name: "BadmintonDomain", targets: ["BadmintonDomain"]),
     .library(name: "BadmintonStore", targets: ["BadmintonStore"]),
     .library(name: "BadmintonSQLite", targets: ["BadmintonSQLite"]),
+    .library(name: "BadmintonProjections", targets: ["BadmintonProjections"]),
     .library(name: "BadmintonServices", targets: ["BadmintonServices"]),
   ],
   dependencies: [
@@ -167,12 +168,21 @@ let package = Package(
       swiftSettings: defaultSwiftSettings
     ),
 
-    // The services: the domain and the store behind the RPC methods.
+    // The in-memory projections of the store's change feed that hot reads are served from: the
+    // players, sessions, nearby index, blocks, match board and live event streams.
+    .target(
+      name: "BadmintonProjections",
+      dependencies: ["BadmintonDomain", "BadmintonRPC", "BadmintonStore"],
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // The services: the domain, the store and the projections behind the RPC methods.
     .target(
       name: "BadmintonServices",
       dependencies: [
         "BadmintonAPI",
         "BadmintonDomain",
+        "BadmintonProjections",
         "BadmintonRPC",
         "BadmintonStore",
         .product(name: "Crypto", package: "swift-crypto"),
@@ -190,6 +200,7 @@ let package = Package(
       dependencies: [
         "BadmintonDomain",
         "BadmintonMetrics",
+        "BadmintonProjections",
         "BadmintonRPC",
         "BadmintonPostgres",
         "BadmintonServices",
@@ -310,6 +321,7 @@ let package = Package(
       dependencies: [
         "BadmintonAPI",
         "BadmintonDomain",
+        "BadmintonProjections",
         "BadmintonRPC",
         "BadmintonServices",
         "BadmintonSQLite",

@@ -1,4 +1,5 @@
 public import BadmintonAPI
+public import BadmintonProjections
 public import BadmintonRPC
 public import BadmintonStore
 

@@ -1,5 +1,6 @@
 public import BadmintonAPI
 import BadmintonDomain
+import BadmintonProjections
 public import BadmintonRPC
 import BadmintonStore
 

@@ -1,3 +1,4 @@
+public import BadmintonProjections
 public import BadmintonRPC
 public import BadmintonStore
 import Foundation

@@ -1,5 +1,6 @@
 public import BadmintonAPI
 import BadmintonDomain
+public import BadmintonProjections
 public import BadmintonRPC
 public import BadmintonStore
 

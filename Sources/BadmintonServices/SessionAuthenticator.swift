@@ -1,5 +1,6 @@
+public import BadmintonProjections
 public import BadmintonRPC
-public import BadmintonStore
+import BadmintonStore
 
 /// Checks session tokens against the sessions in memory (`SessionBook`, a projection of the
 /// store's feed): the session must exist and be unexpired by the clock. A session's player

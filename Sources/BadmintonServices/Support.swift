@@ -42,19 +42,6 @@ public struct SystemWallClock: WallClock {
   public func nowUnixMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 }
 
-/// Who has blocked whom. Nearby players and match candidates leave out players blocked either
-/// way; messages, friend requests and room invitations from a blocked player never reach the
-/// blocker.
-public protocol BlockRelations: Sendable {
-  /// Every player `playerID` has blocked or was blocked by.
-  func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64>
-  /// The same players, from memory, without waiting: what a call served inline on an event
-  /// loop (FindMatches) reads.
-  func playersBlockedNow(eitherWayWith playerID: Int64) -> Set<Int64>
-  /// Whether `blockerID` has blocked `playerID`.
-  func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool
-}
-
 extension PlayerCard {
   /// How others see `player` in lists.
   init(_ player: PlayerRecord) {

@@ -1,4 +1,5 @@
 import BadmintonMetrics
+import BadmintonProjections
 import BadmintonServices
 import BadmintonStore
 import BadmintonSQLite

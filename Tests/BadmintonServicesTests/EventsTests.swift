@@ -1,4 +1,5 @@
 import BadmintonAPI
+import BadmintonProjections
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore

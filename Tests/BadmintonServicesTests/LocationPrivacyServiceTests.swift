@@ -1,6 +1,7 @@
 import BadmintonAPI
 import BadmintonDomain
 import BadmintonRPC
+import BadmintonServices
 import BadmintonStore
 import Foundation
 import PropertyBased
@@ -8,7 +9,7 @@ import StoreTestSupport
 import Synchronization
 import Testing
 
-@testable import BadmintonServices
+@testable import BadmintonProjections
 
 @Suite("Nearby players never give away where another player is")
 struct LocationPrivacyServiceTests {

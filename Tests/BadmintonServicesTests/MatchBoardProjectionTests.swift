@@ -1,6 +1,7 @@
 import BadmintonAPI
+import BadmintonProjections
 import BadmintonRPC
-@_spi(Benchmarks) import BadmintonServices
+import BadmintonServices
 import BadmintonStore
 import Foundation
 import Logging

@@ -1,11 +1,12 @@
 import BadmintonDomain
+import BadmintonServices
 import BadmintonStore
 import Foundation
 import StoreTestSupport
 import Synchronization
 import Testing
 
-@_spi(Benchmarks) @testable import BadmintonServices
+@testable import BadmintonProjections
 
 @Suite("Match board")
 struct MatchBoardTests {

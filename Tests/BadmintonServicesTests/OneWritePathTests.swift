@@ -1,6 +1,7 @@
 import BadmintonAPI
 import BadmintonDomain
 import BadmintonRPC
+import BadmintonServices
 import BadmintonStore
 import Foundation
 import Logging
@@ -11,7 +12,7 @@ import Testing
 
 import struct BadmintonAPI.LocalDate
 
-@testable import BadmintonServices
+@testable import BadmintonProjections
 
 /// Every in-memory structure the services keep (sessions, profiles, the nearby index, blocks and
 /// the match board) is a projection of the store's change feed: after any sequence of calls,

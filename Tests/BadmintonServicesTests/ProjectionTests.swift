@@ -1,6 +1,7 @@
 import BadmintonAPI
 import BadmintonDomain
 import BadmintonRPC
+import BadmintonServices
 import BadmintonStore
 import Dispatch
 import Logging
@@ -9,7 +10,7 @@ import StoreTestSupport
 import Synchronization
 import Testing
 
-@testable import BadmintonServices
+@testable import BadmintonProjections
 
 /// The player services on a store, called in-process as the server calls them.
 private struct LocalServices {

@@ -1,5 +1,5 @@
 import BadmintonDomain
-@_spi(Benchmarks) import BadmintonServices
+import BadmintonProjections
 @preconcurrency import Benchmark
 import BenchmarkWorkloads
 import Synchronization

@@ -1,6 +1,6 @@
 public import BadmintonAPI
 public import BadmintonDomain
-@_spi(Benchmarks) public import BadmintonServices
+public import BadmintonProjections
 
 /// A FindMatches call as the RPC and wire figures make it: a board of synthetic availability,
 /// the caller's availability picked so that a page is full, and the public profiles of the

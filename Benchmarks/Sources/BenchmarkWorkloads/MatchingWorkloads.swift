@@ -1,5 +1,5 @@
 public import BadmintonDomain
-@_spi(Benchmarks) public import BadmintonServices
+@_spi(Benchmarks) public import BadmintonProjections
 public import BadmintonStore
 import Foundation
 import Synchronization

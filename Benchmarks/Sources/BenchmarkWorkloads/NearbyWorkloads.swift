@@ -1,5 +1,5 @@
 public import BadmintonDomain
-public import BadmintonServices
+public import BadmintonProjections
 
 /// The nearby-players figures: the server's own nearby index with located synthetic players,
 /// searched as NearbyPlayers does (the API's default radius, the first page of 20).

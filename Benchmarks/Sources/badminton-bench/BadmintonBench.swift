@@ -1,7 +1,7 @@
 import ArgumentParser
 import BadmintonAPI
 import BadmintonDomain
-import BadmintonServices
+import BadmintonProjections
 import BenchmarkWorkloads
 import Foundation
 import GRPCPeer

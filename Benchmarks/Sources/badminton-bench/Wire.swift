@@ -1,6 +1,6 @@
 import BadmintonAPI
 import BadmintonDomain
-@_spi(Benchmarks) import BadmintonServices
+import BadmintonProjections
 import BenchmarkWorkloads
 import CZstdBench
 import Foundation

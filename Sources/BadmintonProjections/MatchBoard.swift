@@ -420,14 +420,14 @@ public final class MatchBoard: Sendable {
   }
 
   /// True when `playerID` has a match during any of `slot`.
-  func isBooked(_ playerID: Int64, during slot: TimeSlot) -> Bool {
+  public func isBooked(_ playerID: Int64, during slot: TimeSlot) -> Bool {
     bookings.lock.lockForReading()
     defer { bookings.lock.unlock() }
     return bookings.value.isBooked(playerID, during: slot)
   }
 
   /// The indexed form of availability `id`: looks in each part in turn, under its lock.
-  @_spi(Benchmarks) public func request(_ id: Int64) -> MatchRequest? {
+  public func request(_ id: Int64) -> MatchRequest? {
     parts.lock.lockForReading()
     let all = Array(parts.value.values)
     parts.lock.unlock()
@@ -448,7 +448,7 @@ public final class MatchBoard: Sendable {
   public func contains(_ id: Int64) -> Bool { request(id) != nil }
 
   /// A page of the availability that fits `query`, leaving out the times either player is booked.
-  @_spi(Benchmarks) public func search(
+  public func search(
     for query: MatchRequest, excluding excluded: Set<Int64>, limit: Int, after cursor: MatchCursor?
   ) -> MatchPage {
     let keys = regions.regions(searchedBy: query).map { Self.key($0, query.mode) }
@@ -463,7 +463,9 @@ public final class MatchBoard: Sendable {
   }
 
   /// What each relaxation of `query` would find.
-  func relaxations(for query: MatchRequest, excluding excluded: Set<Int64>) -> [MatchRelaxation] {
+  public func relaxations(for query: MatchRequest, excluding excluded: Set<Int64>)
+    -> [MatchRelaxation]
+  {
     let keys = regions.regions(searchedByRelaxationsOf: query).map { Self.key($0, query.mode) }
     return reading(keys) { found, bookings in
       let parts = found.isEmpty ? [MatchIndex()] : found.map(\.value)
@@ -474,29 +476,5 @@ public final class MatchBoard: Sendable {
             isBusy: { bookings.busy(query.playerID, $0, $1) })
         })
     }
-  }
-}
-
-/// Runs one operation at a time, in the order they arrive: the writes that replace or add a
-/// player's recurring days, so that the database and the board see them in the same order.
-actor SerialGate {
-  private var busy = false
-  private var waiting: [CheckedContinuation<Void, Never>] = []
-
-  /// Runs `body` once every operation that arrived before it has finished.
-  func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-    if busy {
-      await withCheckedContinuation { waiting.append($0) }
-    } else {
-      busy = true
-    }
-    defer {
-      if waiting.isEmpty {
-        busy = false
-      } else {
-        waiting.removeFirst().resume()
-      }
-    }
-    return try await body()
   }
 }

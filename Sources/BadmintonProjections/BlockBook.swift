@@ -1,6 +1,19 @@
 public import BadmintonStore
 import Synchronization
 
+/// Who has blocked whom. Nearby players and match candidates leave out players blocked either
+/// way; messages, friend requests and room invitations from a blocked player never reach the
+/// blocker.
+public protocol BlockRelations: Sendable {
+  /// Every player `playerID` has blocked or was blocked by.
+  func playersBlocked(eitherWayWith playerID: Int64) async throws -> Set<Int64>
+  /// The same players, from memory, without waiting: what a call served inline on an event
+  /// loop (FindMatches) reads.
+  func playersBlockedNow(eitherWayWith playerID: Int64) -> Set<Int64>
+  /// Whether `blockerID` has blocked `playerID`.
+  func hasBlocked(_ blockerID: Int64, _ playerID: Int64) async throws -> Bool
+}
+
 /// Every block, in memory: a projection of the store's change feed, so that a search asks no
 /// query of the store. A block is in the book before Block returns, and gone before Unblock
 /// returns.
