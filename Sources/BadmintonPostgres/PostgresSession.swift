@@ -162,3 +162,7 @@ extension PostgresStore: SocialStore {}
 
 /// Direct messages run the operations written once in `BadmintonStoreSQL` (Messages.swift).
 extension PostgresStore: MessageStore {}
+
+/// Availability and recurring availability run the operations written once in
+/// `BadmintonStoreSQL` (Matching.swift), proposals and matches those in Proposals.swift.
+extension PostgresStore: MatchingStore, ProposalStore {}

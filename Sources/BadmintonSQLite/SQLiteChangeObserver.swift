@@ -1,5 +1,6 @@
 import BadmintonDomain
 import BadmintonStore
+import BadmintonStoreSQL
 import Foundation
 import GRDB
 import Synchronization
@@ -86,13 +87,11 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
       return .session(rowID: rowID, session)
     case .availability:
       guard !deleted else { return .availability(id: rowID, nil) }
-      let record = try Row.fetchOne(
-        try db.cachedStatement(sql: "SELECT * FROM availability WHERE id = ?"), arguments: [rowID]
-      ).map(SQLitePlayerStore.availability(from:))
+      let record = try MatchRows.availabilities(SQLiteSession(db: db), ids: [rowID])[rowID]
       return .availability(id: rowID, record)
     case .game:
       guard !deleted else { return .match(id: rowID, nil) }
-      return .match(id: rowID, try SQLitePlayerStore.fetchMatch(db, id: rowID))
+      return .match(id: rowID, try MatchRows.fetchMatch(SQLiteSession(db: db), id: rowID))
     case .block:
       guard !deleted else { return .block(rowID: rowID, nil) }
       let block = try Row.fetchOne(

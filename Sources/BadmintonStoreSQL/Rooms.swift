@@ -174,7 +174,7 @@ extension RoomStore where Self: StoreEngine {
       var matches: [[BookedMatch]] = []
       for player in before.playerIDs {
         matches.append(
-          try Self.roomBookedMatches(db, playerID: player, endingAfter: slot.startUnixMs))
+          try MatchRows.bookedMatches(db, playerID: player, endingAfter: slot.startUnixMs))
       }
       try RoomRules.checkStart(mode: before.mode, slot: slot, matches: matches)
       let players = try Shared.players(db, ids: before.playerIDs)
@@ -322,19 +322,6 @@ extension RoomStore where Self: StoreEngine {
     try db.row(RoomBlock.self, blockerID, playerID) != nil
   }
 
-  /// The matches of `playerID` that end after `unixMs`, with where each stands: what
-  /// `BookingRules.isBooked` needs to tell whether the player is booked at a time from then on.
-  private static func roomBookedMatches(
-    _ db: any StoreSession, playerID: Int64, endingAfter unixMs: Int64
-  ) throws -> [BookedMatch] {
-    try db.rows(RoomBookedMatches.self, playerID, unixMs).map { row in
-      let (start, end, state) = try row.decode((Int64, Int64, Int).self)
-      return BookedMatch(
-        slot: TimeSlot(startUnixMs: start, endUnixMs: end),
-        status: (StoredMatchState(rawValue: state) ?? .cancelled).status)
-    }
-  }
-
   private static func fetchRoom(_ db: any StoreSession, id: Int64) throws -> RoomRecord? {
     guard let row = try db.row(RoomByID.self, id) else { return nil }
     let (code, mode, state, ownerID, createdAt, lastActivity, matchID) = try row.decode(
@@ -426,13 +413,6 @@ private enum RoomBlock: StoreStatement {
 }
 private enum RoomFriendship: StoreStatement {
   static let sql = "SELECT 1 FROM friendship WHERE player_id = $1 AND friend_id = $2"
-}
-private enum RoomBookedMatches: StoreStatement {
-  static let sql = """
-    SELECT game.start_ms, game.end_ms, game.state
-    FROM game_participant JOIN game ON game.id = game_participant.game_id
-    WHERE game_participant.player_id = $1 AND game.end_ms > $2
-    """
 }
 private enum RoomGameInsert: StoreStatement {
   static let sql = """

@@ -42,4 +42,17 @@ extension MatchingErrors {
   public static let matchAlreadyStarted = DomainError(
     .failedPrecondition, "MATCH_ALREADY_STARTED",
     en: "The match has started and can no longer be cancelled.", zhCN: "比赛已开始，无法取消。")
+
+  /// The player already has `limit` active availability posts.
+  public static func availabilityLimit(_ limit: Int) -> DomainError {
+    DomainError(
+      .failedPrecondition, "AVAILABILITY_LIMIT",
+      en: "You already have \(limit) active availability posts; cancel one first.",
+      zhCN: "您已有 \(limit) 个有效的可约时间，请先取消一个。")
+  }
+
+  /// A new post when the player has `active` active posts of at most `limit`.
+  public static func checkActivePosts(_ active: Int, limit: Int) throws(DomainError) {
+    guard active < limit else { throw availabilityLimit(limit) }
+  }
 }

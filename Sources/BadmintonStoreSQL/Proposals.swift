@@ -1,18 +1,18 @@
-import BadmintonDomain
+public import BadmintonDomain
 public import BadmintonStore
-import PostgresNIO
 
-extension PostgresStore: ProposalStore {
+/// Proposals and matches, on either engine.
+extension ProposalStore where Self: StoreEngine {
   public func createProposal(
     _ new: NewProposal, now: Int64, notify: @escaping @Sendable (ProposalRecord) -> OutgoingEvents
   ) async throws -> ProposalRecord {
-    try await write { db in
+    try await writeTransaction { db in
       let named =
         [(new.proposerID, new.proposerAvailabilityID)]
         + new.invitees.map { ($0.playerID, $0.availabilityID) }
       for (index, (playerID, availabilityID)) in named.enumerated() {
         guard
-          try await db.row(
+          try db.row(
             OpenAvailabilityOfPlayer.self, availabilityID, playerID,
             Int64(AvailabilityState.active.rawValue), now) != nil
         else {
@@ -21,27 +21,27 @@ extension PostgresStore: ProposalStore {
         }
       }
       guard
-        let row = try await db.row(
+        let row = try db.row(
           InsertProposal.self, new.proposerID, new.proposerAvailabilityID,
           Int64(new.mode.rawValue), new.slot.startUnixMs, new.slot.endUnixMs,
           Int64(StoredProposalState.pending.rawValue), new.createdAtUnixMs, new.expiresAtUnixMs)
       else { throw MatchingErrors.proposalNotFound }
       let id = try row.decode(Int64.self)
       for (position, invitee) in new.invitees.enumerated() {
-        try await db.rows(
+        try db.rows(
           InsertInvitee.self, id, Int64(position), invitee.playerID, invitee.availabilityID,
           Int64(invitee.answer.rawValue))
       }
-      guard let proposal = try await Self.fetchProposal(db, id: id) else {
+      guard let proposal = try Self.fetchProposal(db, id: id) else {
         throw MatchingErrors.proposalNotFound
       }
-      try await Self.append(db, notify(proposal), atUnixMs: now)
+      try Shared.append(db, notify(proposal), atUnixMs: now)
       return proposal
     }
   }
 
   public func proposal(id: Int64) async throws -> ProposalRecord? {
-    try await snapshot { db in try await Self.fetchProposal(db, id: id) }
+    try await readSnapshot { db in try Self.fetchProposal(db, id: id) }
   }
 
   /// The answer, the check that the match may be confirmed and the writes that confirm it are
@@ -52,28 +52,28 @@ extension PostgresStore: ProposalStore {
     id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64,
     notify: @escaping @Sendable (ProposalAnswerOutcome) -> OutgoingEvents
   ) async throws -> ProposalAnswerOutcome {
-    try await write { db in
-      let outcome = try await Self.answer(
+    try await writeTransaction { db in
+      let outcome = try Self.answer(
         db, id: id, playerID: playerID, accept: accept, teams: teams, now: now)
-      try await Self.append(db, notify(outcome), atUnixMs: now)
+      try Shared.append(db, notify(outcome), atUnixMs: now)
       return outcome
     }
   }
 
   private static func answer(
-    _ db: SQLConnection, id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64
-  ) async throws -> ProposalAnswerOutcome {
-    guard var proposal = try await Self.fetchProposal(db, id: id),
+    _ db: any StoreSession, id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64
+  ) throws -> ProposalAnswerOutcome {
+    guard var proposal = try Self.fetchProposal(db, id: id),
       let position = proposal.details.invitees.firstIndex(where: { $0.playerID == playerID })
     else { throw MatchingErrors.proposalNotFound }
     try ProposalRules.checkAnswer(
       isPending: proposal.state == .pending, expiresAtUnixMs: proposal.details.expiresAtUnixMs,
       alreadyAnswered: proposal.details.invitees[position].answer != .pending, nowUnixMs: now)
     let answer: StoredInviteeAnswer = accept ? .accepted : .declined
-    try await db.rows(SetInviteeAnswer.self, Int64(answer.rawValue), id, playerID)
+    try db.rows(SetInviteeAnswer.self, Int64(answer.rawValue), id, playerID)
     proposal.details.invitees[position].answer = answer
     guard accept else {
-      try await Self.setState(db, proposal: id, .declined)
+      try Self.setState(db, proposal: id, .declined)
       proposal.state = .declined
       return ProposalAnswerOutcome(proposal: proposal, match: nil)
     }
@@ -89,60 +89,60 @@ extension PostgresStore: ProposalStore {
     for (player, availability) in seats {
       loaded.append(
         ProposalSeat(
-          availabilityActive: try await db.row(
+          availabilityActive: try db.row(
             AvailabilityOfPlayerInState.self, availability, player,
             Int64(AvailabilityState.active.rawValue)) != nil,
-          matches: try await Self.bookedMatches(db, playerID: player, endingAfter: slot.startUnixMs)
+          matches: try MatchRows.bookedMatches(db, playerID: player, endingAfter: slot.startUnixMs)
         ))
     }
     guard ProposalRules.confirms(slot: slot, seats: loaded) else {
-      try await Self.setState(db, proposal: id, .lapsed)
+      try Self.setState(db, proposal: id, .lapsed)
       proposal.state = .lapsed
       return ProposalAnswerOutcome(proposal: proposal, match: nil)
     }
     guard
-      let row = try await db.row(
+      let row = try db.row(
         InsertGame.self, Int64(proposal.details.mode.rawValue), slot.startUnixMs, slot.endUnixMs,
         Int64(StoredMatchState.confirmed.rawValue), id, now)
     else { throw MatchingErrors.matchNotFound }
     let matchID = try row.decode(Int64.self)
     for (position, (player, availability)) in seats.enumerated() {
-      try await db.rows(
+      try db.rows(
         InsertParticipant.self, matchID, Int64(position), player, availability,
         Int64(teams[player] ?? (position + 1)), slot.startUnixMs)
-      try await db.rows(
+      try db.rows(
         SetAvailabilityState.self, Int64(AvailabilityState.matched.rawValue), availability)
     }
-    try await db.rows(
+    try db.rows(
       AcceptProposal.self, Int64(StoredProposalState.accepted.rawValue), matchID, id)
     proposal.state = .accepted
     proposal.matchID = matchID
     return ProposalAnswerOutcome(
-      proposal: proposal, match: try await Self.fetchMatch(db, id: matchID))
+      proposal: proposal, match: try MatchRows.fetchMatch(db, id: matchID))
   }
 
   public func lapseProposals(
     now: Int64, notify: @escaping @Sendable ([ProposalRecord]) -> OutgoingEvents
   ) async throws -> [ProposalRecord] {
-    try await write { db in
+    try await writeTransaction { db in
       // The pending proposals by expiry, as far as now; `ProposalRules.isExpired` decides.
-      let ids = try await db.rows(
+      let ids = try db.rows(
         PendingExpiringBy.self, Int64(StoredProposalState.pending.rawValue), now
       ).map { try $0.decode((Int64, Int64).self) }
         .filter { ProposalRules.isExpired(expiresAtUnixMs: $0.1, nowUnixMs: now) }
         .map(\.0)
       var lapsed: [ProposalRecord] = []
       for id in ids {
-        try await Self.setState(db, proposal: id, .lapsed)
-        if let proposal = try await Self.fetchProposal(db, id: id) { lapsed.append(proposal) }
+        try Self.setState(db, proposal: id, .lapsed)
+        if let proposal = try Self.fetchProposal(db, id: id) { lapsed.append(proposal) }
       }
-      try await Self.append(db, notify(lapsed), atUnixMs: now)
+      try Shared.append(db, notify(lapsed), atUnixMs: now)
       return lapsed
     }
   }
 
   public func match(id: Int64) async throws -> MatchRecord? {
-    try await snapshot { db in try await Self.fetchMatch(db, id: id) }
+    try await readSnapshot { db in try MatchRows.fetchMatch(db, id: id) }
   }
 
   public func matches(
@@ -158,16 +158,17 @@ extension PostgresStore: ProposalStore {
       ?? (past
         ? (startUnixMs: Int64.max, matchID: Int64.max)
         : (startUnixMs: now &- longest, matchID: Int64.max))
-    let values: [(any PostgresThrowingDynamicTypeEncodable)?] = [
-      playerID, cursor.startUnixMs, cursor.matchID, Int64(StoredMatchState.confirmed.rawValue),
-      now, Int64(max(limit, 0)),
+    let values: [StoreValue] = [
+      .integer(playerID), .integer(cursor.startUnixMs), .integer(cursor.matchID),
+      .integer(Int64(StoredMatchState.confirmed.rawValue)), .integer(now),
+      .integer(Int64(max(limit, 0))),
     ]
-    return try await snapshot { db in
+    return try await readSnapshot { db in
       let rows =
         past
-        ? try await db.rows(PastMatchesOfPlayer.self, values: values)
-        : try await db.rows(UpcomingMatchesOfPlayer.self, values: values)
-      return try await Self.fetchMatches(db, ids: rows.map { try $0.decode(Int64.self) })
+        ? try db.rows(PastMatchesOfPlayer.self, values: values)
+        : try db.rows(UpcomingMatchesOfPlayer.self, values: values)
+      return try MatchRows.fetchMatches(db, ids: rows.map { try $0.decode(Int64.self) })
     }
   }
 
@@ -175,27 +176,27 @@ extension PostgresStore: ProposalStore {
     id: Int64, playerID: Int64, now: Int64,
     notify: @escaping @Sendable (MatchCancellation) -> OutgoingEvents
   ) async throws -> MatchCancellation {
-    try await write { db in
-      guard var match = try await Self.fetchMatch(db, id: id), match.playerIDs.contains(playerID)
+    try await writeTransaction { db in
+      guard var match = try MatchRows.fetchMatch(db, id: id), match.playerIDs.contains(playerID)
       else { throw MatchingErrors.matchNotFound }
       try MatchLifecycle.checkCancel(
         status: match.state.status, slotStartUnixMs: match.slot.startUnixMs, nowUnixMs: now)
-      try await db.rows(
+      try db.rows(
         CancelGame.self, Int64(StoredMatchState.cancelled.rawValue), playerID, now, id)
       match.state = .cancelled
       match.cancelledBy = playerID
       match.cancelledAtUnixMs = now
       var restored: [AvailabilityRecord] = []
       for participant in match.participants where participant.playerID != playerID {
-        if let row = try await db.row(
+        if let row = try db.row(
           RestoreAvailability.self, Int64(AvailabilityState.active.rawValue),
           participant.availabilityID, Int64(AvailabilityState.matched.rawValue), now)
         {
-          restored.append(try Self.availability(from: row))
+          restored.append(try MatchRows.availability(from: row))
         }
       }
       let cancellation = MatchCancellation(match: match, restored: restored)
-      try await Self.append(db, notify(cancellation), atUnixMs: now)
+      try Shared.append(db, notify(cancellation), atUnixMs: now)
       return cancellation
     }
   }
@@ -203,39 +204,25 @@ extension PostgresStore: ProposalStore {
   public func confirmedMatches(endingAfter now: Int64) async throws -> [MatchRecord] {
     // The matches not ended by now; those that hold their players' time are the ones
     // `BookingRules.holdsTime` says so of.
-    try await snapshot { db in
-      let ids = try await db.rows(GamesEndingAfter.self, now).map { try $0.decode(Int64.self) }
-      return try await Self.fetchMatches(db, ids: ids)
+    try await readSnapshot { db in
+      let ids = try db.rows(GamesEndingAfter.self, now).map { try $0.decode(Int64.self) }
+      return try MatchRows.fetchMatches(db, ids: ids)
         .filter { BookingRules.holdsTime($0.state.status) }
     }
   }
 
-  // MARK: Rows
-
-  /// The matches of `playerID` that end after `unixMs`, with where each stands: what
-  /// `BookingRules.isBooked` needs to tell whether the player is booked at a time from then on.
-  static func bookedMatches(_ db: SQLConnection, playerID: Int64, endingAfter unixMs: Int64)
-    async throws -> [BookedMatch]
-  {
-    try await db.rows(BookedMatchesOfPlayer.self, playerID, unixMs).map { row in
-      let (start, end, state) = try row.decode((Int64, Int64, Int).self)
-      return BookedMatch(
-        slot: TimeSlot(startUnixMs: start, endUnixMs: end),
-        status: (StoredMatchState(rawValue: state) ?? .cancelled).status)
-    }
-  }
 
   private static func setState(
-    _ db: SQLConnection, proposal id: Int64, _ state: StoredProposalState
-  ) async throws {
-    try await db.rows(SetProposalState.self, Int64(state.rawValue), id)
+    _ db: any StoreSession, proposal id: Int64, _ state: StoredProposalState
+  ) throws {
+    try db.rows(SetProposalState.self, Int64(state.rawValue), id)
   }
 
-  private static func fetchProposal(_ db: SQLConnection, id: Int64) async throws
+  private static func fetchProposal(_ db: any StoreSession, id: Int64) throws
     -> ProposalRecord?
   {
-    guard let row = try await db.row(ProposalByID.self, id) else { return nil }
-    let invitees = try await db.rows(InviteesOfProposal.self, id).map { invitee in
+    guard let row = try db.row(ProposalByID.self, id) else { return nil }
+    let invitees = try db.rows(InviteesOfProposal.self, id).map { invitee in
       let (player, availability, answer) = try invitee.decode((Int64, Int64, Int).self)
       return ProposalInviteeRecord(
         playerID: player, availabilityID: availability,
@@ -252,112 +239,105 @@ extension PostgresStore: ProposalStore {
         createdAtUnixMs: created, expiresAtUnixMs: expires),
       state: StoredProposalState(rawValue: state) ?? .lapsed, matchID: match)
   }
+}
 
-  // MARK: Statements
+// MARK: Statements
 
-  enum OpenAvailabilityOfPlayer: SQLStatement {
-    static let sql = """
-      SELECT 1 FROM availability WHERE id = $1 AND player_id = $2 AND state = $3 AND end_ms > $4
-      """
-  }
-  enum AvailabilityOfPlayerInState: SQLStatement {
-    static let sql = "SELECT 1 FROM availability WHERE id = $1 AND player_id = $2 AND state = $3"
-  }
-  enum InsertProposal: SQLStatement {
-    static let sql = """
-      INSERT INTO proposal (proposer_id, proposer_availability_id, mode, start_ms, end_ms,
-        state, created_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-      RETURNING id
-      """
-  }
-  enum InsertInvitee: SQLStatement {
-    static let sql = """
-      INSERT INTO proposal_invitee (proposal_id, position, player_id, availability_id, answer)
-      VALUES ($1, $2, $3, $4, $5)
-      """
-  }
-  enum ProposalByID: SQLStatement {
-    static let sql = """
-      SELECT proposer_id, proposer_availability_id, mode, start_ms, end_ms, state,
-        created_at_ms, expires_at_ms, match_id
-      FROM proposal WHERE id = $1
-      """
-  }
-  enum InviteesOfProposal: SQLStatement {
-    static let sql = """
-      SELECT player_id, availability_id, answer FROM proposal_invitee WHERE proposal_id = $1
-      ORDER BY position
-      """
-  }
-  enum SetInviteeAnswer: SQLStatement {
-    static let sql = """
-      UPDATE proposal_invitee SET answer = $1 WHERE proposal_id = $2 AND player_id = $3
-      """
-  }
-  enum SetProposalState: SQLStatement {
-    static let sql = "UPDATE proposal SET state = $1 WHERE id = $2"
-  }
-  enum AcceptProposal: SQLStatement {
-    static let sql = "UPDATE proposal SET state = $1, match_id = $2 WHERE id = $3"
-  }
-  enum InsertGame: SQLStatement {
-    static let sql = """
-      INSERT INTO game (mode, start_ms, end_ms, state, proposal_id, confirmed_at_ms)
-      VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
-      """
-  }
-  enum InsertParticipant: SQLStatement {
-    static let sql = """
-      INSERT INTO game_participant (game_id, position, player_id, availability_id, team, start_ms)
-      VALUES ($1, $2, $3, $4, $5, $6)
-      """
-  }
-  enum SetAvailabilityState: SQLStatement {
-    static let sql = "UPDATE availability SET state = $1 WHERE id = $2"
-  }
-  enum PendingExpiringBy: SQLStatement {
-    static let sql = """
-      SELECT id, expires_at_ms FROM proposal WHERE state = $1 AND expires_at_ms <= $2
-      ORDER BY id
-      """
-  }
-  enum PastMatchesOfPlayer: SQLStatement {
-    static let sql = """
-      SELECT game.id FROM game_participant JOIN game ON game.id = game_participant.game_id
-      WHERE game_participant.player_id = $1
-        AND (game_participant.start_ms, game_participant.game_id) < ($2, $3)
-        AND (game.state <> $4 OR game.end_ms <= $5)
-      ORDER BY game_participant.start_ms DESC, game_participant.game_id DESC LIMIT $6
-      """
-  }
-  enum UpcomingMatchesOfPlayer: SQLStatement {
-    static let sql = """
-      SELECT game.id FROM game_participant JOIN game ON game.id = game_participant.game_id
-      WHERE game_participant.player_id = $1
-        AND (game_participant.start_ms, game_participant.game_id) > ($2, $3)
-        AND game.state = $4 AND game.end_ms > $5
-      ORDER BY game_participant.start_ms, game_participant.game_id LIMIT $6
-      """
-  }
-  enum CancelGame: SQLStatement {
-    static let sql = """
-      UPDATE game SET state = $1, cancelled_by = $2, cancelled_at_ms = $3 WHERE id = $4
-      """
-  }
-  enum RestoreAvailability: SQLStatement {
-    static let sql = """
-      UPDATE availability SET state = $1 WHERE id = $2 AND state = $3 AND end_ms > $4
-      RETURNING \(availabilityColumns)
-      """
-  }
-  enum GamesEndingAfter: SQLStatement {
-    static let sql = "SELECT id FROM game WHERE end_ms > $1 ORDER BY id"
-  }
-  enum BookedMatchesOfPlayer: SQLStatement {
-    static let sql = """
-      SELECT game.start_ms, game.end_ms, game.state
-      FROM game_participant JOIN game ON game.id = game_participant.game_id
-      WHERE game_participant.player_id = $1 AND game.end_ms > $2
-      """
-  }
+private enum OpenAvailabilityOfPlayer: StoreStatement {
+  static let sql = """
+    SELECT 1 FROM availability WHERE id = $1 AND player_id = $2 AND state = $3 AND end_ms > $4
+    """
+}
+private enum AvailabilityOfPlayerInState: StoreStatement {
+  static let sql = "SELECT 1 FROM availability WHERE id = $1 AND player_id = $2 AND state = $3"
+}
+private enum InsertProposal: StoreStatement {
+  static let sql = """
+    INSERT INTO proposal (proposer_id, proposer_availability_id, mode, start_ms, end_ms,
+      state, created_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    RETURNING id
+    """
+}
+private enum InsertInvitee: StoreStatement {
+  static let sql = """
+    INSERT INTO proposal_invitee (proposal_id, position, player_id, availability_id, answer)
+    VALUES ($1, $2, $3, $4, $5)
+    """
+}
+private enum ProposalByID: StoreStatement {
+  static let sql = """
+    SELECT proposer_id, proposer_availability_id, mode, start_ms, end_ms, state,
+      created_at_ms, expires_at_ms, match_id
+    FROM proposal WHERE id = $1
+    """
+}
+private enum InviteesOfProposal: StoreStatement {
+  static let sql = """
+    SELECT player_id, availability_id, answer FROM proposal_invitee WHERE proposal_id = $1
+    ORDER BY position
+    """
+}
+private enum SetInviteeAnswer: StoreStatement {
+  static let sql = """
+    UPDATE proposal_invitee SET answer = $1 WHERE proposal_id = $2 AND player_id = $3
+    """
+}
+private enum SetProposalState: StoreStatement {
+  static let sql = "UPDATE proposal SET state = $1 WHERE id = $2"
+}
+private enum AcceptProposal: StoreStatement {
+  static let sql = "UPDATE proposal SET state = $1, match_id = $2 WHERE id = $3"
+}
+private enum InsertGame: StoreStatement {
+  static let sql = """
+    INSERT INTO game (mode, start_ms, end_ms, state, proposal_id, confirmed_at_ms)
+    VALUES ($1, $2, $3, $4, $5, $6) RETURNING id
+    """
+}
+private enum InsertParticipant: StoreStatement {
+  static let sql = """
+    INSERT INTO game_participant (game_id, position, player_id, availability_id, team, start_ms)
+    VALUES ($1, $2, $3, $4, $5, $6)
+    """
+}
+private enum SetAvailabilityState: StoreStatement {
+  static let sql = "UPDATE availability SET state = $1 WHERE id = $2"
+}
+private enum PendingExpiringBy: StoreStatement {
+  static let sql = """
+    SELECT id, expires_at_ms FROM proposal WHERE state = $1 AND expires_at_ms <= $2
+    ORDER BY id
+    """
+}
+private enum PastMatchesOfPlayer: StoreStatement {
+  static let sql = """
+    SELECT game.id FROM game_participant JOIN game ON game.id = game_participant.game_id
+    WHERE game_participant.player_id = $1
+      AND (game_participant.start_ms, game_participant.game_id) < ($2, $3)
+      AND (game.state <> $4 OR game.end_ms <= $5)
+    ORDER BY game_participant.start_ms DESC, game_participant.game_id DESC LIMIT $6
+    """
+}
+private enum UpcomingMatchesOfPlayer: StoreStatement {
+  static let sql = """
+    SELECT game.id FROM game_participant JOIN game ON game.id = game_participant.game_id
+    WHERE game_participant.player_id = $1
+      AND (game_participant.start_ms, game_participant.game_id) > ($2, $3)
+      AND game.state = $4 AND game.end_ms > $5
+    ORDER BY game_participant.start_ms, game_participant.game_id LIMIT $6
+    """
+}
+private enum CancelGame: StoreStatement {
+  static let sql = """
+    UPDATE game SET state = $1, cancelled_by = $2, cancelled_at_ms = $3 WHERE id = $4
+    """
+}
+private enum RestoreAvailability: StoreStatement {
+  static let sql = """
+    UPDATE availability SET state = $1 WHERE id = $2 AND state = $3 AND end_ms > $4
+    RETURNING \(MatchRows.availabilityColumns)
+    """
+}
+private enum GamesEndingAfter: StoreStatement {
+  static let sql = "SELECT id FROM game WHERE end_ms > $1 ORDER BY id"
 }
