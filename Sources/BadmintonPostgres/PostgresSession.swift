@@ -146,3 +146,9 @@ extension PostgresStore: StoreEngine {
 
 /// Game rooms run the operations written once in `BadmintonStoreSQL` (Rooms.swift).
 extension PostgresStore: RoomStore {}
+
+/// Surveys run the operations written once in `BadmintonStoreSQL` (Surveys.swift).
+extension PostgresStore: SurveyStore {}
+
+/// Weekly schedules run the operations written once in `BadmintonStoreSQL` (Schedules.swift).
+extension PostgresStore: ScheduleStore {}

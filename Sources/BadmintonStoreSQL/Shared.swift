@@ -1,7 +1,7 @@
 public import BadmintonDomain
 public import BadmintonStore
 
-/// What several areas of the store read and write: players' rows and events.
+/// What several areas of the store read and write: players' and matches' rows, and events.
 public enum Shared {
   /// The player columns every player statement selects, in `player(from:)`'s order.
   public static let playerColumns = """
@@ -16,6 +16,19 @@ public enum Shared {
   }
   enum PlayerRowByID: StoreStatement {
     static let sql = "SELECT \(playerColumns) FROM player WHERE id = $1"
+  }
+  enum GamesByIDs: StoreStatement {
+    static let sql = """
+      SELECT id, mode, start_ms, end_ms, state, proposal_id, confirmed_at_ms, cancelled_by,
+        cancelled_at_ms, winning_team, completed_at_ms, completed_by
+      FROM game WHERE id = ANY($1)
+      """
+  }
+  enum ParticipantsOfGames: StoreStatement {
+    static let sql = """
+      SELECT game_id, player_id, availability_id, team FROM game_participant
+      WHERE game_id = ANY($1) ORDER BY game_id, position
+      """
   }
   enum NextEventSequence: StoreStatement {
     static let sql = """
@@ -44,6 +57,38 @@ public enum Shared {
   /// The player with `id`.
   public static func fetchPlayer(_ db: any StoreSession, id: Int64) throws -> PlayerRecord? {
     try db.row(PlayerRowByID.self, id).map(player(from:))
+  }
+
+  /// The matches with `ids` that exist, with their participants in order, by id.
+  public static func matches(_ db: any StoreSession, ids: [Int64]) throws -> [Int64: MatchRecord]
+  {
+    guard !ids.isEmpty else { return [:] }
+    var participants: [Int64: [MatchParticipantRecord]] = [:]
+    for row in try db.rows(ParticipantsOfGames.self, ids) {
+      let (game, player, availability, team) = try row.decode((Int64, Int64, Int64, Int).self)
+      participants[game, default: []].append(
+        MatchParticipantRecord(playerID: player, availabilityID: availability, team: team))
+    }
+    var found: [Int64: MatchRecord] = [:]
+    for row in try db.rows(GamesByIDs.self, ids) {
+      let (id, mode, start, end, state, proposal, confirmedAt, cancelledBy, cancelledAt) =
+        try row.decode((Int64, Int, Int64, Int64, Int, Int64, Int64, Int64?, Int64?).self)
+      let (team, completedAt, completedBy) = try StoreRow(Array(row.values[9...])).decode(
+        (Int?, Int64?, Int64?).self)
+      var result: MatchResult?
+      if let team, let completedAt, let completedBy {
+        result = MatchResult(
+          winningTeam: team, completedAtUnixMs: completedAt, completedBy: completedBy)
+      }
+      found[id] = MatchRecord(
+        id: id, mode: MatchMode(rawValue: mode) ?? .singles,
+        slot: TimeSlot(startUnixMs: start, endUnixMs: end),
+        participants: participants[id] ?? [],
+        state: StoredMatchState(rawValue: state) ?? .cancelled, proposalID: proposal,
+        confirmedAtUnixMs: confirmedAt, cancelledBy: cancelledBy, cancelledAtUnixMs: cancelledAt,
+        result: result)
+    }
+    return found
   }
 
   /// A row of `playerColumns` as a record.
