@@ -1,7 +1,9 @@
 import BadmintonDomain
 import BadmintonStore
+import BadmintonStoreSQL
 import Foundation
 import Logging
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -69,14 +71,20 @@ final class ChangeTail: Sendable {
   }
 
   private let database: SQLDatabase
+  /// The threads the rows are read back on (`PostgresSession`).
+  private let threads: NIOThreadPool
   private let feed: ChangeFeed
   private let logger: Logger
   private let state: Mutex<State>
   private let wake: AsyncStream<Void>.Continuation
   private let wakes: AsyncStream<Void>
 
-  init(database: SQLDatabase, feed: ChangeFeed, cursor: UInt64, floor: UInt64, logger: Logger) {
+  init(
+    database: SQLDatabase, threads: NIOThreadPool, feed: ChangeFeed, cursor: UInt64,
+    floor: UInt64, logger: Logger
+  ) {
     self.database = database
+    self.threads = threads
     self.feed = feed
     self.logger = logger
     state = Mutex(State(cursor: cursor, floor: min(floor, cursor)))
@@ -391,7 +399,10 @@ final class ChangeTail: Sendable {
       more = true
     }
     guard !rows.isEmpty else { return (next, more, nil, []) }
-    let readBack = try await ReadBack.read(db, rows.map(\.row))
+    let changed = rows.map(\.row)
+    let readBack = try await threads.runIfActive {
+      try ReadBack.read(PostgresSession(db: db), changed)
+    }
     var transactions: [[StoreChange]] = []
     var start = 0
     while start < rows.count {
@@ -458,7 +469,7 @@ struct ReadBack {
   var blocks: [Int64: BlockChange] = [:]
   var events: [Int64: EventRecord] = [:]
 
-  static func read(_ db: SQLConnection, _ rows: [ChangedRow]) async throws -> ReadBack {
+  static func read(_ db: any StoreSession, _ rows: [ChangedRow]) throws -> ReadBack {
     var keys: [String: Set<Int64>] = [:]
     for row in rows { keys[row.table, default: []].insert(row.key) }
     func ids(_ table: String...) -> [Int64] {
@@ -466,37 +477,37 @@ struct ReadBack {
     }
     var read = ReadBack()
     if let players = keys["player"] {
-      read.players = try await PostgresStore.players(db, ids: Array(players))
+      read.players = try Shared.players(db, ids: Array(players))
     }
     if let sessions = keys["session"] {
-      for row in try await db.rows(SessionsByRowID.self, Array(sessions)) {
+      for row in try db.rows(SessionsByRowID.self, Array(sessions)) {
         let (rowID, hash, playerID, created, expires) = try row.decode(
-          (Int64, ByteBuffer, Int64, Int64, Int64).self)
+          (Int64, [UInt8], Int64, Int64, Int64).self)
         read.sessions[rowID] = SessionRecord(
-          tokenHash: Array(buffer: hash), playerID: playerID, createdAtUnixMs: created,
+          tokenHash: hash, playerID: playerID, createdAtUnixMs: created,
           expiresAtUnixMs: expires)
       }
     }
     if let availability = keys["availability"] {
-      read.availabilities = try await PostgresStore.availabilities(db, ids: Array(availability))
+      read.availabilities = try MatchRows.availabilities(db, ids: Array(availability))
     }
     let games = ids("game", "game_participant")
     if !games.isEmpty {
-      read.matches = try await PostgresStore.matches(db, ids: games)
+      read.matches = try MatchRows.matches(db, ids: games)
     }
     if let blocks = keys["block"] {
-      for row in try await db.rows(BlocksByRowID.self, Array(blocks)) {
+      for row in try db.rows(BlocksByRowID.self, Array(blocks)) {
         let (rowID, blocker, blocked) = try row.decode((Int64, Int64, Int64).self)
         read.blocks[rowID] = BlockChange(blockerID: blocker, blockedID: blocked)
       }
     }
     if let events = keys["event"] {
-      for row in try await db.rows(EventsByRowID.self, Array(events)) {
+      for row in try db.rows(EventsByRowID.self, Array(events)) {
         let (rowID, playerID, sequence, created, payload) = try row.decode(
-          (Int64, Int64, Int64, Int64, ByteBuffer).self)
+          (Int64, Int64, Int64, Int64, [UInt8]).self)
         read.events[rowID] = EventRecord(
           playerID: playerID, sequence: UInt64(sequence), createdAtUnixMs: created,
-          payload: Array(buffer: payload))
+          payload: payload)
       }
     }
     return read
@@ -530,16 +541,16 @@ struct ReadBack {
     return changes
   }
 
-  enum SessionsByRowID: SQLStatement {
+  enum SessionsByRowID: StoreStatement {
     static let sql = """
       SELECT row_id, token_hash, player_id, created_at_ms, expires_at_ms FROM session
       WHERE row_id = ANY($1)
       """
   }
-  enum BlocksByRowID: SQLStatement {
+  enum BlocksByRowID: StoreStatement {
     static let sql = "SELECT row_id, blocker_id, blocked_id FROM block WHERE row_id = ANY($1)"
   }
-  enum EventsByRowID: SQLStatement {
+  enum EventsByRowID: StoreStatement {
     static let sql = """
       SELECT row_id, player_id, sequence, created_at_ms, payload FROM event
       WHERE row_id = ANY($1)

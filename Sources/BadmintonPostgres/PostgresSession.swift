@@ -166,3 +166,9 @@ extension PostgresStore: MessageStore {}
 /// Availability and recurring availability run the operations written once in
 /// `BadmintonStoreSQL` (Matching.swift), proposals and matches those in Proposals.swift.
 extension PostgresStore: MatchingStore, ProposalStore {}
+
+/// Surveys run the operations written once in `BadmintonStoreSQL` (Surveys.swift).
+extension PostgresStore: SurveyStore {}
+
+/// Weekly schedules run the operations written once in `BadmintonStoreSQL` (Schedules.swift).
+extension PostgresStore: ScheduleStore {}

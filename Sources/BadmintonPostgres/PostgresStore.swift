@@ -68,7 +68,8 @@ public final class PostgresStore: Sendable {
     threads = NIOThreadPool(numberOfThreads: database.pool.maximumConnections)
     threads.start()
     let tail = ChangeTail(
-      database: database, feed: feed, cursor: cursor, floor: floor, logger: logger)
+      database: database, threads: threads, feed: feed, cursor: cursor, floor: floor,
+      logger: logger)
     self.tail = tail
     let turns = turns
     batches = WriteBatches(lanes: lanes) { batch in

@@ -4,7 +4,10 @@ public import BadmintonStore
 /// Availability and match rows, read by several areas and by the engines' change feeds.
 public enum MatchRows {
   /// The columns `availability(from:)` reads, in its order.
-  static var availabilityColumns: String { availabilityColumnList }
+  static let availabilityColumns = """
+    id, player_id, mode, local_date, start_minute, end_minute, time_zone, start_ms, end_ms,
+    latitude, longitude, radius_miles, skill_tolerance, posted_at_ms, source, state
+    """
 
   /// The availabilities with `ids` that exist, by id (the change tail reads changed ones with it).
   public static func availabilities(_ db: any StoreSession, ids: [Int64]) throws
@@ -172,7 +175,7 @@ extension MatchingStore where Self: StoreEngine {
     // The count and the insert are one serializable transaction: two posts racing past the
     // limit on two instances cannot both commit.
     try await writeTransaction { db in
-      let active =
+      let active: Int64 =
         try db.row(
           CountActivePosted.self, new.playerID, Int64(AvailabilitySource.posted.rawValue),
           Int64(AvailabilityState.active.rawValue), now
@@ -355,17 +358,12 @@ extension MatchingStore where Self: StoreEngine {
       }
     }
   }
+}
 
 // MARK: Statements
 
-/// The columns `availability(from:)` reads, in its order.
-private let availabilityColumnList = """
-  id, player_id, mode, local_date, start_minute, end_minute, time_zone, start_ms, end_ms,
-  latitude, longitude, radius_miles, skill_tolerance, posted_at_ms, source, state
-  """
-
 private enum AvailabilitiesByID: StoreStatement {
-  static let sql = "SELECT \(availabilityColumnList) FROM availability WHERE id = ANY($1)"
+  static let sql = "SELECT \(MatchRows.availabilityColumns) FROM availability WHERE id = ANY($1)"
 }
 private enum CountActivePosted: StoreStatement {
   static let sql = """
@@ -384,20 +382,20 @@ private enum InsertAvailability: StoreStatement {
 }
 private enum ActiveAvailabilityOfPlayer: StoreStatement {
   static let sql = """
-    SELECT \(availabilityColumnList) FROM availability
+    SELECT \(MatchRows.availabilityColumns) FROM availability
     WHERE player_id = $1 AND state = $2 AND end_ms > $3 ORDER BY start_ms, id
     """
 }
 private enum ActiveAvailabilityPage: StoreStatement {
   static let sql = """
-    SELECT \(availabilityColumnList) FROM availability
+    SELECT \(MatchRows.availabilityColumns) FROM availability
     WHERE id > $1 AND state = $3 AND end_ms > $4 ORDER BY id LIMIT $2
     """
 }
 private enum CancelAvailability: StoreStatement {
   static let sql = """
     UPDATE availability SET state = $1 WHERE id = $2 AND player_id = $3 AND state = $4
-    RETURNING \(availabilityColumnList)
+    RETURNING \(MatchRows.availabilityColumns)
     """
 }
 private enum PlayerExists: StoreStatement {

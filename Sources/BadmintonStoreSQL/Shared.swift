@@ -1,7 +1,7 @@
 public import BadmintonDomain
 public import BadmintonStore
 
-/// What several areas of the store read and write: players' rows and events.
+/// What several areas of the store read and write: players' and matches' rows, and events.
 public enum Shared {
   /// The player columns every player statement selects, in `player(from:)`'s order.
   public static let playerColumns = """

@@ -63,6 +63,12 @@ public enum SurveyRules {
     }
   }
 
+  /// Checks that `playerID` may record the result of a match played by `participants`: only a
+  /// participant may; to anyone else the match does not exist (`MATCH_NOT_FOUND`).
+  public static func checkRecorder(playerID: Int64, participants: [Int64]) throws(DomainError) {
+    guard participants.contains(playerID) else { throw MatchingErrors.matchNotFound }
+  }
+
   /// Checks the winning team of a result: 1 or 2.
   public static func validateWinningTeam(_ team: Int) throws(DomainError) {
     guard team == 1 || team == 2 else {

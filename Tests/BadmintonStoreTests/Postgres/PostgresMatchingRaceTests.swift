@@ -138,9 +138,8 @@ struct PostgresMatchingRaceTests {
     // Each instance has handed on every commit made so far, its own and the other's.
     try await one.synchronize()
     try await two.synchronize()
-    let stored = try await one.snapshot { db in
-      try await PostgresStore.matches(
-        db, ids: try await db.rows(AllGames.self).map { try $0.decode(Int64.self) })
+    let stored = try await one.readSnapshot { db in
+      try MatchRows.matches(db, ids: try db.rows(AllGames.self).map { try $0.decode(Int64.self) })
     }.mapValues { Optional($0.state) }
     #expect(stored.count == Self.rounds)
     #expect(seenByOne.current == stored)
@@ -217,7 +216,7 @@ struct PostgresMatchingRaceTests {
     }
   }
 
-  enum AllGames: SQLStatement {
+  enum AllGames: StoreStatement {
     static let sql = "SELECT id FROM game"
   }
 }
