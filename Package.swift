@@ -20,6 +20,7 @@ let package = Package(
     // For the benchmarks package in Benchmarks/, which measures the layers one by one.
     .library(name: "BadmintonDomain", targets: ["BadmintonDomain"]),
     .library(name: "BadmintonStore", targets: ["BadmintonStore"]),
+    .library(name: "BadmintonStoreSQL", targets: ["BadmintonStoreSQL"]),
     .library(name: "BadmintonSQLite", targets: ["BadmintonSQLite"]),
     .library(name: "BadmintonProjections", targets: ["BadmintonProjections"]),
     .library(name: "BadmintonServices", targets: ["BadmintonServices"]),
@@ -242,7 +243,9 @@ let package = Package(
     // The stores the store and service tests run on (`BADMINTON_TEST_STORES`), each made empty.
     .target(
       name: "StoreTestSupport",
-      dependencies: ["BadmintonPostgres", "BadmintonSQLite", "BadmintonStore", "PostgresTestCluster"],
+      dependencies: [
+        "BadmintonPostgres", "BadmintonSQLite", "BadmintonStore", "PostgresTestCluster",
+      ],
       path: "Tests/StoreTestSupport",
       swiftSettings: defaultSwiftSettings
     ),

@@ -55,6 +55,7 @@ let package = Package(
         .product(name: "BadmintonServices", package: "BadmintonBuddy"),
         .product(name: "BadmintonStore", package: "BadmintonBuddy"),
         .product(name: "BadmintonSQLite", package: "BadmintonBuddy"),
+        .product(name: "BadmintonStoreSQL", package: "BadmintonBuddy"),
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

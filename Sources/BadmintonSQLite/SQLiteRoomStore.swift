@@ -1,5 +1,5 @@
-public import BadmintonStoreSQL
 public import BadmintonStore
+public import BadmintonStoreSQL
 import GRDB
 
 /// Game rooms run the operations written once in `BadmintonStoreSQL` (Rooms.swift).

@@ -1,5 +1,5 @@
-public import BadmintonStoreSQL
 public import BadmintonStore
+public import BadmintonStoreSQL
 import GRDB
 
 /// Surveys run the operations written once in `BadmintonStoreSQL` (Surveys.swift).

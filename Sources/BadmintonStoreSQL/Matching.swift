@@ -87,8 +87,6 @@ public enum MatchRows {
     }
   }
 
-
-
   /// Inserts `new`; nil when it is a recurring day already stored.
   static func insert(_ db: any StoreSession, _ new: NewAvailability) throws
     -> AvailabilityRecord?
@@ -114,7 +112,9 @@ public enum MatchRows {
   /// The availability a row of `availabilityColumns` holds.
   /// The matches of `playerID` that end after `unixMs`, with where each stands: what
   /// `BookingRules.isBooked` needs to tell whether the player is booked at a time from then on.
-  public static func bookedMatches(_ db: any StoreSession, playerID: Int64, endingAfter unixMs: Int64)
+  public static func bookedMatches(
+    _ db: any StoreSession, playerID: Int64, endingAfter unixMs: Int64
+  )
     throws -> [BookedMatch]
   {
     try db.rows(BookedMatchesOfPlayer.self, playerID, unixMs).map { row in

@@ -61,7 +61,8 @@ extension ProposalStore where Self: StoreEngine {
   }
 
   private static func answer(
-    _ db: any StoreSession, id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int], now: Int64
+    _ db: any StoreSession, id: Int64, playerID: Int64, accept: Bool, teams: [Int64: Int],
+    now: Int64
   ) throws -> ProposalAnswerOutcome {
     guard var proposal = try Self.fetchProposal(db, id: id),
       let position = proposal.details.invitees.firstIndex(where: { $0.playerID == playerID })
@@ -210,7 +211,6 @@ extension ProposalStore where Self: StoreEngine {
         .filter { BookingRules.holdsTime($0.state.status) }
     }
   }
-
 
   private static func setState(
     _ db: any StoreSession, proposal id: Int64, _ state: StoredProposalState

@@ -341,7 +341,6 @@ extension RoomStore where Self: StoreEngine {
 
 // MARK: Statements
 
-
 private enum RoomOpenWithCode: StoreStatement {
   static let sql = "SELECT 1 FROM room WHERE code = $1 AND state = $2"
 }

@@ -30,8 +30,7 @@ public enum Shared {
   }
 
   /// The players with `ids`, by id; ids with no player are left out.
-  public static func players(_ db: any StoreSession, ids: [Int64]) throws -> [Int64: PlayerRecord]
-  {
+  public static func players(_ db: any StoreSession, ids: [Int64]) throws -> [Int64: PlayerRecord] {
     guard !ids.isEmpty else { return [:] }
     var players: [Int64: PlayerRecord] = [:]
     for row in try db.rows(PlayerRowsByIDs.self, ids) {

@@ -149,10 +149,11 @@ extension Array: StoreEncodable where Element: StoreEncodable {
     if let bytes = self as? [UInt8] { return .blob(bytes) }
     if let integers = self as? [Int64] { return .integers(integers) }
     if let texts = self as? [String] { return .texts(texts) }
-    return .integers(map {
-      if case .integer(let value) = $0.storeValue { return value }
-      preconditionFailure("only bytes, integers and strings bind as a list")
-    })
+    return .integers(
+      map {
+        if case .integer(let value) = $0.storeValue { return value }
+        preconditionFailure("only bytes, integers and strings bind as a list")
+      })
   }
 }
 

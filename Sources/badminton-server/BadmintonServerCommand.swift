@@ -2,9 +2,9 @@ import ArgumentParser
 import BadmintonMetrics
 import BadmintonPostgres
 import BadmintonRPC
+import BadmintonSQLite
 import BadmintonServices
 import BadmintonStore
-import BadmintonSQLite
 import Foundation
 import Logging
 import NIOCore

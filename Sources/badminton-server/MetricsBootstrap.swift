@@ -1,8 +1,8 @@
 import BadmintonMetrics
 import BadmintonProjections
+import BadmintonSQLite
 import BadmintonServices
 import BadmintonStore
-import BadmintonSQLite
 import CoreMetrics
 import Logging
 import Prometheus

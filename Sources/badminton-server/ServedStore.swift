@@ -1,6 +1,6 @@
 import BadmintonPostgres
-import BadmintonStore
 import BadmintonSQLite
+import BadmintonStore
 import Foundation
 
 /// The store the server serves from: SQLite in the data folder, or a PostgreSQL database that

@@ -1,11 +1,11 @@
 import BadmintonDomain
+import BadmintonStoreSQL
 import GRDB
 import Synchronization
 import Testing
 
-@testable import BadmintonStore
-import BadmintonStoreSQL
 @testable import BadmintonSQLite
+@testable import BadmintonStore
 
 /// Everything a feed published, in the order it arrived.
 private final class Recorder: Sendable {

@@ -1,10 +1,10 @@
+import BadmintonStoreSQL
 import GRDB
 import Synchronization
 import Testing
 
-@testable import BadmintonStore
-import BadmintonStoreSQL
 @testable import BadmintonSQLite
+@testable import BadmintonStore
 
 @Suite("Commit timing")
 struct CommitTimingTests {

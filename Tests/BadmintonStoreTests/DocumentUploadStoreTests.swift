@@ -1,4 +1,5 @@
 import BadmintonDomain
+import BadmintonStoreSQL
 import Foundation
 import GRDB
 import PostgresNIO
@@ -7,9 +8,8 @@ import StoreTestSupport
 import Testing
 
 @testable import BadmintonPostgres
-import BadmintonStoreSQL
-@testable import BadmintonStore
 @testable import BadmintonSQLite
+@testable import BadmintonStore
 
 @Suite("Player store: verification documents in pieces")
 struct DocumentUploadStoreTests {

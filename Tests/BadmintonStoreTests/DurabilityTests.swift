@@ -1,11 +1,11 @@
 import BadmintonDomain
+import BadmintonStoreSQL
 import Foundation
 import GRDB
 import Testing
 
-@testable import BadmintonStore
-import BadmintonStoreSQL
 @testable import BadmintonSQLite
+@testable import BadmintonStore
 
 @Suite("Player store on disk: durability across reopening")
 struct DurabilityTests {

@@ -1,12 +1,12 @@
 import BadmintonDomain
+import BadmintonStoreSQL
 import Dispatch
 import GRDB
 import Synchronization
 import Testing
 
-@testable import BadmintonStore
-import BadmintonStoreSQL
 @testable import BadmintonSQLite
+@testable import BadmintonStore
 
 /// The transactions a feed published, and the times grouped writes ran.
 private final class Published: Sendable {

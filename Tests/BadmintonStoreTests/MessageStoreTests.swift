@@ -4,9 +4,9 @@ import PropertyBased
 import StoreTestSupport
 import Testing
 
+@testable import BadmintonSQLite
 @testable import BadmintonStore
 @testable import BadmintonStoreSQL
-@testable import BadmintonSQLite
 
 @Suite("Message store")
 struct MessageStoreTests {

@@ -1,9 +1,9 @@
+import BadmintonStoreSQL
 import GRDB
 import Testing
 
-@testable import BadmintonStore
-import BadmintonStoreSQL
 @testable import BadmintonSQLite
+@testable import BadmintonStore
 
 @Suite("Store migrations")
 struct MigrationTests {

@@ -1,12 +1,12 @@
 import BadmintonDomain
+import BadmintonStoreSQL
 import GRDB
 import StoreTestSupport
 import Testing
 
 @testable import BadmintonPostgres
-import BadmintonStoreSQL
-@testable import BadmintonStore
 @testable import BadmintonSQLite
+@testable import BadmintonStore
 
 @Suite("Room joins, invitations and blocks")
 struct RoomJoinBlockTests {

@@ -1,7 +1,7 @@
 import BadmintonDomain
+import BadmintonSQLite
 import BadmintonStore
 import BadmintonStoreSQL
-import BadmintonSQLite
 import PropertyBased
 import StoreTestSupport
 import Synchronization

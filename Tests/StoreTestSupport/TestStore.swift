@@ -1,6 +1,6 @@
 import BadmintonPostgres
-public import BadmintonStore
 public import BadmintonSQLite
+public import BadmintonStore
 import PostgresTestCluster
 
 /// A fresh, empty store, and how to close it.

@@ -1,7 +1,8 @@
 import BadmintonDomain
+import BadmintonSQLite
 import BadmintonServices
 import BadmintonStore
-import BadmintonSQLite
+import BadmintonStoreSQL
 import Foundation
 import GRDB
 

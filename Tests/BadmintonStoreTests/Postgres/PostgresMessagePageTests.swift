@@ -1,12 +1,12 @@
 import BadmintonDomain
 import BadmintonStore
-@testable import BadmintonStoreSQL
 import Foundation
 import PostgresNIO
 import PostgresTestCluster
 import Testing
 
 @testable import BadmintonPostgres
+@testable import BadmintonStoreSQL
 
 @Suite("PostgreSQL store: message pages")
 struct PostgresMessagePageTests {

@@ -1,7 +1,7 @@
 import BadmintonDomain
 import BadmintonPostgres
-import BadmintonStoreSQL
 import BadmintonStore
+import BadmintonStoreSQL
 import PostgresTestCluster
 import Synchronization
 import Testing

@@ -1,7 +1,7 @@
+import BadmintonStoreSQL
 import Testing
 
 @testable import BadmintonPostgres
-import BadmintonStoreSQL
 
 /// The change tail's reconnect schedule, driven without real time: the waits are read from the
 /// schedule and added up, with the jitter's random numbers chosen by the test.

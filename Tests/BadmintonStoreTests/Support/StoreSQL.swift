@@ -1,10 +1,10 @@
+import BadmintonStoreSQL
 import GRDB
 import PostgresNIO
 
 @testable import BadmintonPostgres
-import BadmintonStoreSQL
-@testable import BadmintonStore
 @testable import BadmintonSQLite
+@testable import BadmintonStore
 
 /// SQL run directly on either store's database, outside the store's interface: for tests that
 /// look at rows the interface does not show, or write rows it would refuse.
