@@ -162,3 +162,7 @@ extension PostgresStore: SocialStore {}
 
 /// Direct messages run the operations written once in `BadmintonStoreSQL` (Messages.swift).
 extension PostgresStore: MessageStore {}
+
+/// Players, sessions, verifications and events run the operations written once in
+/// `BadmintonStoreSQL` (Players.swift, Documents.swift).
+extension PostgresStore: PlayerStore {}

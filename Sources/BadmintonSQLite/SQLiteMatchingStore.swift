@@ -1,5 +1,6 @@
 import BadmintonDomain
 public import BadmintonStore
+import BadmintonStoreSQL
 import GRDB
 
 extension SQLitePlayerStore: MatchingStore {
@@ -207,8 +208,11 @@ extension SQLitePlayerStore: MatchingStore {
   {
     try await writer.read { db in
       let rows = try Row.fetchCursor(
-        try db.cachedStatement(sql: "SELECT * FROM player ORDER BY id"))
-      while let row = try rows.next() { apply(.player(Self.player(from: row))) }
+        try db.cachedStatement(sql: "SELECT \(Shared.playerColumns) FROM player ORDER BY id"))
+      while let row = try rows.next() {
+        let values = Array(row.databaseValues.map(SQLiteSession.storeValue))
+        apply(.player(try Shared.player(from: StoreRow(values))))
+      }
     }
   }
 
