@@ -104,6 +104,16 @@ public enum PlayerRules {
     password.utf8.count <= maximumPasswordBytes && password.count <= maximumPasswordLength
   }
 
+  /// Checks a new player's phone: refused when `registered` (another player has it).
+  public static func checkPhoneFree(registered: Bool) throws(DomainError) {
+    if registered { throw phoneTaken }
+  }
+
+  /// The error for a phone another player registered.
+  public static let phoneTaken = DomainError(
+    .alreadyExists, "PHONE_TAKEN", en: "This phone number is already registered.",
+    zhCN: "该手机号已注册。")
+
   /// Checks a self-reported level: 1-7 always; 8 and 9 only up to `verifiedMaximum`, the level
   /// the player's approved championship verification allows (7 without one).
   public static func validateSelfLevel(_ level: Int, verifiedMaximum: Int = 7) throws(DomainError) {

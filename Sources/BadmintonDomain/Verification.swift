@@ -32,6 +32,28 @@ public enum VerificationRules {
     en: "You already have 3 verification requests waiting for review.",
     zhCN: "您已有 3 个认证申请在等待审核。")
 
+  /// Checks a new request of a player who has `pending` requests waiting.
+  public static func checkPendingLimit(pending: Int) throws(DomainError) {
+    guard pending < maximumPending else { throw pendingLimitReached }
+  }
+
+  /// Checks a review of a request in `state` (nil: there is no such request): only a pending
+  /// request is reviewed.
+  public static func checkReview(of state: ReviewState?) throws(DomainError) {
+    guard let state else { throw notFound }
+    guard state == .pending else { throw alreadyReviewed }
+  }
+
+  /// The error for a request that does not exist (or may not be shown to the caller).
+  public static let notFound = DomainError(
+    .notFound, "VERIFICATION_NOT_FOUND", en: "There is no such verification request.",
+    zhCN: "没有该认证申请。")
+
+  /// The error for a review of a request already approved or rejected.
+  public static let alreadyReviewed = DomainError(
+    .failedPrecondition, "VERIFICATION_ALREADY_REVIEWED",
+    en: "This verification request was already reviewed.", zhCN: "该认证申请已审核。")
+
   /// Longest review note, in characters.
   public static let maximumNoteLength = 500
   /// Longest review note, in UTF-8 bytes.
@@ -235,6 +257,11 @@ public enum DocumentUploadRules {
     .notFound, "UPLOAD_NOT_FOUND",
     en: "There is no such upload in progress; it may have expired. Start again.",
     zhCN: "没有该上传，可能已过期，请重新开始。")
+
+  /// Checks a new upload of a player who has `open` unfinished uploads.
+  public static func checkOpenUploads(_ open: Int) throws(DomainError) {
+    guard open < maximumOpenUploads else { throw openLimitReached }
+  }
 
   /// The error for a player who already has `maximumOpenUploads` unfinished uploads.
   public static let openLimitReached = DomainError(

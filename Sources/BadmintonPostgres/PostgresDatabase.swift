@@ -1,31 +1,14 @@
 import BadmintonDomain
+import BadmintonStoreSQL
 import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
 
 /// A statement's SQL, prepared once per pooled connection the first time that connection runs
-/// it (postgres-nio's `PostgresPreparedStatement`) and executed by name after that. Each
-/// statement is a type of its own: `enum PlayerByID: SQLStatement { static let sql = "..." }`.
-protocol SQLStatement {
-  static var sql: String { get }
-}
-
-/// The prepared statement that runs `Statement`'s SQL with the given bindings and hands the rows
-/// back as they are.
-struct Prepared<Statement: SQLStatement>: PostgresPreparedStatement {
-  typealias Row = PostgresRow
-  static var sql: String { Statement.sql }
-  /// A name made from the SQL itself (FNV-1a, 64 bits): two statements with different SQL never
-  /// share a name, and it stays well inside PostgreSQL's 63 bytes, which a type's full name
-  /// would not.
-  static var name: String { statementName(Statement.sql) }
-
-  let bindings: PostgresBindings
-
-  func makeBindings() throws -> PostgresBindings { bindings }
-  func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
-}
+/// it (postgres-nio's `PostgresPreparedStatement`) and executed by name after that: the store's
+/// own statements (`StoreStatement`), and the engine's (the change tail's, the batches' locks).
+typealias SQLStatement = StoreStatement
 
 /// The prepared statement name of `sql`.
 func statementName(_ sql: String) -> String {
@@ -66,7 +49,7 @@ struct SQLConnection {
     return try await ClosingConnections.run(on: connection) { [connection, logger, bindings] in
       var rows: [PostgresRow] = []
       for try await row in try await connection.execute(
-        Prepared<Statement>(bindings: bindings), logger: logger)
+        SharedPrepared<Statement>(bindings: bindings), logger: logger)
       {
         rows.append(row)
       }

@@ -172,3 +172,7 @@ extension PostgresStore: SurveyStore {}
 
 /// Weekly schedules run the operations written once in `BadmintonStoreSQL` (Schedules.swift).
 extension PostgresStore: ScheduleStore {}
+
+/// Players, sessions, verifications and events run the operations written once in
+/// `BadmintonStoreSQL` (Players.swift, Documents.swift).
+extension PostgresStore: PlayerStore {}

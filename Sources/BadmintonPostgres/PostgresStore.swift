@@ -1,4 +1,5 @@
 public import BadmintonStore
+import BadmintonStoreSQL
 import Foundation
 public import Logging
 import NIOCore

@@ -74,7 +74,7 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
   {
     switch table {
     case .player:
-      return try SQLitePlayerStore.fetchPlayer(db, id: rowID).map(StoreChange.player)
+      return try Shared.fetchPlayer(SQLiteSession(db: db), id: rowID).map(StoreChange.player)
     case .session:
       guard !deleted else { return .session(rowID: rowID, nil) }
       let session = try Row.fetchOne(

@@ -16,8 +16,5 @@ extension SQLitePlayerStore {
           """)
     }
   }
-  /// The match with `id`, for the areas still written for SQLite alone.
-  static func fetchMatch(_ db: Database, id: Int64) throws -> MatchRecord? {
-    try MatchRows.fetchMatch(SQLiteSession(db: db), id: id)
-  }
+
 }

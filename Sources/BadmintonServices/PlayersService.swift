@@ -318,9 +318,7 @@ public struct PlayersService: Players.ServiceProtocol {
   ) async throws -> VerificationDocument {
     let caller = try context.requirePrincipal()
     // Someone else's request reads as missing, so its existence is not revealed.
-    let notFound = DomainError(
-      .notFound, "VERIFICATION_NOT_FOUND", en: "There is no such verification request.",
-      zhCN: "没有该认证申请。")
+    let notFound = VerificationRules.notFound
     guard let record = try await store.verification(id: request.verificationID),
       caller.isAdministrator || record.playerID == caller.userID
     else { throw notFound }

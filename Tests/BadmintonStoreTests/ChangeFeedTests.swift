@@ -126,7 +126,7 @@ struct ChangeFeedTests {
     store.feed.subscribe(recorder.record)
     // More players than one chunk, so the replay reads several.
     var players: [PlayerRecord] = []
-    for index in 0..<(SQLitePlayerStore.replayChunkRows + 5) {
+    for index in 0..<(PlayerRows.replayChunk + 5) {
       players.append(
         try await store.createPlayer(
           StoreFixtures.newPlayer(phone: "+86139\(String(10_000_000 + index))")))
