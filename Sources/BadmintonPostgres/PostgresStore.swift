@@ -29,7 +29,8 @@ public final class PostgresStore: Sendable {
   /// This instance's writes, committed together.
   let batches: WriteBatches
   /// The threads the store's operations run on, each waiting for its statements' answers
-  /// (`PostgresSession`): one per pooled connection, so that every leased connection can be used.
+  /// (`PostgresSession`): one per pooled connection and one per connection of the tail, so that
+  /// every connection can be used at once.
   let threads: NIOThreadPool
 
   /// How to reach the database and how many connections to keep.
@@ -66,7 +67,10 @@ public final class PostgresStore: Sendable {
     database: SQLDatabase, cursor: UInt64, floor: UInt64, lanes: Int, logger: Logger
   ) {
     self.database = database
-    threads = NIOThreadPool(numberOfThreads: database.pool.maximumConnections)
+    // A thread for each pooled connection and for each of the tail's: the tail reads rows back
+    // on this pool too, and must never wait behind the services' reads for a thread.
+    threads = NIOThreadPool(
+      numberOfThreads: database.pool.maximumConnections + ChangeTail.connections)
     threads.start()
     let tail = ChangeTail(
       database: database, threads: threads, feed: feed, cursor: cursor, floor: floor,

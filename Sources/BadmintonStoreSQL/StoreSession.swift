@@ -31,28 +31,30 @@ enum SQLiteText {
     return text
   }
 
-  /// `$n` outside quotes becomes `?n`; `= ANY($n)` reads the list's JSON.
+  /// `$n` outside quotes becomes `?n`, and `= ANY($n)` outside quotes reads the list's JSON.
+  /// The store's statements hold no comments: SQL text is all they are.
   static func convert(_ sql: String) -> String {
-    var sql = sql
-    while let range = sql.range(of: "= ANY($") {
-      let digits = sql[range.upperBound...].prefix(while: \.isNumber)
-      let end = sql.index(range.upperBound, offsetBy: digits.count)
-      guard end < sql.endIndex, sql[end] == ")" else { break }
-      sql.replaceSubrange(
-        range.lowerBound...end, with: "IN (SELECT value FROM json_each($\(digits)))")
-    }
     var out = ""
     out.reserveCapacity(sql.utf8.count)
     var quoted = false
-    var previous: Character = " "
-    for character in sql {
+    var rest = Substring(sql)
+    while let character = rest.first {
       if character == "'" { quoted.toggle() }
-      if !quoted, previous == "$", character.isNumber {
-        out.removeLast()
-        out.append("?")
+      if !quoted, rest.hasPrefix("= ANY($") {
+        let digits = rest.dropFirst(7).prefix(while: \.isNumber)
+        let after = rest.dropFirst(7 + digits.count)
+        if !digits.isEmpty, after.first == ")" {
+          out += "IN (SELECT value FROM json_each(?\(digits)))"
+          rest = after.dropFirst()
+          continue
+        }
       }
-      out.append(character)
-      previous = character
+      if !quoted, character == "$", let next = rest.dropFirst().first, next.isNumber {
+        out.append("?")
+      } else {
+        out.append(character)
+      }
+      rest = rest.dropFirst()
     }
     return out
   }
@@ -146,9 +148,10 @@ extension String: StoreEncodable, StoreDecodable {
 extension Array: StoreEncodable where Element: StoreEncodable {
   /// Bytes as a blob; integers and strings as a list.
   public var storeValue: StoreValue {
-    if let bytes = self as? [UInt8] { return .blob(bytes) }
-    if let integers = self as? [Int64] { return .integers(integers) }
-    if let texts = self as? [String] { return .texts(texts) }
+    // By the element's type, so that an empty list binds as an empty list, not as no bytes.
+    if Element.self == UInt8.self { return .blob(self as! [UInt8]) }
+    if Element.self == Int64.self { return .integers(self as! [Int64]) }
+    if Element.self == String.self { return .texts(self as! [String]) }
     return .integers(
       map {
         if case .integer(let value) = $0.storeValue { return value }
@@ -216,7 +219,7 @@ public enum StoreEngineKind: Sendable {
 /// What a store operation runs its statements on: one transaction of a write (shared with the
 /// writes committed with it), or a read. The operation's body is synchronous on both engines:
 /// the embedded store runs it inside its group commit on GRDB's writer, PostgreSQL on a thread
-/// of its own that waits for each statement (docs/players.md, "One store over two engines").
+/// of its own that waits for each statement (docs/store.md, §3).
 public protocol StoreSession {
   /// The rows `Statement` returns for `values`, bound to `$1`, `$2`, … in order.
   @discardableResult
