@@ -329,6 +329,7 @@ let package = Package(
         "BadmintonServices",
         "BadmintonSQLite",
         "BadmintonStore",
+        "BadmintonStoreSQL",
         // Several badminton-server processes on one database (MultiInstanceTests), and every
         // service test on each store.
         "BadmintonPostgres",

@@ -468,6 +468,7 @@ struct ReadBack {
   var matches: [Int64: MatchRecord] = [:]
   var blocks: [Int64: BlockChange] = [:]
   var events: [Int64: EventRecord] = [:]
+  var suspensions: [Int64: SuspensionRecord] = [:]
 
   static func read(_ db: any StoreSession, _ rows: [ChangedRow]) throws -> ReadBack {
     var keys: [String: Set<Int64>] = [:]
@@ -510,6 +511,9 @@ struct ReadBack {
           payload: payload)
       }
     }
+    if let suspensions = keys["suspension"] {
+      read.suspensions = try AdministrationRows.suspensions(db, ids: Array(suspensions))
+    }
     return read
   }
 
@@ -534,6 +538,8 @@ struct ReadBack {
         changes.append(.block(rowID: row.key, blocks[row.key]))
       case "event":
         if let event = events[row.key] { changes.append(.event(event)) }
+      case "suspension":
+        changes.append(.suspension(playerID: row.key, suspensions[row.key]))
       default:
         continue
       }

@@ -176,3 +176,7 @@ extension PostgresStore: ScheduleStore {}
 /// Players, sessions, verifications and events run the operations written once in
 /// `BadmintonStoreSQL` (Players.swift, Documents.swift).
 extension PostgresStore: PlayerStore {}
+
+/// Suspensions and the audit log run the operations written once in `BadmintonStoreSQL`
+/// (Administration.swift).
+extension PostgresStore: AdministrationStore {}

@@ -157,6 +157,14 @@ public final class EventHub: Sendable {
     }
   }
 
+  /// Ends every live subscription of `playerID` with `error` (a suspended player's streams).
+  public func end(playerID: Int64, throwing error: any Error) {
+    let mailboxes = state.withLock { state in
+      Array(state.subscribers[playerID]?.values ?? [:].values)
+    }
+    for mailbox in mailboxes { mailbox.continuation.finish(throwing: error) }
+  }
+
   /// How many live subscriptions `playerID` has.
   public func subscriberCount(of playerID: Int64) -> Int {
     state.withLock { $0.subscribers[playerID]?.count ?? 0 }

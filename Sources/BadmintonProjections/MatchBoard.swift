@@ -203,7 +203,7 @@ public final class MatchBoard: Sendable {
         result.append(.level(playerID: player.id, player.displayLevel.level))
       case .availability(let id, let record): result.append(.availability(id: id, record))
       case .match(let id, let match): result.append(.match(id: id, match))
-      case .session, .block, .event: break
+      case .session, .block, .event, .suspension: break
       }
     }
     return result

@@ -1,7 +1,7 @@
 public import BadmintonStore
 import Synchronization
 
-/// The in-memory state of players, sessions, nearby players and blocks: projections of the
+/// The in-memory state of players, sessions, nearby players, blocks and suspensions: projections of the
 /// store's change feed. At start each is built by applying the stored rows as the same changes
 /// the feed gives, and from then on by the feed alone, so no service updates them by hand.
 public struct PlayerProjections: Sendable {
@@ -13,6 +13,8 @@ public struct PlayerProjections: Sendable {
   public let index: NearbyIndex
   /// Who blocked whom.
   public let blocks: BlockBook
+  /// Who is suspended, until when.
+  public let suspensions: SuspensionBook
 
   /// Empty projections.
   public init() {
@@ -20,6 +22,7 @@ public struct PlayerProjections: Sendable {
     sessions = SessionBook()
     index = NearbyIndex()
     blocks = BlockBook()
+    suspensions = SuspensionBook()
   }
 
   /// Applies one committed change to each projection.
@@ -28,24 +31,30 @@ public struct PlayerProjections: Sendable {
     sessions.apply(change)
     index.apply(change)
     blocks.apply(change)
+    suspensions.apply(change)
   }
 
   /// Projections of the rows `store` holds now, sessions expired at `nowUnixMs` left out; not
   /// following the feed.
-  public static func replayed(from store: any PlayerStore & SocialStore, nowUnixMs: Int64)
+  public static func replayed(
+    from store: any PlayerStore & SocialStore & AdministrationStore, nowUnixMs: Int64
+  )
     async throws -> PlayerProjections
   {
     let projections = PlayerProjections()
     try await store.replayPlayers(projections.apply)
     try await store.replaySessions(nowUnixMs: nowUnixMs, projections.apply)
     try await store.replayBlocks(projections.apply)
+    try await store.replaySuspensions(projections.apply)
     return projections
   }
 
   /// Projections of the rows `store` holds, then following its feed. The feed is followed from
   /// before the rows are read: changes committed while they are read are held and applied
   /// after them, in commit order, so none is missed and none is undone by an older read.
-  public static func started(from store: any PlayerStore & SocialStore, nowUnixMs: Int64)
+  public static func started(
+    from store: any PlayerStore & SocialStore & AdministrationStore, nowUnixMs: Int64
+  )
     async throws -> PlayerProjections
   {
     let projections = PlayerProjections()
@@ -63,6 +72,7 @@ public struct PlayerProjections: Sendable {
     try await store.replayPlayers(projections.apply)
     try await store.replaySessions(nowUnixMs: nowUnixMs, projections.apply)
     try await store.replayBlocks(projections.apply)
+    try await store.replaySuspensions(projections.apply)
     held.withLock { held in
       for change in held ?? [] { projections.apply(change) }
       held = nil

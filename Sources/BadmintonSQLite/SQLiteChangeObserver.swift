@@ -11,7 +11,7 @@ import Synchronization
 final class ChangeObserver: TransactionObserver, @unchecked Sendable {
   /// The tables the feed is made of.
   enum Table: String, CaseIterable {
-    case player, session, availability, game, block, event
+    case player, session, availability, game, block, event, suspension
   }
 
   private let feed: ChangeFeed
@@ -101,6 +101,11 @@ final class ChangeObserver: TransactionObserver, @unchecked Sendable {
       return .block(rowID: rowID, block)
     case .event:
       return try events(db, rowIDs: [rowID])[rowID].map(StoreChange.event)
+    case .suspension:
+      // The row id is the player's id.
+      guard !deleted else { return .suspension(playerID: rowID, nil) }
+      let suspension = try AdministrationRows.suspensions(SQLiteSession(db: db), ids: [rowID])
+      return .suspension(playerID: rowID, suspension[rowID])
     }
   }
 

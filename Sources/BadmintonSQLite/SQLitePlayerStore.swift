@@ -219,6 +219,7 @@ public final class SQLitePlayerStore: PlayerStore {
     registerMatchListMigration(&migrator)
     registerDocumentPieceMigration(&migrator)
     registerBlockRowIDMigration(&migrator)
+    registerAdministrationMigration(&migrator)
     return migrator
   }
 }

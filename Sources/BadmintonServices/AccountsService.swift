@@ -1,5 +1,6 @@
 public import BadmintonAPI
 import BadmintonDomain
+public import BadmintonProjections
 public import BadmintonRPC
 public import BadmintonStore
 import Logging
@@ -12,13 +13,17 @@ public struct AccountsService: Accounts.ServiceProtocol {
   private let sessionLifetimeMs: Int64
   private let loginThrottle: LoginThrottle?
   private let registrations: AddressRateLimiter?
+  private let suspensions: SuspensionBook?
 
   /// The service over `store`; sessions last `sessionLifetime`. Failed logins are slowed down
-  /// by `loginThrottle` and registrations limited per address by `registrations`, when given.
+  /// by `loginThrottle` and registrations limited per address by `registrations`, when given;
+  /// the players `suspensions` holds suspended cannot log in.
   public init(
     store: any PlayerStore, hasher: PasswordHasher, clock: any WallClock, sessionLifetime: Duration,
-    loginThrottle: LoginThrottle? = nil, registrations: AddressRateLimiter? = nil
+    loginThrottle: LoginThrottle? = nil, registrations: AddressRateLimiter? = nil,
+    suspensions: SuspensionBook? = nil
   ) {
+    self.suspensions = suspensions
     self.store = store
     self.hasher = hasher
     self.clock = clock
@@ -82,6 +87,10 @@ public struct AccountsService: Accounts.ServiceProtocol {
       throw error
     }
     loginThrottle?.succeeded(phone: request.phone, address: address)
+    // Told only to whoever knows the password, so that it says nothing of other accounts.
+    if let until = suspensions?.suspendedUntil(player.id, nowUnixMs: clock.nowUnixMs()) {
+      throw SuspensionRules.accountSuspended(untilUnixMs: until)
+    }
     if hasher.needsNewDigest(player.password) {
       // Made again at the configured cost while the password is at hand, so that the stored
       // digests (and the work an unknown phone costs) follow the operator's cost. Best effort:
@@ -105,15 +114,24 @@ public struct AccountsService: Accounts.ServiceProtocol {
   /// The player whose phone and password `request` names; `INVALID_CREDENTIALS` otherwise,
   /// after the same password work either way.
   private func checkedPlayer(_ request: LoginRequest) async throws -> PlayerRecord {
+    try await Self.checkedPlayer(
+      phone: request.phone, password: request.password, store: store, hasher: hasher)
+  }
+
+  /// The player whose phone and password these are; `INVALID_CREDENTIALS` otherwise, after the
+  /// same password work either way. Login and the operator console's sign-in both check so.
+  static func checkedPlayer(
+    phone: String, password: String, store: any PlayerStore, hasher: PasswordHasher
+  ) async throws -> PlayerRecord {
     // A phone no registration could have stored is an unknown phone, answered without asking
     // the store (whose database may refuse such text outright, U+0000 on PostgreSQL): it
     // costs a password check and counts against the throttle like any unknown phone.
-    let storable = (try? PlayerRules.validatePhone(request.phone)) != nil
-    guard storable, let player = try await store.player(phone: request.phone) else {
-      try await hasher.verifyNothing(request.password, phone: request.phone)
+    let storable = (try? PlayerRules.validatePhone(phone)) != nil
+    guard storable, let player = try await store.player(phone: phone) else {
+      try await hasher.verifyNothing(password, phone: phone)
       throw Self.invalidCredentials
     }
-    guard try await hasher.verify(request.password, against: player.password) else {
+    guard try await hasher.verify(password, against: player.password) else {
       throw Self.invalidCredentials
     }
     return player

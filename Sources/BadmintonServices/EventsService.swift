@@ -1,20 +1,32 @@
 public import BadmintonAPI
+import BadmintonDomain
 public import BadmintonProjections
 public import BadmintonRPC
 public import BadmintonStore
 
 /// `badminton.v1.Events`: a player's stored events after a cursor, read from the inbox, then the
 /// new ones as the change feed hands them over.
+///
+/// A player's streams end with `ACCOUNT_SUSPENDED` when they are suspended (`PlayerServices`
+/// ends them as the feed hands the suspension over).
 public struct EventsService: Events.ServiceProtocol {
   private let store: any PlayerStore
   private let hub: EventHub
+  private let suspensions: SuspensionBook?
+  private let clock: any WallClock
   /// Events read from the store at a time.
   static let pageSize = 100
 
-  /// The service over `store`, with new events from `hub`.
-  public init(store: any PlayerStore, hub: EventHub) {
+  /// The service over `store`, with new events from `hub`; the players `suspensions` holds
+  /// suspended get no stream.
+  public init(
+    store: any PlayerStore, hub: EventHub, suspensions: SuspensionBook? = nil,
+    clock: any WallClock = SystemWallClock()
+  ) {
     self.store = store
     self.hub = hub
+    self.suspensions = suspensions
+    self.clock = clock
   }
 
   public func subscribe(
@@ -27,6 +39,11 @@ public struct EventsService: Events.ServiceProtocol {
     let subscription = hub.subscribe(playerID: caller.userID)
     // However the call ends (a failed write, a slow reader, cancellation), the hub lets go.
     defer { subscription.cancel() }
+    // A suspension that reached the hub after the call was authenticated and before this
+    // subscription was made ended none of its streams: looked at again now.
+    if let until = suspensions?.suspendedUntil(caller.userID, nowUnixMs: clock.nowUnixMs()) {
+      throw SuspensionRules.accountSuspended(untilUnixMs: until)
+    }
     var cursor = try await replay(
       caller.userID, after: request.afterSequence, to: events, subscription)
     // The events of one transaction go to the writer together (one hand-over to the connection

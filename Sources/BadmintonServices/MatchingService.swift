@@ -23,6 +23,8 @@ public struct MatchingService: Matching.ServiceProtocol {
   /// The players' public profiles, for the candidates of a page.
   let players: PlayerBook
   let blocks: any BlockRelations
+  /// Who is suspended: left out of every search.
+  let suspensions: SuspensionBook?
   let clock: any WallClock
   let events: EventPublisher
   /// Saving a player's recurring slots and adding their due days run one at a time, so the days
@@ -37,8 +39,9 @@ public struct MatchingService: Matching.ServiceProtocol {
     store: any ServerStore, board: MatchBoard, players: PlayerBook, blocks: any BlockRelations,
     clock: any WallClock, events: EventPublisher,
     budget: ResponseBudget = ResponseBudget(maximumBodySize: WireConfiguration().maximumBodySize),
-    logger: Logger = Logger(label: "badminton.matching")
+    logger: Logger = Logger(label: "badminton.matching"), suspensions: SuspensionBook? = nil
   ) {
+    self.suspensions = suspensions
     self.logger = logger
     self.store = store
     self.board = board
@@ -186,7 +189,9 @@ public struct MatchingService: Matching.ServiceProtocol {
     // Only time still ahead counts: an overlap that has partly passed is measured from now, and
     // availability that has ended overlaps nothing.
     query.slot.startUnixMs = max(query.slot.startUnixMs, now)
-    let excluded = blocks.playersBlockedNow(eitherWayWith: caller.userID)
+    var excluded = blocks.playersBlockedNow(eitherWayWith: caller.userID)
+    // Suspended players' availability stays on the board, and is left out of every search.
+    if let suspensions { excluded.formUnion(suspensions.holding(nowUnixMs: now)) }
     let page = board.search(for: query, excluding: excluded, limit: pageSize, after: cursor)
     var response = FindMatchesResponse(
       candidates: candidates(page.candidates),

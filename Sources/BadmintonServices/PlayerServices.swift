@@ -1,3 +1,4 @@
+import BadmintonDomain
 public import BadmintonProjections
 public import BadmintonRPC
 public import BadmintonStore
@@ -87,6 +88,8 @@ public struct PlayerServices: Sendable {
   public let board: MatchBoard
   /// Removes expired sessions and events while the server runs.
   public let housekeeping: Housekeeping
+  /// What the operator console does.
+  public let administration: Administration
 
   /// Builds the services: checks that every administrator is a registered player, builds the
   /// in-memory projections from `store` and subscribes them to its feed, rebuilds the match
@@ -120,13 +123,26 @@ public struct PlayerServices: Sendable {
     try await hasher.loadStoredCosts(from: store)
     let hour: Int64 = 3600 * 1000
     let hub = EventHub(feed: store.feed, maximumBuffered: configuration.maximumBufferedEvents)
+    // A suspended player's live streams end as the suspension is handed over, on every
+    // instance.
+    let suspensions = projections.suspensions
+    store.feed.subscribe { [hub] committed in
+      for case .suspension(let playerID, let suspension?) in committed.changes
+      where SuspensionRules.holds(
+        untilUnixMs: suspension.untilUnixMs, nowUnixMs: clock.nowUnixMs())
+      {
+        hub.end(
+          playerID: playerID,
+          throwing: SuspensionRules.accountSuspended(untilUnixMs: suspension.untilUnixMs).rpcError)
+      }
+    }
     // Everything that follows the feed is subscribed: on a shared database, the other
     // instances' commits since the store opened flow in from here.
     store.startFeed()
     let events = EventPublisher(store: store, clock: clock)
     let matching = MatchingService(
       store: store, board: board, players: projections.players, blocks: blocks, clock: clock,
-      events: events, budget: budget)
+      events: events, budget: budget, suspensions: projections.suspensions)
     let rooms = RoomsService(
       store: store, clock: clock, events: events, board: board, blocks: blocks)
     let surveys = SurveysService(store: store, clock: clock, events: events, budget: budget)
@@ -134,18 +150,21 @@ public struct PlayerServices: Sendable {
       store: store, clock: clock, eventRetention: configuration.eventRetention, matching: matching,
       rooms: rooms, surveys: surveys)
     try await housekeeping.sweep()
+    // Login and the operator console's sign-in count attempts together.
+    let loginThrottle = LoginThrottle(
+      phone: configuration.loginPolicyPerPhone, address: configuration.loginPolicyPerAddress,
+      clock: clock)
     return PlayerServices(
       services: [
         AccountsService(
           store: store, hasher: hasher, clock: clock,
           sessionLifetime: configuration.sessionLifetime,
-          loginThrottle: LoginThrottle(
-            phone: configuration.loginPolicyPerPhone, address: configuration.loginPolicyPerAddress,
-            clock: clock),
+          loginThrottle: loginThrottle,
           registrations: AddressRateLimiter(
             limit: configuration.registrationsPerAddressPerHour, periodMs: hour,
             reason: "REGISTRATION_RATE_LIMITED",
-            action: LocalizedText(en: "registrations", zhCN: "注册"), clock: clock)),
+            action: LocalizedText(en: "registrations", zhCN: "注册"), clock: clock),
+          suspensions: suspensions),
         PlayersService(
           store: store, index: index, players: projections.players, blocks: blocks, clock: clock,
           events: events,
@@ -153,8 +172,8 @@ public struct PlayerServices: Sendable {
             limit: configuration.uploadsPerAddressPerHour, periodMs: hour,
             reason: "UPLOAD_RATE_LIMITED",
             action: LocalizedText(en: "uploads", zhCN: "上传"), clock: clock),
-          openUploadBytes: configuration.openUploadBytes),
-        EventsService(store: store, hub: hub),
+          openUploadBytes: configuration.openUploadBytes, suspensions: suspensions),
+        EventsService(store: store, hub: hub, suspensions: suspensions, clock: clock),
         matching,
         FriendsService(store: store, clock: clock, events: events, budget: budget),
         rooms,
@@ -163,10 +182,13 @@ public struct PlayerServices: Sendable {
         surveys,
       ],
       authenticator: SessionAuthenticator(
-        sessions: projections.sessions, clock: clock,
+        sessions: projections.sessions, suspensions: suspensions, clock: clock,
         administratorIDs: configuration.administratorIDs),
       index: index, projections: projections, events: events, board: board,
-      housekeeping: housekeeping)
+      housekeeping: housekeeping,
+      administration: Administration(
+        store: store, hasher: hasher, loginThrottle: loginThrottle, clock: clock,
+        suspensions: suspensions, administratorIDs: configuration.administratorIDs))
   }
 }
 

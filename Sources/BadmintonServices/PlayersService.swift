@@ -18,17 +18,19 @@ public struct PlayersService: Players.ServiceProtocol {
   private let events: EventPublisher
   private let uploads: AddressRateLimiter?
   private let openUploadBytes: Int64
+  private let suspensions: SuspensionBook?
 
   /// The service over `store`, reading players from `players` and positions from `index` (both
   /// follow the store's change feed, as the match board does).
   /// Verification documents (sent whole or uploads started) are limited per address by
   /// `uploads`, when given, and unfinished uploads together hold at most `openUploadBytes` on
-  /// disk.
+  /// disk. NearbyPlayers leaves out the players `suspensions` holds suspended.
   public init(
     store: any PlayerStore, index: NearbyIndex, players: PlayerBook, blocks: any BlockRelations,
     clock: any WallClock, events: EventPublisher, uploads: AddressRateLimiter? = nil,
-    openUploadBytes: Int64 = 1 << 30
+    openUploadBytes: Int64 = 1 << 30, suspensions: SuspensionBook? = nil
   ) {
+    self.suspensions = suspensions
     self.uploads = uploads
     self.openUploadBytes = openUploadBytes
     self.events = events
@@ -176,6 +178,7 @@ public struct PlayersService: Players.ServiceProtocol {
     }
     var excluded = try await blocks.playersBlocked(eitherWayWith: caller.userID)
     excluded.insert(caller.userID)
+    if let suspensions { excluded.formUnion(suspensions.holding(nowUnixMs: clock.nowUnixMs())) }
     // One more than the page, to tell whether another page follows.
     let hits = index.nearest(
       to: center, radiusMiles: radius, after: after, limit: pageSize + 1, excluding: excluded)

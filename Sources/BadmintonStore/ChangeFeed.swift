@@ -19,6 +19,8 @@ public enum StoreChange: Hashable, Sendable {
   case block(rowID: Int64, BlockChange?)
   /// An event was appended to a player's inbox.
   case event(EventRecord)
+  /// A player was suspended (or their suspension changed), or (nil) the suspension was lifted.
+  case suspension(playerID: Int64, SuspensionRecord?)
 }
 
 /// A block as the feed gives it.

@@ -410,9 +410,10 @@ public protocol ProposalStore: Sendable {
 }
 
 /// Everything the server keeps: players, matching, proposals and matches, friends and blocks,
-/// rooms, messages, weekly schedules, and match results with their surveys.
+/// rooms, messages, weekly schedules, match results with their surveys, and what administrators
+/// did.
 public typealias ServerStore = PlayerStore & MatchingStore & ProposalStore & SocialStore
-  & RoomStore & MessageStore & ScheduleStore & SurveyStore
+  & RoomStore & MessageStore & ScheduleStore & SurveyStore & AdministrationStore
 
 extension StoredMatchState {
   /// The match status the domain's rules read.

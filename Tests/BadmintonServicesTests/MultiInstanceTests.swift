@@ -1,5 +1,8 @@
 import BadmintonAPI
+import BadmintonPostgres
 import BadmintonRPC
+import BadmintonStore
+import BadmintonStoreSQL
 import Foundation
 import PostgresTestCluster
 import Synchronization
@@ -227,6 +230,63 @@ struct MultiInstanceTests {
     #expect(log.contains("serving from PostgreSQL"))
     #expect(log.contains("badminton:***@localhost:5432/"))
     #expect(!log.contains("s3cret"))
+  }
+
+  @Test(
+    "a suspension written on the database holds on every instance: Login and sessions refused, the live stream ended, searches leave the player out; lifted, all comes back"
+  )
+  func suspension_holdsOnEveryInstance() async throws {
+    try await Self.withInstances(2) { database, instances in
+      let (one, two) = (instances[0], instances[1])
+      let rowdy = try await Self.player("Rowdy", through: two.client)
+      let ann = try await Self.player("Ann", through: one.client)
+      let watcher = try await Self.player("Watcher", through: two.client)
+      let rowdySlot = try await two.client.matching.postAvailability(
+        Self.slot(600, 720), options: rowdy.options)
+      let annSlot = try await one.client.matching.postAvailability(
+        Self.slot(600, 720), options: ann.options)
+      var stream = try await two.client.events.subscribe(options: rowdy.options)
+        .makeAsyncIterator()
+
+      // What the console's Suspend does, through a store of its own on the shared database:
+      // the instances learn of it from the change log only.
+      let store = try await PostgresStore.open(.init(url: database, poolSize: 3))
+      let now = Int64(Date().timeIntervalSince1970 * 1000)
+      try await store.suspend(
+        SuspensionRecord(
+          playerID: rowdy.id, untilUnixMs: now + 86_400_000, reason: "abuse",
+          administratorID: ann.id, atUnixMs: now))
+      // The stream on instance 2 ends as instance 2 reads the suspension.
+      let ended = await rpcError { while try await stream.next() != nil {} }
+      #expect(ended?.reason == "ACCOUNT_SUSPENDED")
+      try await Self.caughtUp(two.client, watcher: watcher)
+      try await Self.caughtUp(one.client, watcher: ann)
+      for client in [one.client, two.client] {
+        let call = await rpcError {
+          _ = try await client.players.getMyProfile(options: rowdy.options)
+        }
+        #expect(call?.code == .permissionDenied && call?.reason == "ACCOUNT_SUSPENDED")
+        let login = await rpcError {
+          _ = try await client.accounts.login(
+            LoginRequest(phone: rowdy.phone, password: "correct horse"))
+        }
+        #expect(login?.reason == "ACCOUNT_SUSPENDED")
+      }
+      let during = try await one.client.matching.findMatches(
+        .init(availabilityID: annSlot.id), options: ann.options)
+      #expect(during.candidates.isEmpty)
+
+      try await store.liftSuspension(
+        playerID: rowdy.id, note: "", administratorID: ann.id,
+        atUnixMs: Int64(Date().timeIntervalSince1970 * 1000))
+      await store.close()
+      try await Self.caughtUp(one.client, watcher: ann)
+      try await Self.caughtUp(two.client, watcher: watcher)
+      let after = try await one.client.matching.findMatches(
+        .init(availabilityID: annSlot.id), options: ann.options)
+      #expect(after.candidates.map(\.availabilityID) == [rowdySlot.id])
+      _ = try await two.client.players.getMyProfile(options: rowdy.options)
+    }
   }
 
   @Test("--database naming a database the server does not have stops the start, naming it")

@@ -38,7 +38,8 @@ struct ShutdownTests {
       let port = try await server.localAddress().port!
       let client = RPCClient(host: "127.0.0.1", port: port)
       let world = PlayerWorld(
-        client: client, store: store, clock: clock, port: port, housekeeping: players.housekeeping)
+        client: client, store: store, clock: clock, port: port, housekeeping: players.housekeeping,
+        administration: players.administration)
 
       let owner = try await world.player()
       let admin = try await world.administrator()

@@ -23,6 +23,8 @@ struct PlayerWorld {
   let clock: ManualClock
   let port: Int
   let housekeeping: Housekeeping
+  /// What the operator console does, on the same services.
+  let administration: Administration
 
   static let administratorPhone = "+8613900000000"
   static let administratorPassword = "correct horse"
@@ -103,7 +105,7 @@ func withPlayerWorld<T>(
       let client = RPCClient(host: "127.0.0.1", port: port)
       let world = PlayerWorld(
         client: client, store: store, clock: clock, port: port,
-        housekeeping: players.housekeeping)
+        housekeeping: players.housekeeping, administration: players.administration)
       do {
         let result = try await body(world)
         await client.close()

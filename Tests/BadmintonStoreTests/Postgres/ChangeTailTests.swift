@@ -16,6 +16,7 @@ private final class FeedModel: Sendable {
     var blocks: [Int64: BlockChange] = [:]
     var events: [Int64: [UInt64]] = [:]
     var players: [Int64: PlayerRecord] = [:]
+    var suspensions: [Int64: SuspensionRecord] = [:]
   }
   private let state = Mutex(State())
 
@@ -29,6 +30,7 @@ private final class FeedModel: Sendable {
         case .block(let rowID, let block): state.blocks[rowID] = block
         case .event(let event): state.events[event.playerID, default: []].append(event.sequence)
         case .player(let player): state.players[player.id] = player
+        case .suspension(let playerID, let suspension): state.suspensions[playerID] = suspension
         case .availability, .match: break
         }
       }
