@@ -51,6 +51,11 @@ public struct Administration: Sendable {
   /// The current time of the services' clock.
   public func nowUnixMs() -> Int64 { clock.nowUnixMs() }
 
+  /// When the player's suspension ends, if one holds at `nowUnixMs` (from memory).
+  public func suspendedUntil(_ playerID: Int64, nowUnixMs: Int64) -> Int64? {
+    suspensions.suspendedUntil(playerID, nowUnixMs: nowUnixMs)
+  }
+
   /// The administrator whose phone and password these are; nil for any other phone and
   /// password (unknown phone, wrong password, a player who is not an administrator), after the
   /// same password work. Throws `TOO_MANY_LOGIN_ATTEMPTS` while the phone or `address` must
