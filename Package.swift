@@ -38,6 +38,13 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+    // The operator console: HTTP, TLS and the test client, and its HTML templates. Hummingbird's
+    // swift-configuration support is not used, so its trait is left off.
+    .package(
+      url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1",
+      traits: ["FullFoundation"]),
+    .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     // Tests only: the CA and server certificates of the TLS tests, made at test time.
     .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
@@ -195,6 +202,27 @@ let package = Package(
       swiftSettings: defaultSwiftSettings
     ),
 
+    // The operator console: sign-in for administrators and the pages they work in, served as
+    // HTML over Hummingbird. It talks to the product through a protocol of its own
+    // (`ConsoleBackend`), which the server implements over the services.
+    .target(
+      name: "BadmintonConsole",
+      dependencies: [
+        "BadmintonDomain",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "HummingbirdTLS", package: "hummingbird"),
+        .product(name: "Mustache", package: "swift-mustache"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+
     // Executables.
     .executableTarget(
       name: "BadmintonServer",
@@ -338,6 +366,20 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+    .testTarget(
+      name: "BadmintonConsoleTests",
+      dependencies: [
+        "BadmintonConsole",
+        "BadmintonDomain",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
       swiftSettings: defaultSwiftSettings
     ),

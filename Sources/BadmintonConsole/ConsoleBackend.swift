@@ -1,0 +1,206 @@
+/// What the console asks of the product: sign-in, the players and the audit log. The server
+/// implements it over its services; the console knows nothing else of the product.
+public protocol ConsoleBackend: Sendable {
+  /// The administrator whose phone and password these are, or nil when they are not an
+  /// administrator's (unknown phone, wrong password, or a player who is not an administrator:
+  /// the console must not tell these apart). Throws `DomainError` (from BadmintonDomain) when the
+  /// attempt is throttled (reason LOGIN_THROTTLED, with retryAfterMs); `address` is the client's
+  /// IP address for the throttle.
+  func signIn(phone: String, password: String, address: String) async throws
+    -> ConsoleAdministrator?
+  /// Players whose id, phone or nickname matches `query` (id: exact; phone: exact; nickname:
+  /// prefix, case-insensitive), at most `limit`.
+  func findPlayers(matching query: String, limit: Int) async throws -> [ConsolePlayer]
+  /// The player with this id and what the console shows of them, or nil when there is none.
+  func player(id: Int64) async throws -> ConsolePlayerDetail?
+  /// Ends every session of the player; returns how many. Recorded in the audit log.
+  func endSessions(of playerID: Int64, by administrator: ConsoleAdministrator) async throws -> Int
+  /// Suspends the player until `untilUnixMs` with `reason`; throws `DomainError`
+  /// (INVALID_ARGUMENT with violations on fields `reason` / `until`, NOT_FOUND), whose `en`
+  /// message the console shows on the page. Recorded in the audit log.
+  func suspend(
+    _ playerID: Int64, untilUnixMs: Int64, reason: String, by administrator: ConsoleAdministrator
+  ) async throws
+  /// Lifts the player's suspension; `note` is kept in the audit log.
+  func liftSuspension(of playerID: Int64, note: String, by administrator: ConsoleAdministrator)
+    async throws
+  /// The audit log, newest first: entries with an id below `beforeID` (all when nil), at most
+  /// `limit`.
+  func auditLog(beforeID: Int64?, limit: Int) async throws -> [ConsoleAuditEntry]
+  /// Now, in Unix milliseconds (the server's clock; the console uses it for session idle expiry
+  /// and the times it shows).
+  func nowUnixMs() -> Int64
+}
+
+/// A signed-in administrator: a player named an administrator by the server's options.
+public struct ConsoleAdministrator: Sendable, Hashable {
+  /// The administrator's player id.
+  public var id: Int64
+  /// The administrator's nickname.
+  public var nickname: String
+
+  /// An administrator with this id and nickname.
+  public init(id: Int64, nickname: String) {
+    self.id = id
+    self.nickname = nickname
+  }
+}
+
+/// A player as a search result lists them.
+public struct ConsolePlayer: Sendable, Hashable {
+  /// The player's id.
+  public var id: Int64
+  /// The player's nickname.
+  public var nickname: String
+  /// The player's phone number.
+  public var phone: String
+  /// The level the player gives themself.
+  public var selfLevel: Int
+  /// When the player's suspension ends; nil when they are not suspended.
+  public var suspendedUntilUnixMs: Int64?
+
+  /// A player with these fields.
+  public init(
+    id: Int64, nickname: String, phone: String, selfLevel: Int, suspendedUntilUnixMs: Int64?
+  ) {
+    self.id = id
+    self.nickname = nickname
+    self.phone = phone
+    self.selfLevel = selfLevel
+    self.suspendedUntilUnixMs = suspendedUntilUnixMs
+  }
+}
+
+/// A player's suspension: until when, why, and who suspended them when.
+public struct ConsoleSuspension: Sendable, Hashable {
+  /// When the suspension ends.
+  public var untilUnixMs: Int64
+  /// Why the player is suspended.
+  public var reason: String
+  /// The administrator who suspended the player.
+  public var administratorID: Int64
+  /// When the player was suspended.
+  public var atUnixMs: Int64
+
+  /// A suspension with these fields.
+  public init(untilUnixMs: Int64, reason: String, administratorID: Int64, atUnixMs: Int64) {
+    self.untilUnixMs = untilUnixMs
+    self.reason = reason
+    self.administratorID = administratorID
+    self.atUnixMs = atUnixMs
+  }
+}
+
+/// One of a player's recent matches.
+public struct ConsoleMatchSummary: Sendable, Hashable {
+  /// The match's id.
+  public var id: Int64
+  /// When the match starts.
+  public var startUnixMs: Int64
+  /// The match's mode, e.g. singles or doubles.
+  public var mode: String
+  /// The match's state, e.g. open or finished.
+  public var state: String
+
+  /// A match summary with these fields.
+  public init(id: Int64, startUnixMs: Int64, mode: String, state: String) {
+    self.id = id
+    self.startUnixMs = startUnixMs
+    self.mode = mode
+    self.state = state
+  }
+}
+
+/// Everything the player page shows of a player.
+public struct ConsolePlayerDetail: Sendable, Hashable {
+  /// The player as search results list them.
+  public var player: ConsolePlayer
+  /// When the player joined.
+  public var joinedAtUnixMs: Int64
+  /// The player's locale, e.g. `en` or `zh-CN`.
+  public var locale: String
+  /// The level the player gives themself.
+  public var selfLevel: Int
+  /// The level calculated from the player's games; nil until there are enough.
+  public var calculatedLevel: Double?
+  /// The highest level verification allows the player.
+  public var verifiedMaxLevel: Int
+  /// How many games the player has played.
+  public var gamesPlayed: Int
+  /// How many of them the player won.
+  public var wins: Int
+  /// How often the player came on time, in percent.
+  public var punctualityPercentage: Double
+  /// The players' rating of the player's character.
+  public var characterRating: Double
+  /// How well the player's self level matches what others saw.
+  public var skillAccuracy: Double
+  /// How many evaluations the reputation is built from.
+  public var evaluationCount: Int
+  /// The player's recent matches, newest first.
+  public var recentMatches: [ConsoleMatchSummary]
+  /// How many players this player blocks.
+  public var blocking: Int
+  /// How many players block this player.
+  public var blockedBy: Int
+  /// How many sessions the player has open.
+  public var openSessions: Int
+  /// The player's suspension; nil when they are not suspended.
+  public var suspension: ConsoleSuspension?
+
+  /// A player detail with these fields.
+  public init(
+    player: ConsolePlayer, joinedAtUnixMs: Int64, locale: String, selfLevel: Int,
+    calculatedLevel: Double?, verifiedMaxLevel: Int, gamesPlayed: Int, wins: Int,
+    punctualityPercentage: Double, characterRating: Double, skillAccuracy: Double,
+    evaluationCount: Int, recentMatches: [ConsoleMatchSummary], blocking: Int, blockedBy: Int,
+    openSessions: Int, suspension: ConsoleSuspension?
+  ) {
+    self.player = player
+    self.joinedAtUnixMs = joinedAtUnixMs
+    self.locale = locale
+    self.selfLevel = selfLevel
+    self.calculatedLevel = calculatedLevel
+    self.verifiedMaxLevel = verifiedMaxLevel
+    self.gamesPlayed = gamesPlayed
+    self.wins = wins
+    self.punctualityPercentage = punctualityPercentage
+    self.characterRating = characterRating
+    self.skillAccuracy = skillAccuracy
+    self.evaluationCount = evaluationCount
+    self.recentMatches = recentMatches
+    self.blocking = blocking
+    self.blockedBy = blockedBy
+    self.openSessions = openSessions
+    self.suspension = suspension
+  }
+}
+
+/// One entry of the audit log: what an administrator did, to whom, when.
+public struct ConsoleAuditEntry: Sendable, Hashable {
+  /// The entry's id; higher ids are newer.
+  public var id: Int64
+  /// When the action was taken.
+  public var atUnixMs: Int64
+  /// The administrator who took it.
+  public var administratorID: Int64
+  /// What was done, e.g. `suspend`.
+  public var action: String
+  /// The player it was done to, if any.
+  public var playerID: Int64?
+  /// The administrator's note or reason.
+  public var note: String
+
+  /// An audit entry with these fields.
+  public init(
+    id: Int64, atUnixMs: Int64, administratorID: Int64, action: String, playerID: Int64?,
+    note: String
+  ) {
+    self.id = id
+    self.atUnixMs = atUnixMs
+    self.administratorID = administratorID
+    self.action = action
+    self.playerID = playerID
+    self.note = note
+  }
+}

@@ -1,0 +1,166 @@
+import HTTPTypes
+public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+public import Logging
+import NIOCore
+public import NIOSSL
+public import ServiceLifecycle
+
+/// Where and how the console listens, and how long its sessions last.
+public struct ConsoleConfiguration: Sendable {
+  /// The address to listen on; 127.0.0.1 keeps the console to this machine.
+  public var host: String
+  /// The port to listen on; 0 picks a free one (see `ConsoleServer`'s `onServerRunning`).
+  public var port: Int
+  /// TLS for the console's port; nil serves plain HTTP.
+  public var tls: TLSConfiguration?
+  /// Whether cookies carry `Secure`; true when `tls` is set unless said otherwise.
+  public var secureCookies: Bool
+  /// How long a session lasts without a request, in milliseconds (30 minutes by default).
+  public var sessionIdleTimeoutMs: Int64
+  /// How many sessions are kept at most; past it the least recently used ends.
+  public var maximumSessions: Int
+  /// How long the sign-in form stays valid, in milliseconds (10 minutes by default).
+  public var signInFormLifetimeMs: Int64
+  /// How long a connection may stay idle (no bytes read or written) before it is closed.
+  public var connectionIdleTimeout: Duration
+  /// The largest request body accepted, in bytes; larger ones get 413.
+  public var maximumBodyBytes: Int
+
+  /// A configuration with these values.
+  public init(
+    host: String = "127.0.0.1",
+    port: Int = 0,
+    tls: TLSConfiguration? = nil,
+    secureCookies: Bool? = nil,
+    sessionIdleTimeoutMs: Int64 = 30 * 60_000,
+    maximumSessions: Int = 1024,
+    signInFormLifetimeMs: Int64 = 10 * 60_000,
+    connectionIdleTimeout: Duration = .seconds(30),
+    maximumBodyBytes: Int = 16 * 1024
+  ) {
+    self.host = host
+    self.port = port
+    self.tls = tls
+    self.secureCookies = secureCookies ?? (tls != nil)
+    self.sessionIdleTimeoutMs = sessionIdleTimeoutMs
+    self.maximumSessions = maximumSessions
+    self.signInFormLifetimeMs = signInFormLifetimeMs
+    self.connectionIdleTimeout = connectionIdleTimeout
+    self.maximumBodyBytes = maximumBodyBytes
+  }
+}
+
+/// The operator console: administrators sign in and work with players and the audit log in a
+/// browser. Runs as a `Service` until graceful shutdown.
+public struct ConsoleServer: Service {
+  /// The most header bytes one request may send.
+  static let maximumHeaderBytes = 16 * 1024
+
+  let core: ConsoleCore
+  let configuration: ConsoleConfiguration
+  let onServerRunning: @Sendable (_ port: Int) async -> Void
+
+  /// A console over `backend`. `onServerRunning` is called with the bound port once the console
+  /// listens (useful when `configuration.port` is 0).
+  public init(
+    backend: any ConsoleBackend,
+    configuration: ConsoleConfiguration = ConsoleConfiguration(),
+    logger: Logger = Logger(label: "badminton.console"),
+    onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+  ) throws {
+    self.core = ConsoleCore(
+      backend: backend,
+      sessions: SessionTable(
+        idleTimeoutMs: configuration.sessionIdleTimeoutMs,
+        capacity: configuration.maximumSessions),
+      signInGuard: SignInGuard(lifetimeMs: configuration.signInFormLifetimeMs),
+      renderer: try PageRenderer(),
+      secureCookies: configuration.secureCookies,
+      maximumBodyBytes: configuration.maximumBodyBytes,
+      logger: logger)
+    self.configuration = configuration
+    self.onServerRunning = onServerRunning
+  }
+
+  /// Serves the console until graceful shutdown.
+  public func run() async throws {
+    try await application().run()
+  }
+
+  /// The console as a Hummingbird application, for running it in tests without a socket.
+  public func application() throws -> some ApplicationProtocol {
+    let http1 = HTTPServerBuilder.http1(
+      configuration: HTTP1Channel.Configuration(
+        idleTimeout: TimeAmount(configuration.connectionIdleTimeout),
+        httpDecoderConfiguration: .init(
+          maxHeaderFieldSize: Self.maximumHeaderBytes,
+          maxHeaderListSize: Self.maximumHeaderBytes,
+          maxHeaderFieldCount: 100)))
+    let server: HTTPServerBuilder =
+      if let tls = configuration.tls {
+        try .tls(http1, tlsConfiguration: tls)
+      } else {
+        http1
+      }
+    let onServerRunning = self.onServerRunning
+    return Application(
+      router: core.router(),
+      server: server,
+      configuration: ApplicationConfiguration(
+        address: .hostname(configuration.host, port: configuration.port),
+        serverName: nil),
+      onServerRunning: { channel in
+        await onServerRunning(channel.localAddress?.port ?? 0)
+      },
+      logger: core.logger)
+  }
+}
+
+/// What every part of the console shares.
+struct ConsoleCore: Sendable {
+  let backend: any ConsoleBackend
+  let sessions: SessionTable
+  let signInGuard: SignInGuard
+  let renderer: PageRenderer
+  let secureCookies: Bool
+  let maximumBodyBytes: Int
+  let logger: Logger
+
+  /// The console's router: the middleware every request passes, then each page's routes.
+  func router() -> Router<ConsoleRequestContext> {
+    let router = Router(context: ConsoleRequestContext.self, options: .autoGenerateHeadEndpoints)
+    // Middleware first: Hummingbird wraps each route in the middleware added before it.
+    router.add(middleware: ResponseHeadersMiddleware(renderer: renderer, logger: logger))
+    router.add(middleware: SessionMiddleware(core: self))
+    router.get("/console.css") { _, _ in
+      Response(
+        status: .ok, headers: [.contentType: "text/css; charset=utf-8"],
+        body: .init(byteBuffer: ByteBuffer(string: Templates.stylesheet)))
+    }
+    router.get("/") { _, _ in Response.seeOther(to: "/players") }
+    SignInPages(core: self).register(on: router)
+    PlayerPages(core: self).register(on: router)
+    AuditPages(core: self).register(on: router)
+    return router
+  }
+
+  /// A `Set-Cookie` value for `name`: `HttpOnly`, `SameSite=Strict`, `Path=/`, `Secure` when
+  /// the console is served over TLS.
+  func cookie(_ name: String, value: String, maxAgeSeconds: Int64? = nil) -> String {
+    var cookie = "\(name)=\(value); Path=/; HttpOnly; SameSite=Strict"
+    if let maxAgeSeconds { cookie += "; Max-Age=\(maxAgeSeconds)" }
+    if secureCookies { cookie += "; Secure" }
+    return cookie
+  }
+}
+
+extension Response {
+  /// A 303 to `location`: after a form, the browser loads the page with GET.
+  static func seeOther(to location: String, headers: HTTPFields = [:]) -> Response {
+    var headers = headers
+    headers[.location] = location
+    return Response(status: .seeOther, headers: headers)
+  }
+}

@@ -1,0 +1,49 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// The outermost middleware: every response, errors included, gets the console's security
+/// headers; an error no page handled becomes a plain 500 page.
+struct ResponseHeadersMiddleware: RouterMiddleware {
+  typealias Context = ConsoleRequestContext
+
+  /// The Content-Security-Policy of every response: nothing but the console's own stylesheet,
+  /// images and forms; no scripts, no framing.
+  static let contentSecurityPolicy =
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+    + "frame-ancestors 'none'; base-uri 'none'"
+
+  let renderer: PageRenderer
+  let logger: Logger
+
+  func handle(
+    _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+  ) async throws -> Response {
+    var response: Response
+    do {
+      response = try await next(request, context)
+    } catch let error as HTTPError {
+      response = renderer.problem(
+        title: error.status.reasonPhrase, session: nil, status: error.status,
+        message: .error(error.body ?? error.status.reasonPhrase))
+    } catch {
+      logger.error("console request failed", metadata: ["error": "\(error)"])
+      response = renderer.problem(
+        title: "Something went wrong", session: nil, status: .internalServerError,
+        message: .error("The console could not complete the request.", reason: "INTERNAL"))
+    }
+    response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+    response.headers[.xContentTypeOptions] = "nosniff"
+    response.headers[.referrerPolicy] = "no-referrer"
+    response.headers[.cacheControl] = "no-store"
+    response.headers[.xFrameOptions] = "DENY"
+    return response
+  }
+}
+
+extension HTTPField.Name {
+  /// `Referrer-Policy`.
+  static var referrerPolicy: Self { Self("Referrer-Policy")! }
+  /// `X-Frame-Options`, for browsers that predate `frame-ancestors`.
+  static var xFrameOptions: Self { Self("X-Frame-Options")! }
+}

@@ -1,0 +1,68 @@
+import BadmintonConsole
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Testing
+
+@Suite("Console over a socket")
+struct LiveServerTests {
+  @Test("over a real connection: sign-in page, sign-in with the client's address, headers")
+  func live_signIn() async throws {
+    var logger = Logger(label: "console-test")
+    logger.logLevel = .warning
+    let backend = TestBackend()
+    let server = try ConsoleServer(backend: backend, logger: logger)
+    try await server.application().test(.live) { client in
+      var browser = Browser()
+      let page = try await browser.get(client, "/sign-in")
+      #expect(page.status == .ok)
+      expectSecurityHeaders(page)
+      browser.take(page)
+      let response = try await browser.post(
+        client, "/sign-in", [("phone", adminPhone), ("password", adminPassword)])
+      #expect(response.status == .seeOther)
+      browser.take(response)
+      let players = try await browser.get(client, "/players?q=shuttle")
+      #expect(players.status == .ok)
+      #expect(players.text.contains("Shuttle Sam"))
+      let tooLarge = try await browser.post(
+        client, "/players/7/lift", [("note", String(repeating: "n", count: 20_000))])
+      #expect(tooLarge.status == .contentTooLarge)
+    }
+    let address = backend.calls.compactMap { call -> String? in
+      if case .signIn(_, _, let address) = call { address } else { nil }
+    }
+    #expect(address.count == 1)
+    #expect(address.first != "unknown")
+  }
+
+  @Test("run() on port 0 reports the bound port and serves until shutdown")
+  func run_reportsPort() async throws {
+    var logger = Logger(label: "console-test")
+    logger.logLevel = .warning
+    let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+    let server = try ConsoleServer(
+      backend: TestBackend(),
+      configuration: ConsoleConfiguration(host: "127.0.0.1", port: 0),
+      logger: logger,
+      onServerRunning: { port in continuation.yield(port) })
+    let group = ServiceGroup(services: [server], logger: logger)
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+      tasks.addTask { try await group.run() }
+      var iterator = ports.makeAsyncIterator()
+      let port = try #require(await iterator.next())
+      #expect(port > 0)
+      let client = TestClient(host: "127.0.0.1", port: port, configuration: .init())
+      client.connect()
+      let response = try await client.get("/console.css")
+      #expect(response.status == .ok)
+      #expect(response.headers[.xContentTypeOptions] == "nosniff")
+      try await client.shutdown()
+      await group.triggerGracefulShutdown()
+      try await tasks.waitForAll()
+    }
+  }
+}
