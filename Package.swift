@@ -227,6 +227,7 @@ let package = Package(
     .executableTarget(
       name: "BadmintonServer",
       dependencies: [
+        "BadmintonConsole",
         "BadmintonDomain",
         "BadmintonMetrics",
         "BadmintonProjections",

@@ -9,9 +9,10 @@ packages=(libzstd-dev libprotobuf-c-dev protobuf-c-compiler libsqlite3-dev pkg-c
 # embedded server needs none), and protoc.
 # protoc (and the descriptor.proto it reads Proto/'s options from): the completeness test encodes
 # and decodes every message with Google's protobuf to check ours against it.
-# chromium and chromium-driver: the operator console's tests in a real browser (scripts/browser-test).
+# chromium and chromium-driver: the operator console's tests in a real browser
+# (scripts/browser-test), which make their TLS certificate with openssl.
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(postgresql-15 protobuf-compiler libprotobuf-dev chromium chromium-driver)
+  packages+=(postgresql-15 protobuf-compiler libprotobuf-dev chromium chromium-driver openssl)
 fi
 missing=()
 for package in "${packages[@]}"; do

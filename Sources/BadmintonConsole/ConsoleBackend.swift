@@ -4,7 +4,7 @@ public protocol ConsoleBackend: Sendable {
   /// The administrator whose phone and password these are, or nil when they are not an
   /// administrator's (unknown phone, wrong password, or a player who is not an administrator:
   /// the console must not tell these apart). Throws `DomainError` (from BadmintonDomain) when the
-  /// attempt is throttled (reason LOGIN_THROTTLED, with retryAfterMs); `address` is the client's
+  /// attempt is throttled (reason TOO_MANY_LOGIN_ATTEMPTS, with retryAfterMs); `address` is the client's
   /// IP address for the throttle.
   func signIn(phone: String, password: String, address: String) async throws
     -> ConsoleAdministrator?

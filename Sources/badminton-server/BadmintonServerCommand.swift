@@ -1,4 +1,5 @@
 import ArgumentParser
+import BadmintonConsole
 import BadmintonMetrics
 import BadmintonPostgres
 import BadmintonRPC
@@ -120,6 +121,21 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   var metricsHost = "127.0.0.1"
 
   @Option(
+    help:
+      "Port of the operator console (docs/console.md): HTTP, or HTTPS with the TLS options; off unless given. 0 picks a free port and prints it. Needs --admin-id."
+  )
+  var consolePort: Int?
+
+  @Option(
+    help:
+      "Address the operator console listens on. Keep it private: loopback, or a network only operators reach."
+  )
+  var consoleHost = "127.0.0.1"
+
+  @Option(help: "Minutes without a request after which an operator console session ends.")
+  var consoleIdleMinutes = 30
+
+  @Option(
     help: ArgumentHelp(
       "PEM file of the TLS certificate chain, the server's certificate first; with --tls-private-key, serves TLS instead of plain TCP.",
       valueName: "file"))
@@ -198,6 +214,18 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       throw ValidationError(
         "--database-pool-size must be at least 3 (two follow the database's changes)")
     }
+    if let consolePort {
+      guard (0...65535).contains(consolePort) else {
+        throw ValidationError("--console-port must be 0...65535")
+      }
+      guard !administratorIDs.isEmpty else {
+        throw ValidationError(
+          "--console-port needs an administrator to sign in: name one with --admin-id")
+      }
+    }
+    guard (1...1440).contains(consoleIdleMinutes) else {
+      throw ValidationError("--console-idle-minutes must be 1...1440")
+    }
     for id in administratorIDs where id < 1 {
       throw ValidationError("--admin-id \(id) is not a player id: ids start at 1")
     }
@@ -269,12 +297,26 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     let endpoint = metricsPort.flatMap { port in
       metrics?.endpoint(host: metricsHost, port: port, players: players, logger: logger)
     }
+    let (consolePorts, consolePortFound) = AsyncStream.makeStream(of: Int.self)
+    let console = try consolePort.map { port in
+      try ConsoleServer(
+        backend: ServedConsole(administration: players.administration),
+        configuration: ConsoleConfiguration(
+          host: consoleHost, port: port, tls: tls?.configuration,
+          sessionIdleTimeoutMs: Int64(consoleIdleMinutes) * 60_000),
+        logger: Logger(label: "badminton.console"),
+        onServerRunning: { port in
+          consolePortFound.yield(port)
+          consolePortFound.finish()
+        })
+    }
     let group = ServiceGroup(
       configuration: ServiceGroupConfiguration(
         services: [
           .init(service: server),
           .init(service: players.housekeeping),
-        ] + (endpoint.map { [.init(service: $0)] } ?? []),
+        ] + (endpoint.map { [.init(service: $0)] } ?? [])
+          + (console.map { [.init(service: $0)] } ?? []),
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger))
 
@@ -285,7 +327,9 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         "request-frame-bytes": "\(server.maximumRequestBodySize)",
       ])
     do {
-      try await serve(group: group, server: server, endpoint: endpoint)
+      try await serve(
+        group: group, server: server, endpoint: endpoint,
+        consolePort: console == nil ? nil : consolePorts)
     } catch {
       await store.close()
       throw error
@@ -294,9 +338,10 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   }
 
   /// Runs `group` until it stops, printing the bound ports once the server listens.
-  private func serve(group: ServiceGroup, server: RPCServer, endpoint: MetricsEndpoint?)
-    async throws
-  {
+  private func serve(
+    group: ServiceGroup, server: RPCServer, endpoint: MetricsEndpoint?,
+    consolePort: AsyncStream<Int>?
+  ) async throws {
     try await withThrowingTaskGroup(of: Void.self) { tasks in
       tasks.addTask { try await group.run() }
       tasks.addTask {
@@ -311,6 +356,11 @@ struct BadmintonServerCommand: AsyncParsableCommand {
           let metricsAddress = "\(bound.ipAddress ?? metricsHost):\(bound.port ?? 0)"
           FileHandle.standardOutput.write(
             Data("badminton-server metrics on \(metricsAddress)\n".utf8))
+        }
+        if let consolePort, let port = await consolePort.first(where: { _ in true }) {
+          // Then, with the console on, a line with its port.
+          FileHandle.standardOutput.write(
+            Data("badminton-server console on \(consoleHost):\(port)\n".utf8))
         }
       }
       try await tasks.waitForAll()

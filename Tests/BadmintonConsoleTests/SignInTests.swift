@@ -138,7 +138,7 @@ struct SignInTests {
     try await withConsole { client, backend in
       backend.state.withLock {
         $0.signInError = DomainError(
-          .failedPrecondition, "LOGIN_THROTTLED", en: "Too many attempts.", zhCN: "尝试次数过多。",
+          .failedPrecondition, "TOO_MANY_LOGIN_ATTEMPTS", en: "Too many attempts.", zhCN: "尝试次数过多。",
           retryAfterMs: 2_500)
       }
       var browser = Browser()
@@ -149,7 +149,7 @@ struct SignInTests {
       #expect(response.headers[.retryAfter] == "3")
       let message = try #require(element("message", in: response.text))
       #expect(message.contains("Try again in 3 seconds."))
-      #expect(response.text.contains("LOGIN_THROTTLED"))
+      #expect(response.text.contains("TOO_MANY_LOGIN_ATTEMPTS"))
       #expect(!response.headers[values: .setCookie].contains { $0.hasPrefix("console_session") })
     }
   }

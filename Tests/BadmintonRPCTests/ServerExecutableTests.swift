@@ -74,6 +74,18 @@ struct ServerExecutableTests {
     #expect(text.contains("--port"))
   }
 
+  @Test("--console-port needs an administrator and a port in range, each refused with a message")
+  func consoleOptions_areChecked() throws {
+    let noAdministrator = try Self.runToExit(["--port", "0", "--console-port", "0"])
+    #expect(noAdministrator.status != 0)
+    #expect(noAdministrator.errors.contains("--console-port needs an administrator"))
+    let badPort = try Self.runToExit(["--port", "0", "--admin-id", "1", "--console-port", "70000"])
+    #expect(badPort.status != 0)
+    #expect(badPort.errors.contains("--console-port must be 0...65535"))
+    let idle = try Self.runToExit(["--port", "0", "--console-idle-minutes", "0"])
+    #expect(idle.errors.contains("--console-idle-minutes must be 1...1440"))
+  }
+
   @Test("--database: a bad URL or a database it cannot reach stops the start, naming the problem")
   func badDatabase_stopsTheStart() throws {
     let notURL = try Self.runToExit(["--port", "0", "--database", "badminton.example"])

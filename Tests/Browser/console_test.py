@@ -11,19 +11,22 @@ Run by scripts/browser-test. With CONSOLE_SCREENSHOTS=DIR it saves a screenshot 
 DIR (docs/console/ holds the ones docs/console.md shows).
 """
 
+import html.parser
+import http.client
 import json
 import os
-import re
 import signal
+import ssl
 import subprocess
-import sys
 import tempfile
 import unittest
+import urllib.parse
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 BUILD = os.environ.get("BADMINTON_BUILD", ".build/debug")
 SERVER = os.path.join(BUILD, "badminton-server")
@@ -57,13 +60,14 @@ class Server:
     def call(self, method, request):
         """Calls `method` through the `badminton` command: (exit status, stdout, stderr)."""
         done = subprocess.run(
-            [CLI, "--server", self.rpc, "call", method, json.dumps(request)],
+            [CLI, "call", "--server", self.rpc, method, json.dumps(request)],
             capture_output=True, text=True, timeout=60)
         return done.returncode, done.stdout, done.stderr
 
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=60)
+        self.process.stdout.close()
 
 
 class ConsoleInTheBrowser(unittest.TestCase):
@@ -111,16 +115,35 @@ class ConsoleInTheBrowser(unittest.TestCase):
     def text(self, element_id):
         return self.browser.find_element(By.ID, element_id).text
 
+    def click(self, element):
+        """Clicks `element` and returns once the page it leads to has replaced this one."""
+        page = self.browser.find_element(By.TAG_NAME, "html")
+        element.click()
+
+        def replaced(_):
+            try:
+                page.is_enabled()
+                return False
+            except WebDriverException:
+                # Stale, or (Chromium's word for it) a node of a document that is gone.
+                return True
+
+        WebDriverWait(self.browser, 60).until(replaced)
+
     def shoot(self, name):
         if SCREENSHOTS:
             os.makedirs(SCREENSHOTS, exist_ok=True)
+            # The whole page: the window as tall as what it shows.
+            height = self.browser.execute_script("return document.documentElement.scrollHeight")
+            self.browser.set_window_size(1280, max(600, height + 200))
             self.browser.save_screenshot(os.path.join(SCREENSHOTS, name + ".png"))
+            self.browser.set_window_size(1280, 1000)
 
     def sign_in(self, phone, password):
         self.open("/sign-in")
         self.browser.find_element(By.ID, "phone").send_keys(phone)
         self.browser.find_element(By.ID, "password").send_keys(password)
-        self.browser.find_element(By.ID, "sign-in-submit").click()
+        self.click(self.browser.find_element(By.ID, "sign-in-submit"))
 
     def player_login(self):
         return self.server.call(
@@ -148,19 +171,19 @@ class ConsoleInTheBrowser(unittest.TestCase):
         # Find the player by the start of their nickname and open their page.
         search = self.browser.find_element(By.ID, "q")
         search.send_keys("row")
-        self.browser.find_element(By.ID, "search-submit").click()
+        self.click(self.browser.find_element(By.ID, "search-submit"))
         results = self.text("results")
         self.assertIn("Rowdy", results)
         self.assertIn(PLAYER_PHONE, results)
         self.shoot("players")
-        self.browser.find_element(By.LINK_TEXT, "Rowdy").click()
+        self.click(self.browser.find_element(By.LINK_TEXT, "Rowdy"))
         self.assertEqual(self.text("player-id"), self.player_id)
         self.assertEqual(self.text("suspension"), "Not suspended")
 
         # A form without its CSRF token is refused, and nothing happens.
         self.browser.execute_script(
             "document.querySelector('#end-sessions input[name=csrf]').remove()")
-        self.browser.find_element(By.ID, "end-sessions-submit").click()
+        self.click(self.browser.find_element(By.ID, "end-sessions-submit"))
         self.assertIn("CSRF_INVALID", self.text("message"))
         self.open("/audit")
         self.assertTrue(self.browser.find_elements(By.ID, "no-entries"))
@@ -169,7 +192,7 @@ class ConsoleInTheBrowser(unittest.TestCase):
         self.open(f"/players/{self.player_id}")
         self.browser.find_element(By.ID, "reason").send_keys("Abusive messages to other players")
         Select(self.browser.find_element(By.ID, "for")).select_by_value("7d")
-        self.browser.find_element(By.ID, "suspend-submit").click()
+        self.click(self.browser.find_element(By.ID, "suspend-submit"))
         self.assertRegex(
             self.text("suspension"),
             r"^Suspended until \d{4}-\d\d-\d\d \d\d:\d\d.*Abusive messages to other players")
@@ -181,7 +204,7 @@ class ConsoleInTheBrowser(unittest.TestCase):
 
         # Lift it: Login works again.
         self.browser.find_element(By.ID, "note").send_keys("Apologised")
-        self.browser.find_element(By.ID, "lift-submit").click()
+        self.click(self.browser.find_element(By.ID, "lift-submit"))
         self.assertEqual(self.text("suspension"), "Not suspended")
         status, out, err = self.player_login()
         self.assertEqual(status, 0, err)
@@ -198,9 +221,95 @@ class ConsoleInTheBrowser(unittest.TestCase):
         self.shoot("audit")
 
         # Signing out ends the session: the pages are the sign-in page again.
-        self.browser.find_element(By.CSS_SELECTOR, "#sign-out button").click()
+        self.click(self.browser.find_element(By.CSS_SELECTOR, "#sign-out button"))
         self.open("/players")
         self.assertTrue(self.browser.find_elements(By.ID, "sign-in"))
+
+
+class SignInForm(html.parser.HTMLParser):
+    """The hidden CSRF token of a page's sign-in form."""
+
+    token = None
+
+    def handle_starttag(self, tag, attributes):
+        attributes = dict(attributes)
+        if tag == "input" and attributes.get("name") == "csrf":
+            self.token = attributes.get("value")
+
+
+class ConsoleOverTLS(unittest.TestCase):
+    """The console with the RPC port's TLS options: HTTPS only, with the same certificate, and
+    cookies marked Secure. Checked with Python's own TLS client against the certificate."""
+
+    def test_console_serves_https_with_secure_cookies(self):
+        with tempfile.TemporaryDirectory() as folder:
+            key, chain = os.path.join(folder, "key.pem"), os.path.join(folder, "chain.pem")
+            subprocess.run(
+                ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                 "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", chain,
+                 "-days", "1", "-subj", "/CN=localhost",
+                 "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+                check=True, capture_output=True)
+            os.chmod(key, 0o600)
+            data = os.path.join(folder, "data")
+            first = Server(data)
+            try:
+                status, out, err = first.call(
+                    "Accounts/Register",
+                    {"phone": ADMIN_PHONE, "nickname": "Operator", "password": ADMIN_PASSWORD,
+                     "selfLevel": 5})
+                self.assertEqual(status, 0, err)
+                admin_id = json.loads(out)["userId"]
+            finally:
+                first.stop()
+            server = Server(
+                data, "--admin-id", admin_id, "--console-port", "0",
+                "--tls-certificate-chain", chain, "--tls-private-key", key)
+            try:
+                host, port = server.console.rsplit(":", 1)
+                context = ssl.create_default_context(cafile=chain)
+
+                def request(method, path, body=None, headers=None):
+                    connection = http.client.HTTPSConnection(
+                        host, int(port), context=context, timeout=60)
+                    connection.request(method, path, body=body, headers=headers or {})
+                    response = connection.getresponse()
+                    answer = (response.status, response.getheaders(), response.read().decode())
+                    connection.close()
+                    return answer
+
+                status, headers, page = request("GET", "/sign-in")
+                self.assertEqual(status, 200)
+                guard = [v for k, v in headers if k.lower() == "set-cookie"]
+                self.assertEqual(len(guard), 1, guard)
+                self.assertIn("Secure", guard[0])
+                self.assertIn("HttpOnly", guard[0])
+                form = SignInForm()
+                form.feed(page)
+                body = urllib.parse.urlencode(
+                    {"csrf": form.token, "phone": ADMIN_PHONE, "password": ADMIN_PASSWORD})
+                status, headers, _ = request(
+                    "POST", "/sign-in", body,
+                    {"Content-Type": "application/x-www-form-urlencoded",
+                     "Cookie": guard[0].split(";", 1)[0]})
+                self.assertEqual(status, 303)
+                session = [v for k, v in headers
+                           if k.lower() == "set-cookie" and v.startswith("console_session=")]
+                self.assertEqual(len(session), 1, headers)
+                for attribute in ["Secure", "HttpOnly", "SameSite=Strict"]:
+                    self.assertIn(attribute, session[0])
+                status, _, page = request(
+                    "GET", "/players", headers={"Cookie": session[0].split(";", 1)[0]})
+                self.assertEqual(status, 200)
+                self.assertIn('id="search"', page)
+                # Plain HTTP on the console's port gets no page.
+                plain = http.client.HTTPConnection(host, int(port), timeout=60)
+                with self.assertRaises((http.client.HTTPException, ConnectionError, OSError)):
+                    plain.request("GET", "/sign-in")
+                    plain.getresponse().read()
+                plain.close()
+            finally:
+                server.stop()
 
 
 if __name__ == "__main__":

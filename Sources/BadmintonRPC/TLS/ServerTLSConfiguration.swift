@@ -1,6 +1,6 @@
 import Logging
 import NIOCore
-import NIOSSL
+public import NIOSSL
 
 #if canImport(Glibc)
   import Glibc
@@ -19,6 +19,9 @@ public struct ServerTLSConfiguration: Sendable {
   public var handshakeTimeout: Duration
   /// The context every connection's TLS handler is made from.
   let context: NIOSSLContext
+  /// The chain, key and versions the context was made of: what another listener of the server
+  /// (the operator console) serves TLS with.
+  public let configuration: TLSConfiguration
 
   /// The default of `handshakeTimeout`: 10 seconds, several round trips on a slow mobile link.
   public static let defaultHandshakeTimeout: Duration = .seconds(10)
@@ -53,6 +56,7 @@ public struct ServerTLSConfiguration: Sendable {
     var configuration = TLSConfiguration.makeServerConfiguration(
       certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     configuration.minimumTLSVersion = .tlsv12
+    self.configuration = configuration
     do {
       context = try NIOSSLContext(configuration: configuration)
     } catch {
