@@ -148,6 +148,31 @@ public struct Administration: Sendable {
     try await store.auditLog(beforeID: beforeID, limit: min(max(limit, 1), 200))
   }
 
+  /// Pending verification requests, oldest first, at most `limit`.
+  public func pendingVerifications(limit: Int) async throws -> [VerificationRecord] {
+    Array(try await store.pendingVerifications().prefix(max(0, limit)))
+  }
+
+  /// The verification request `id`, whatever its state.
+  public func verification(id: Int64) async throws -> VerificationRecord? {
+    try await store.verification(id: id)
+  }
+
+  /// The whole document of request `id` (at most `EvidenceDocument.maximumBytes`).
+  public func verificationDocument(id: Int64) async throws -> [UInt8]? {
+    try await store.verificationDocument(id: id)
+  }
+
+  /// Approves or rejects request `id` as ReviewVerification does: the player's verified level
+  /// changes at once, they get the `verification_reviewed` event, and the audit log has it.
+  @discardableResult
+  public func reviewVerification(id: Int64, approve: Bool, note: String, by administratorID: Int64)
+    async throws -> VerificationRecord
+  {
+    try await PlayersService.review(
+      id, approve: approve, note: note, reviewerID: administratorID, store: store, clock: clock)
+  }
+
   /// An administrator named for suspension.
   public static let administratorNotSuspendable = DomainError(
     .failedPrecondition, "ADMINISTRATOR_NOT_SUSPENDABLE",

@@ -340,21 +340,31 @@ public struct PlayersService: Players.ServiceProtocol {
   {
     let caller = try context.requirePrincipal()
     guard caller.isAdministrator else { throw Self.administratorOnly }
-    try VerificationRules.validateNote(request.note)
+    let reviewed = try await Self.review(
+      request.verificationID, approve: request.approve, note: request.note,
+      reviewerID: caller.userID, store: store, clock: clock)
+    return Self.message(reviewed)
+  }
+
+  /// Reviews request `id` as administrator `reviewerID`: the note checked, an administrator's
+  /// own request refused, then the review, the owner's event and the audit entry in one
+  /// transaction. ReviewVerification and the operator console both review so.
+  static func review(
+    _ id: Int64, approve: Bool, note: String, reviewerID: Int64, store: any PlayerStore,
+    clock: any WallClock
+  ) async throws -> VerificationRecord {
+    try VerificationRules.validateNote(note)
     // A request's owner never changes, so this check holds for the review below.
-    if let record = try await store.verification(id: request.verificationID),
-      record.playerID == caller.userID
-    {
+    if let record = try await store.verification(id: id), record.playerID == reviewerID {
       throw VerificationRules.ownRequest
     }
     // The owner's event is written in the review's own transaction.
     let outcome = try await store.reviewVerification(
-      id: request.verificationID, approve: request.approve, note: request.note,
-      reviewerID: caller.userID, atUnixMs: clock.nowUnixMs()
+      id: id, approve: approve, note: note, reviewerID: reviewerID, atUnixMs: clock.nowUnixMs()
     ) { reviewed in
       Event(body: .verificationReviewed(Self.message(reviewed))).serializedBytes()
     }
-    return Self.message(outcome.verification)
+    return outcome.verification
   }
 
   static func message(_ record: VerificationRecord) -> Verification {

@@ -27,6 +27,8 @@ public enum AuditAction: String, Hashable, Sendable, CaseIterable {
   case suspend
   case liftSuspension = "lift_suspension"
   case endSessions = "end_sessions"
+  case approveVerification = "approve_verification"
+  case rejectVerification = "reject_verification"
 }
 
 /// One entry of the audit log: who did what, to whom, when, and their note.
@@ -70,7 +72,8 @@ public struct PlayerActivityCounts: Hashable, Sendable {
 }
 
 /// What administrators do to players, and the audit log that records it. Every action is
-/// written together with its audit entry, in one transaction.
+/// written together with its audit entry, in one transaction (a verification's review too,
+/// `PlayerStore.reviewVerification`).
 public protocol AdministrationStore: Sendable {
   /// Hands every stored suspension to `apply` as the change the feed would give for it, all
   /// from one read (ended ones too: whether one holds is the clock's to say).

@@ -154,6 +154,12 @@ extension PlayerStore where Self: StoreEngine {
       }
       let sequence = try Shared.appendEvent(
         db, playerID: request.playerID, payload: notify(reviewed), atUnixMs: atUnixMs)
+      // Every review is an administrator's action: the audit log has it, from the console or
+      // the RPC API alike.
+      try AdministrationRows.audit(
+        db, approve ? .approveVerification : .rejectVerification, playerID: request.playerID,
+        note: "request \(id), level \(request.kind.allowedLevel): \(note)",
+        administratorID: reviewerID, atUnixMs: atUnixMs)
       return ReviewOutcome(verification: reviewed, eventSequence: sequence)
     }
   }

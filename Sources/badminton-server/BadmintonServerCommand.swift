@@ -239,8 +239,14 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       return handler
     }
     let logger = Logger(label: "badminton.server")
-    // Before the store, services and server make their metrics.
-    let metrics = metricsPort.map { _ in MetricsBootstrap() }
+    // Before the store, services and server make their metrics. The console's live page reads
+    // the last five minutes of them.
+    let recent = consolePort.map { _ in
+      RecentMetrics(nowMs: { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) })
+    }
+    let metrics =
+      metricsPort != nil || recent != nil
+      ? MetricsBootstrap(prometheus: metricsPort != nil, recent: recent) : nil
 
     // A certificate or key that cannot be used stops the server before anything else starts.
     let tls = try tlsConfiguration()

@@ -7,16 +7,22 @@ import CoreMetrics
 import Logging
 import Prometheus
 
-/// Metrics for the process, when `--metrics-port` is given: swift-metrics bootstrapped with a
-/// Prometheus factory (before the server and services make their metrics), the store's commit
-/// times, and the endpoint that serves them.
+/// Metrics for the process, when `--metrics-port` or `--console-port` is given: swift-metrics
+/// bootstrapped (before the server and services make their metrics) with a Prometheus factory
+/// for the endpoint, the operator console's recent window for its live page, or both; the
+/// store's commit times; and the endpoint that serves them.
 struct MetricsBootstrap {
-  /// Where every metric of the process is collected.
+  /// Where every metric of the process is collected for the endpoint.
   let registry = PrometheusCollectorRegistry()
 
-  /// Bootstraps swift-metrics; call once, before anything makes a metric.
-  init() {
-    MetricsSystem.bootstrap(PrometheusSetup.factory(registry: registry))
+  /// Bootstraps swift-metrics with Prometheus's factory when `prometheus`, and `recent` when
+  /// given; call once, before anything makes a metric.
+  init(prometheus: Bool, recent: RecentMetrics?) {
+    var factories: [any MetricsFactory] = []
+    if prometheus { factories.append(PrometheusSetup.factory(registry: registry)) }
+    if let recent { factories.append(recent) }
+    MetricsSystem.bootstrap(
+      factories.count == 1 ? factories[0] : MultiplexMetricsHandler(factories: factories))
   }
 
   /// Records the commit times of `store`.
