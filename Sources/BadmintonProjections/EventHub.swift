@@ -160,7 +160,7 @@ public final class EventHub: Sendable {
   /// Ends every live subscription of `playerID` with `error` (a suspended player's streams).
   public func end(playerID: Int64, throwing error: any Error) {
     let mailboxes = state.withLock { state in
-      Array(state.subscribers[playerID]?.values ?? [:].values)
+      state.subscribers[playerID].map { Array($0.values) } ?? []
     }
     for mailbox in mailboxes { mailbox.continuation.finish(throwing: error) }
   }

@@ -30,8 +30,9 @@ public final class SuspensionBook: Sendable {
   }
 
   /// Every player whose suspension holds at `nowUnixMs`: the players searches leave out. The
-  /// book holds one entry per player ever suspended and not lifted, so this costs a look at
-  /// each (nothing when there are none).
+  /// book holds the suspensions that hold and those that ended since the last hourly
+  /// housekeeping (which deletes them), so this costs a look at each of those (nothing when
+  /// there are none).
   public func holding(nowUnixMs: Int64) -> Set<Int64> {
     suspensions.withLock { suspensions in
       guard !suspensions.isEmpty else { return [] }

@@ -148,6 +148,11 @@ public struct Administration: Sendable {
     try await store.auditLog(beforeID: beforeID, limit: min(max(limit, 1), 200))
   }
 
+  /// The players with `ids`, by id.
+  public func players(ids: [Int64]) async throws -> [Int64: PlayerRecord] {
+    try await store.players(ids: ids)
+  }
+
   /// Pending verification requests, oldest first, at most `limit`.
   public func pendingVerifications(limit: Int) async throws -> [VerificationRecord] {
     Array(try await store.pendingVerifications().prefix(max(0, limit)))

@@ -48,6 +48,8 @@ public struct Housekeeping: Service {
     let sessions = try await store.deleteSessions(expiredBefore: now)
     let events = try await store.deleteEvents(createdBefore: now - eventRetentionMs)
     let uploads = try await store.deleteDocumentUploads(expiredBefore: now)
+    // Ended suspensions go, so that what searches leave out stays the players suspended now.
+    _ = try await (store as? any AdministrationStore)?.deleteSuspensions(endedBy: now)
     try await matching?.sweep()
     try await rooms?.sweep()
     try await surveys?.sweep()

@@ -90,6 +90,9 @@ public protocol AdministrationStore: Sendable {
   /// Ends every session of the player and records it; returns how many ended.
   /// `PLAYER_NOT_FOUND` for an unknown player.
   func endSessions(playerID: Int64, administratorID: Int64, atUnixMs: Int64) async throws -> Int
+  /// Removes the suspensions that ended by `unixMs` (the audit log keeps them); returns how
+  /// many.
+  func deleteSuspensions(endedBy unixMs: Int64) async throws -> Int
   /// The audit log, newest first: entries with an id below `beforeID` (all when nil), at most
   /// `limit`.
   func auditLog(beforeID: Int64?, limit: Int) async throws -> [AuditRecord]

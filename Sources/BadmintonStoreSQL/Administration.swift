@@ -63,6 +63,13 @@ extension AdministrationStore where Self: StoreEngine {
     }
   }
 
+  public func deleteSuspensions(endedBy unixMs: Int64) async throws -> Int {
+    try await writeTransaction { db in
+      try PlayerRows.deleteCounted(
+        db, SuspensionCountEnded.self, SuspensionDeleteEnded.self, unixMs)
+    }
+  }
+
   public func auditLog(beforeID: Int64?, limit: Int) async throws -> [AuditRecord] {
     try await readEach { db in
       try db.rows(AuditPage.self, beforeID ?? Int64.max, Int64(max(limit, 0))).map { row in
@@ -164,6 +171,14 @@ private enum SuspensionUpsert: StoreStatement {
 
 private enum SuspensionDelete: StoreStatement {
   static let sql = "DELETE FROM suspension WHERE player_id = $1"
+}
+
+private enum SuspensionCountEnded: StoreStatement {
+  static let sql = "SELECT count(*) FROM suspension WHERE until_ms <= $1"
+}
+
+private enum SuspensionDeleteEnded: StoreStatement {
+  static let sql = "DELETE FROM suspension WHERE until_ms <= $1"
 }
 
 private enum SessionCountOfPlayer: StoreStatement {

@@ -82,6 +82,11 @@ struct SuspensionTests {
         try await world.administration.liftSuspension(of: player.id, note: "", by: admin.id)
       }
       #expect(lift?.reason == "PLAYER_NOT_SUSPENDED")
+      // Housekeeping removes it; the audit log keeps it.
+      #expect(try await world.store.suspension(playerID: player.id) != nil)
+      try await world.sweep()
+      #expect(try await world.store.suspension(playerID: player.id) == nil)
+      #expect(try await world.store.auditLog(beforeID: nil, limit: 10).map(\.action) == [.suspend])
     }
   }
 

@@ -11,12 +11,14 @@ Run by scripts/browser-test. With CONSOLE_SCREENSHOTS=DIR it saves a screenshot 
 DIR (docs/console/ holds the ones docs/console.md shows).
 """
 
+import base64
 import html.parser
 import http.client
 import json
 import os
 import signal
 import ssl
+import struct
 import subprocess
 import tempfile
 import unittest
@@ -39,6 +41,14 @@ PLAYER_PHONE = "+8613900000002"
 PLAYER_PASSWORD = "rowdy secret"
 
 
+def cli_environment(session):
+    """The environment of a `badminton` command whose session file lives in `session`."""
+    environment = dict(os.environ)
+    if session:
+        environment["XDG_CONFIG_HOME"] = session
+    return environment
+
+
 class Server:
     """A badminton-server process; its ports read from the lines it prints when it listens."""
 
@@ -57,12 +67,21 @@ class Server:
             raise RuntimeError(f"badminton-server printed {line!r}, not a line with {marker!r}")
         return line.strip().rsplit(" ", 1)[1]
 
-    def call(self, method, request):
-        """Calls `method` through the `badminton` command: (exit status, stdout, stderr)."""
+    def call(self, method, request, session=None):
+        """Calls `method` through the `badminton` command, as the player logged in with the
+        session folder `session` when given: (exit status, stdout, stderr)."""
         done = subprocess.run(
             [CLI, "call", "--server", self.rpc, method, json.dumps(request)],
-            capture_output=True, text=True, timeout=60)
+            capture_output=True, text=True, timeout=60, env=cli_environment(session))
         return done.returncode, done.stdout, done.stderr
+
+    def login(self, phone, password, session):
+        """Logs `phone` in with `badminton login`, keeping the session in the folder `session`."""
+        done = subprocess.run(
+            [CLI, "login", "--server", self.rpc, phone], input=password + "\n",
+            capture_output=True, text=True, timeout=60, env=cli_environment(session))
+        if done.returncode != 0:
+            raise RuntimeError(f"badminton login failed: {done.stderr}")
 
     def stop(self):
         self.process.send_signal(signal.SIGTERM)
@@ -224,6 +243,66 @@ class ConsoleInTheBrowser(unittest.TestCase):
         self.click(self.browser.find_element(By.CSS_SELECTOR, "#sign-out button"))
         self.open("/players")
         self.assertTrue(self.browser.find_elements(By.ID, "sign-in"))
+
+
+    def test_review_and_live(self):
+        """The whole review of a real PNG certificate uploaded through the RPC API, and the
+        live page showing a call made a moment before."""
+        # A certificate, drawn by the browser itself: a real PNG.
+        self.browser.set_window_size(520, 360)
+        self.browser.get(
+            "data:text/html,<body style='font:20px serif;background:%23fffbe8'>"
+            "<h2>Regional Badminton Championship</h2><p>Winner: Rowdy</p>"
+            "<p>Singles, 2026</p></body>")
+        certificate = self.browser.get_screenshot_as_png()
+        self.browser.set_window_size(1280, 1000)
+        self.assertTrue(certificate.startswith(b"\x89PNG"))
+        self.assertLess(len(certificate), 60_000)
+        session = tempfile.mkdtemp()
+        self.server.login(PLAYER_PHONE, PLAYER_PASSWORD, session)
+        status, out, err = self.server.call(
+            "Players/SubmitVerification",
+            {"kind": "REGIONAL_CHAMPIONSHIP",
+             "document": base64.b64encode(certificate).decode()}, session)
+        self.assertEqual(status, 0, err)
+        request_id = json.loads(out)["id"]
+
+        self.sign_in(ADMIN_PHONE, ADMIN_PASSWORD)
+        self.click(self.browser.find_element(By.ID, "nav-verifications"))
+        queue = self.text("queue")
+        self.assertIn("Rowdy", queue)
+        self.assertIn("8", queue)
+        self.shoot("verifications")
+        self.click(self.browser.find_element(By.LINK_TEXT, "Review"))
+        image = self.browser.find_element(By.ID, "certificate")
+        # The browser loaded and decoded the certificate the player sent.
+        self.assertTrue(self.browser.execute_script(
+            "return arguments[0].complete && arguments[0].naturalWidth > 0", image))
+        self.assertEqual(
+            self.browser.execute_script("return arguments[0].naturalWidth", image),
+            struct.unpack(">I", certificate[16:20])[0])
+        self.shoot("verification")
+        self.browser.find_element(By.ID, "note").send_keys("Certificate checked")
+        self.click(self.browser.find_element(By.ID, "approve"))
+        self.assertIn("approved", self.text("state").lower())
+        self.assertIn("approved", self.text("message").lower())
+
+        # Through the RPC API the player now has level 8 open to them.
+        status, out, err = self.server.call("Players/GetMyProfile", {}, session)
+        self.assertEqual(status, 0, err)
+        self.assertEqual(json.loads(out)["verifiedMaxLevel"], 8)
+        self.open("/audit")
+        self.assertIn("approve_verification", self.text("audit"))
+
+        # The call just made is on the live page.
+        self.click(self.browser.find_element(By.ID, "nav-live"))
+        methods = self.browser.find_elements(
+            By.CSS_SELECTOR, "section.method[data-method='/badminton.v1.Players/GetMyProfile']")
+        self.assertEqual(len(methods), 1)
+        self.assertTrue(methods[0].find_elements(By.TAG_NAME, "svg"))
+        self.assertIn("GetMyProfile", self.text("methods"))
+        self.shoot("live")
+        self.click(self.browser.find_element(By.CSS_SELECTOR, "#sign-out button"))
 
 
 class SignInForm(html.parser.HTMLParser):
