@@ -45,6 +45,9 @@ let package = Package(
       traits: ["FullFoundation"]),
     .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    // The HTTP parts Hummingbird's channels carry (already in the graph through Hummingbird):
+    // the metrics endpoint adds a handler of its own among them.
+    .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     // Tests only: the CA and server certificates of the TLS tests, made at test time.
     .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
     .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
@@ -94,15 +97,18 @@ let package = Package(
     ),
 
     // The metrics endpoint: Prometheus's text output of the metrics the other targets record
-    // through swift-metrics, served over a small HTTP server.
+    // through swift-metrics and of the process's own figures, served over Hummingbird.
     .target(
       name: "BadmintonMetrics",
       dependencies: [
         .product(name: "CoreMetrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
-        .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],

@@ -1,6 +1,8 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
 public import Logging
 public import NIOCore
-import NIOHTTP1
 public import NIOPosix
 public import Prometheus
 public import ServiceLifecycle
@@ -34,15 +36,18 @@ public struct MetricsEndpointConfiguration: Sendable {
   }
 }
 
-/// Serves `GET /metrics`: the Prometheus text format of a collector registry, over HTTP/1.1.
-/// Anything else gets 404 (another path) or 405 (another method); every connection carries one
-/// request, is closed after its answer, and is held to `MetricsEndpointConfiguration`'s limits.
+/// Serves `GET /metrics`: the Prometheus text format of a collector registry and of the
+/// process's `process_*` figures, over HTTP/1.1 on Hummingbird. Anything else gets 404 (another
+/// path) or 405 (another method); every connection carries one request, is closed after its
+/// answer, and is held to `MetricsEndpointConfiguration`'s limits (`ScrapeChannel`).
 /// Runs as a `Service`: it stops listening on graceful shutdown.
 public final class MetricsEndpoint: Service, Sendable {
   /// The path served.
   public static let path = "/metrics"
   /// The content type of Prometheus's text exposition format.
   public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+  /// Connections waiting to be accepted, in the kernel's queue.
+  static let backlog = 16
 
   /// How the endpoint listens.
   public let configuration: MetricsEndpointConfiguration
@@ -50,8 +55,6 @@ public final class MetricsEndpoint: Service, Sendable {
   private let beforeScrape: @Sendable () -> Void
   private let group: any EventLoopGroup
   private let logger: Logger
-  private let openConnections = Mutex(0)
-  private let listener = Mutex<(any Channel)?>(nil)
   private let address = Mutex<
     (
       result: Result<SocketAddress, any Error>?,
@@ -89,178 +92,79 @@ public final class MetricsEndpoint: Service, Sendable {
 
   /// Binds and serves until graceful shutdown or cancellation.
   public func run() async throws {
-    let channel: any Channel
+    let application = Application(
+      responder: ScrapeResponder(registry: registry, beforeScrape: beforeScrape),
+      server: ScrapeChannel.server(configuration),
+      configuration: ApplicationConfiguration(
+        address: .hostname(configuration.host, port: configuration.port),
+        serverName: nil, backlog: Self.backlog, reuseAddress: true),
+      onServerRunning: { [self] channel in
+        guard let bound = channel.localAddress else {
+          settleAddress(.failure(ChannelError.ioOnClosedChannel))
+          return
+        }
+        logger.info("metrics listening", metadata: ["address": "\(bound)"])
+        settleAddress(.success(bound))
+      },
+      eventLoopGroupProvider: .shared(group),
+      logger: logger)
     do {
-      channel = try await bind()
+      try await application.run()
     } catch {
       settleAddress(.failure(error))
       throw error
     }
-    listener.withLock { $0 = channel }
-    let bound = channel.localAddress!
-    logger.info("metrics listening", metadata: ["address": "\(bound)"])
-    settleAddress(.success(bound))
-    await withTaskCancellationHandler {
-      await withGracefulShutdownHandler {
-        try? await channel.closeFuture.get()
-      } onGracefulShutdown: {
-        channel.close(promise: nil)
-      }
-    } onCancel: {
-      channel.close(promise: nil)
-    }
+    // Stopped before it was bound (a shutdown that came first): nobody waits forever.
+    settleAddress(.failure(CancellationError()))
   }
 
+  /// Gives the bound address, or the error that kept it from binding, to those waiting for it;
+  /// the first result stays.
   private func settleAddress(_ result: Result<SocketAddress, any Error>) {
-    let waiters = address.withLock { address in
+    let waiters = address.withLock { address -> [CheckedContinuation<SocketAddress, any Error>] in
+      guard address.result == nil else { return [] }
       address.result = result
       defer { address.waiters = [] }
       return address.waiters
     }
     for waiter in waiters { waiter.resume(with: result) }
   }
-
-  private func bind() async throws -> any Channel {
-    let configuration = self.configuration
-    return try await ServerBootstrap(group: group)
-      .serverChannelOption(.backlog, value: 16)
-      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-      .childChannelOption(.maxMessagesPerRead, value: 1)
-      .childChannelInitializer { [weak self] channel in
-        channel.eventLoop.makeCompletedFuture {
-          guard let self, self.admit(channel) else {
-            channel.close(promise: nil)
-            return
-          }
-          try channel.pipeline.syncOperations.addHandler(
-            ScrapeConnectionGuard(
-              maximumBytes: configuration.maximumRequestBytes,
-              timeout: TimeAmount(configuration.connectionTimeout)))
-          try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-            withPipeliningAssistance: false, withErrorHandling: true)
-          try channel.pipeline.syncOperations.addHandler(
-            ScrapeHandler(registry: self.registry, beforeScrape: self.beforeScrape))
-        }
-      }
-      .bind(host: configuration.host, port: configuration.port)
-      .get()
-  }
-
-  /// Counts a new connection when the cap allows it, and uncounts it when it closes.
-  private func admit(_ channel: any Channel) -> Bool {
-    let admitted = openConnections.withLock { open in
-      guard open < configuration.maximumConnections else { return false }
-      open += 1
-      return true
-    }
-    guard admitted else { return false }
-    channel.closeFuture.whenComplete { [weak self] _ in
-      self?.openConnections.withLock { $0 -= 1 }
-    }
-    return true
-  }
 }
 
-/// Closes a scrape connection that sends more than `maximumBytes`, or that is still open after
-/// `timeout`.
-final class ScrapeConnectionGuard: ChannelInboundHandler {
-  typealias InboundIn = ByteBuffer
-  typealias InboundOut = ByteBuffer
+/// Answers a request: the metrics for `GET /metrics` (a query string is ignored), 404 for
+/// another path, 405 for another method; every answer carries `Connection: close`.
+struct ScrapeResponder: HTTPResponder {
+  typealias Context = BasicRequestContext
 
-  private let maximumBytes: Int
-  private let timeout: TimeAmount
-  private var received = 0
-  private var timer: Scheduled<Void>?
+  let registry: PrometheusCollectorRegistry
+  let beforeScrape: @Sendable () -> Void
 
-  init(maximumBytes: Int, timeout: TimeAmount) {
-    self.maximumBytes = maximumBytes
-    self.timeout = timeout
-  }
-
-  func handlerAdded(context: ChannelHandlerContext) {
-    let channel = context.channel
-    timer = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
-  }
-
-  func handlerRemoved(context: ChannelHandlerContext) {
-    timer?.cancel()
-  }
-
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    received += unwrapInboundIn(data).readableBytes
-    guard received <= maximumBytes else {
-      context.close(promise: nil)
-      return
+  func respond(to request: Request, context: Context) async throws -> Response {
+    var headers: HTTPFields = [.connection: "close"]
+    guard request.uri.path == MetricsEndpoint.path else {
+      headers[.contentType] = "text/plain; charset=utf-8"
+      return Response(
+        status: .notFound, headers: headers,
+        body: Self.text("Not found: only GET \(MetricsEndpoint.path) is served.\n"))
     }
-    context.fireChannelRead(data)
-  }
-}
-
-/// Answers the connection's one request: the metrics for `GET /metrics`, 404 or 405 otherwise;
-/// then closes.
-private final class ScrapeHandler: ChannelInboundHandler {
-  typealias InboundIn = HTTPServerRequestPart
-  typealias OutboundOut = HTTPServerResponsePart
-
-  private let registry: PrometheusCollectorRegistry
-  private let beforeScrape: @Sendable () -> Void
-  private var head: HTTPRequestHead?
-  private var answered = false
-
-  init(registry: PrometheusCollectorRegistry, beforeScrape: @escaping @Sendable () -> Void) {
-    self.registry = registry
-    self.beforeScrape = beforeScrape
-  }
-
-  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    guard !answered else { return }
-    switch unwrapInboundIn(data) {
-    case .head(let head):
-      self.head = head
-    case .body:
-      break
-    case .end:
-      guard let head else { return }
-      answered = true
-      answer(head, context: context)
+    guard request.method == .get else {
+      headers[.allow] = "GET"
+      headers[.contentType] = "text/plain; charset=utf-8"
+      return Response(
+        status: .methodNotAllowed, headers: headers,
+        body: Self.text("Method not allowed: only GET \(MetricsEndpoint.path) is served.\n"))
     }
+    beforeScrape()
+    var body: [UInt8] = []
+    body.reserveCapacity(16 * 1024)
+    registry.emit(into: &body)
+    ProcessMetrics.read()?.emit(into: &body)
+    headers[.contentType] = MetricsEndpoint.contentType
+    return Response(
+      status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
   }
 
-  /// A request that is not HTTP has had its 400 (from NIO's protocol error handler); the
-  /// connection ends.
-  func errorCaught(context: ChannelHandlerContext, error: any Error) {
-    context.close(promise: nil)
-  }
-
-  private func answer(_ request: HTTPRequestHead, context: ChannelHandlerContext) {
-    let path = request.uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
-    var headers = HTTPHeaders([("Connection", "close")])
-    let status: HTTPResponseStatus
-    var body: [UInt8]
-    if path != MetricsEndpoint.path {
-      status = .notFound
-      body = Array("Not found: only GET \(MetricsEndpoint.path) is served.\n".utf8)
-      headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-    } else if request.method != .GET {
-      status = .methodNotAllowed
-      body = Array("Method not allowed: only GET \(MetricsEndpoint.path) is served.\n".utf8)
-      headers.add(name: "Allow", value: "GET")
-      headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-    } else {
-      status = .ok
-      beforeScrape()
-      body = []
-      body.reserveCapacity(16 * 1024)
-      registry.emit(into: &body)
-      headers.add(name: "Content-Type", value: MetricsEndpoint.contentType)
-    }
-    headers.add(name: "Content-Length", value: "\(body.count)")
-    let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
-    context.write(wrapOutboundOut(.head(head)), promise: nil)
-    context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-    let channel = context.channel
-    context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-      channel.close(promise: nil)
-    }
+  private static func text(_ text: String) -> ResponseBody {
+    ResponseBody(byteBuffer: ByteBuffer(string: text))
   }
 }

@@ -86,6 +86,11 @@ struct MetricsExecutableTests {
     #expect(scrape.value("badminton_store_commit_duration_seconds_count") != nil)
     #expect(scrape.value("badminton_match_board_requests") == 0)
     #expect(scrape.value("badminton_nearby_index_players") == 0)
+    // The server process's own figures, read from /proc at the scrape.
+    #expect((scrape.value("process_resident_memory_bytes") ?? 0) > 0)
+    #expect((scrape.value("process_open_fds") ?? 0) > 0)
+    let started = try #require(scrape.value("process_start_time_seconds"))
+    #expect(abs(started - Date().timeIntervalSince1970) < 3600)
 
     #expect(try await HTTPExchange.request("/", port: metricsPort).status == 404)
     #expect(

@@ -1,4 +1,5 @@
 import BadmintonRPC
+import Foundation
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -173,6 +174,46 @@ struct MetricsEndpointTests {
     #expect(answer.header("Content-Length") == "\(answer.body.utf8.count)")
     let query = try await HTTPExchange.request("/metrics?name=x", port: port)
     #expect(query.status == 200)
+  }
+
+  @Test("a connection carries one request: a second one sent with it is not answered")
+  func secondRequest_isNotAnswered() async throws {
+    let (_, task, port) = try await Self.start()
+    defer { task.cancel() }
+    let one = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n"
+    let answer = try await HTTPExchange.send(Array((one + one).utf8), port: port)
+    #expect(answer.status == 200)
+    #expect(answer.header("Connection") == "close")
+    let text = String(decoding: answer.bytes, as: UTF8.self)
+    #expect(text.components(separatedBy: "HTTP/1.1 ").count == 2)
+    #expect(answer.header("Content-Length") == "\(answer.body.utf8.count)")
+  }
+
+  @Test("a scrape carries the process's metrics, read from /proc, with HELP and TYPE lines")
+  func scrape_carriesProcessMetrics() async throws {
+    let (_, task, port) = try await Self.start()
+    defer { task.cancel() }
+    let answer = try await HTTPExchange.request("/metrics", port: port)
+    let scrape = Scrape(answer.body)
+    let resident = try #require(scrape.value("process_resident_memory_bytes"))
+    #expect(resident > 0)
+    #expect(try #require(scrape.value("process_virtual_memory_bytes")) >= resident)
+    #expect(try #require(scrape.value("process_cpu_seconds_total")) > 0)
+    let open = try #require(scrape.value("process_open_fds"))
+    #expect(open > 0)
+    #expect(try #require(scrape.value("process_max_fds")) >= open)
+    let start = try #require(scrape.value("process_start_time_seconds"))
+    let now = Date().timeIntervalSince1970
+    #expect(start > now - 24 * 3600)
+    #expect(start <= now + 1)
+    for (name, type) in [
+      ("process_cpu_seconds_total", "counter"), ("process_max_fds", "gauge"),
+      ("process_open_fds", "gauge"), ("process_resident_memory_bytes", "gauge"),
+      ("process_start_time_seconds", "gauge"), ("process_virtual_memory_bytes", "gauge"),
+    ] {
+      #expect(answer.body.contains("\n# HELP \(name) "), "\(name)")
+      #expect(answer.body.contains("\n# TYPE \(name) \(type)\n"), "\(name)")
+    }
   }
 
   @Test("another path is 404 and another method 405, with no metrics in either")
