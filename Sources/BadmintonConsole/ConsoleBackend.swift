@@ -1,5 +1,6 @@
-/// What the console asks of the product: sign-in, the players and the audit log. The server
-/// implements it over its services; the console knows nothing else of the product.
+/// What the console asks of the product: sign-in, the players, the verification requests, the
+/// live figures and the audit log. The server implements it over its services; the console knows
+/// nothing else of the product.
 public protocol ConsoleBackend: Sendable {
   /// The administrator whose phone and password these are, or nil when they are not an
   /// administrator's (unknown phone, wrong password, or a player who is not an administrator:
@@ -27,6 +28,24 @@ public protocol ConsoleBackend: Sendable {
   /// The audit log, newest first: entries with an id below `beforeID` (all when nil), at most
   /// `limit`.
   func auditLog(beforeID: Int64?, limit: Int) async throws -> [ConsoleAuditEntry]
+  /// Pending verification requests, oldest first, at most `limit`.
+  func pendingVerifications(limit: Int) async throws -> [ConsoleVerification]
+  /// One request, whatever its state; nil when there is none.
+  func verification(id: Int64) async throws -> ConsoleVerification?
+  /// The request's whole document (at most 5 MiB) and its content type (`image/png`,
+  /// `image/jpeg` or `application/pdf`, as the product detected it from the bytes); nil when
+  /// there is none.
+  func verificationDocument(id: Int64) async throws -> ConsoleDocument?
+  /// Approves or rejects a pending request with `note` (at most 500 characters). Throws
+  /// `DomainError`: VERIFICATION_NOT_FOUND (notFound), VERIFICATION_ALREADY_REVIEWED
+  /// (failedPrecondition), VERIFICATION_OWN_REQUEST (permissionDenied), REVIEW_NOTE_TOO_LONG
+  /// (invalidArgument). The player's level changes at once and they get the event their app
+  /// handles; recorded in the audit log.
+  func reviewVerification(
+    id: Int64, approve: Bool, note: String, by administrator: ConsoleAdministrator
+  ) async throws
+  /// The figures of the live page, now.
+  func liveFigures() async -> ConsoleLiveFigures
   /// Now, in Unix milliseconds (the server's clock; the console uses it for session idle expiry
   /// and the times it shows).
   func nowUnixMs() -> Int64
@@ -202,5 +221,158 @@ public struct ConsoleAuditEntry: Sendable, Hashable {
     self.action = action
     self.playerID = playerID
     self.note = note
+  }
+}
+
+/// A player's request to have a championship verified, which allows a level above 7.
+public struct ConsoleVerification: Sendable, Hashable {
+  /// The request's id.
+  public var id: Int64
+  /// The player who asks.
+  public var playerID: Int64
+  /// The player's nickname.
+  public var nickname: String
+  /// The level the request allows once approved: 8 for a regional, 9 for a national
+  /// championship.
+  public var levelAsked: Int
+  /// The championship, `regional championship` or `national championship`.
+  public var kind: String
+  /// Where the request stands: `pending`, `approved` or `rejected`.
+  public var state: String
+  /// When the player sent the request.
+  public var submittedAtUnixMs: Int64
+  /// The type of the certificate the player attached, e.g. `application/pdf`.
+  public var contentType: String
+  /// The certificate's size in bytes.
+  public var documentSize: Int
+  /// The reviewer's note; empty before the review.
+  public var reviewNote: String
+  /// The administrator who reviewed the request; nil while it is pending.
+  public var reviewerID: Int64?
+  /// When the request was reviewed; nil while it is pending.
+  public var reviewedAtUnixMs: Int64?
+
+  /// A verification request with these fields.
+  public init(
+    id: Int64, playerID: Int64, nickname: String, levelAsked: Int, kind: String, state: String,
+    submittedAtUnixMs: Int64, contentType: String, documentSize: Int, reviewNote: String,
+    reviewerID: Int64?, reviewedAtUnixMs: Int64?
+  ) {
+    self.id = id
+    self.playerID = playerID
+    self.nickname = nickname
+    self.levelAsked = levelAsked
+    self.kind = kind
+    self.state = state
+    self.submittedAtUnixMs = submittedAtUnixMs
+    self.contentType = contentType
+    self.documentSize = documentSize
+    self.reviewNote = reviewNote
+    self.reviewerID = reviewerID
+    self.reviewedAtUnixMs = reviewedAtUnixMs
+  }
+}
+
+/// The certificate of a verification request: its bytes and their type.
+public struct ConsoleDocument: Sendable, Hashable {
+  /// The type the product detected from the bytes: `image/png`, `image/jpeg` or
+  /// `application/pdf`.
+  public var contentType: String
+  /// The whole document.
+  public var bytes: [UInt8]
+
+  /// A document of this type with these bytes.
+  public init(contentType: String, bytes: [UInt8]) {
+    self.contentType = contentType
+    self.bytes = bytes
+  }
+}
+
+/// What the live page shows: the server's traffic over the last few minutes and its sizes now.
+public struct ConsoleLiveFigures: Sendable, Hashable {
+  /// The width of one point of every series, in seconds, e.g. 5.
+  public var intervalSeconds: Int
+  /// The end of the newest point.
+  public var endUnixMs: Int64
+  /// The methods called in the window, busiest first; methods with no call are left out.
+  public var methods: [ConsoleMethodSeries]
+  /// Connections open now.
+  public var openConnections: Int
+  /// Streams open now.
+  public var openStreams: Int
+  /// Match requests on the match board now.
+  public var matchBoardRequests: Int
+  /// Players in the nearby index now.
+  public var nearbyIndexPlayers: Int
+  /// The store's commit latency over the window; nil when the store does not time its commits.
+  public var commitLatency: ConsoleLatency?
+
+  /// Live figures with these fields.
+  public init(
+    intervalSeconds: Int, endUnixMs: Int64, methods: [ConsoleMethodSeries], openConnections: Int,
+    openStreams: Int, matchBoardRequests: Int, nearbyIndexPlayers: Int,
+    commitLatency: ConsoleLatency?
+  ) {
+    self.intervalSeconds = intervalSeconds
+    self.endUnixMs = endUnixMs
+    self.methods = methods
+    self.openConnections = openConnections
+    self.openStreams = openStreams
+    self.matchBoardRequests = matchBoardRequests
+    self.nearbyIndexPlayers = nearbyIndexPlayers
+    self.commitLatency = commitLatency
+  }
+}
+
+/// One method's calls over the live window.
+public struct ConsoleMethodSeries: Sendable, Hashable {
+  /// The method's path, e.g. `/badminton.v1.Players/GetMyProfile`.
+  public var method: String
+  /// How many calls the window holds.
+  public var calls: Int
+  /// One point per interval, oldest first; every method has as many.
+  public var points: [ConsoleMethodPoint]
+
+  /// A series with these fields.
+  public init(method: String, calls: Int, points: [ConsoleMethodPoint]) {
+    self.method = method
+    self.calls = calls
+    self.points = points
+  }
+}
+
+/// One interval of a method's series.
+public struct ConsoleMethodPoint: Sendable, Hashable {
+  /// Calls per second in the interval.
+  public var callsPerSecond: Double
+  /// The median latency of the interval's timed calls, in microseconds; nil when none was timed
+  /// (streams are not timed).
+  public var p50Micros: Double?
+  /// The 99th percentile latency of the interval's timed calls, in microseconds; nil when none
+  /// was timed.
+  public var p99Micros: Double?
+
+  /// A point with these fields.
+  public init(callsPerSecond: Double, p50Micros: Double?, p99Micros: Double?) {
+    self.callsPerSecond = callsPerSecond
+    self.p50Micros = p50Micros
+    self.p99Micros = p99Micros
+  }
+}
+
+/// A latency summary: how many were timed, their median and 99th percentile.
+public struct ConsoleLatency: Sendable, Hashable {
+  /// How many were timed.
+  public var count: Int
+  /// The median, in microseconds.
+  public var p50Micros: Double
+  /// The 99th percentile, in microseconds.
+  public var p99Micros: Double
+
+  /// A latency summary with these fields.
+  public init(count: Int, p50Micros: Double, p99Micros: Double) {
+    self.count = count
+    self.p50Micros = p50Micros
+    self.p99Micros = p99Micros
   }
 }

@@ -142,6 +142,8 @@ struct ConsoleCore: Sendable {
     router.get("/") { _, _ in Response.seeOther(to: "/players") }
     SignInPages(core: self).register(on: router)
     PlayerPages(core: self).register(on: router)
+    VerificationPages(core: self).register(on: router)
+    LivePages(core: self).register(on: router)
     AuditPages(core: self).register(on: router)
     return router
   }

@@ -2,8 +2,9 @@ import BadmintonConsole
 import BadmintonDomain
 import Synchronization
 
-/// An in-memory `ConsoleBackend` for testing the console's HTTP layer: it holds a few players and
-/// administrators, records every call, and its clock moves only when a test moves it. The real
+/// An in-memory `ConsoleBackend` for testing the console's HTTP layer: it holds a few players,
+/// administrators and verification requests, records every call, answers the live figures a test
+/// sets, and its clock moves only when a test moves it. The real
 /// backend (over the services) is the server's, and is tested there.
 final class TestBackend: ConsoleBackend {
   /// One call the console made.
@@ -15,6 +16,10 @@ final class TestBackend: ConsoleBackend {
     case suspend(playerID: Int64, untilUnixMs: Int64, reason: String, administratorID: Int64)
     case lift(playerID: Int64, note: String, administratorID: Int64)
     case auditLog(beforeID: Int64?, limit: Int)
+    case pendingVerifications(limit: Int)
+    case verification(id: Int64)
+    case verificationDocument(id: Int64)
+    case review(id: Int64, approve: Bool, note: String, administratorID: Int64)
   }
 
   struct State {
@@ -28,6 +33,12 @@ final class TestBackend: ConsoleBackend {
     var signInError: DomainError?
     var actionError: DomainError?
     var endedSessions = 3
+    var verifications: [Int64: ConsoleVerification] = [:]
+    var documents: [Int64: ConsoleDocument] = [:]
+    var reviewError: DomainError?
+    var live = ConsoleLiveFigures(
+      intervalSeconds: 5, endUnixMs: 1_740_000_000_000, methods: [], openConnections: 0,
+      openStreams: 0, matchBoardRequests: 0, nearbyIndexPlayers: 0, commitLatency: nil)
   }
 
   let state = Mutex(State())
@@ -37,6 +48,33 @@ final class TestBackend: ConsoleBackend {
       state.players[7] = Self.detail(id: 7, nickname: "Shuttle Sam", phone: "+8613800000007")
       state.players[8] = Self.detail(
         id: 8, nickname: "<script>alert(1)</script>", phone: "+8613800000008")
+    }
+  }
+
+  /// A PNG's first bytes, and a PDF's.
+  static let pngBytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+  static let pdfBytes: [UInt8] = Array("%PDF-1.4\n%%EOF\n".utf8)
+
+  /// A pending request of player 7 submitted `ageMs` before the test clock's start.
+  static func verification(
+    id: Int64, playerID: Int64 = 7, nickname: String = "Shuttle Sam", levelAsked: Int = 8,
+    ageMs: Int64, contentType: String = "image/png", documentSize: Int = 12
+  ) -> ConsoleVerification {
+    ConsoleVerification(
+      id: id, playerID: playerID, nickname: nickname, levelAsked: levelAsked,
+      kind: levelAsked == 9 ? "national championship" : "regional championship",
+      state: "pending", submittedAtUnixMs: State().now - ageMs, contentType: contentType,
+      documentSize: documentSize, reviewNote: "", reviewerID: nil, reviewedAtUnixMs: nil)
+  }
+
+  /// Adds `verification` with a document of its type.
+  func add(_ verification: ConsoleVerification, bytes: [UInt8]? = nil) {
+    state.withLock { state in
+      state.verifications[verification.id] = verification
+      state.documents[verification.id] = ConsoleDocument(
+        contentType: verification.contentType,
+        bytes: bytes
+          ?? (verification.contentType == "application/pdf" ? Self.pdfBytes : Self.pngBytes))
     }
   }
 
@@ -134,6 +172,53 @@ final class TestBackend: ConsoleBackend {
           .filter { beforeID == nil || $0.id < beforeID! }
           .prefix(limit))
     }
+  }
+
+  func pendingVerifications(limit: Int) async throws -> [ConsoleVerification] {
+    state.withLock { state in
+      state.calls.append(.pendingVerifications(limit: limit))
+      return Array(
+        state.verifications.values.filter { $0.state == "pending" }
+          .sorted { ($0.submittedAtUnixMs, $0.id) < ($1.submittedAtUnixMs, $1.id) }
+          .prefix(limit))
+    }
+  }
+
+  func verification(id: Int64) async throws -> ConsoleVerification? {
+    state.withLock { state in
+      state.calls.append(.verification(id: id))
+      return state.verifications[id]
+    }
+  }
+
+  func verificationDocument(id: Int64) async throws -> ConsoleDocument? {
+    state.withLock { state in
+      state.calls.append(.verificationDocument(id: id))
+      return state.documents[id]
+    }
+  }
+
+  func reviewVerification(
+    id: Int64, approve: Bool, note: String, by administrator: ConsoleAdministrator
+  ) async throws {
+    try state.withLock { state in
+      state.calls.append(
+        .review(id: id, approve: approve, note: note, administratorID: administrator.id))
+      if let error = state.reviewError { throw error }
+      guard var verification = state.verifications[id] else {
+        throw VerificationRules.notFound
+      }
+      guard verification.state == "pending" else { throw VerificationRules.alreadyReviewed }
+      verification.state = approve ? "approved" : "rejected"
+      verification.reviewNote = note
+      verification.reviewerID = administrator.id
+      verification.reviewedAtUnixMs = state.now
+      state.verifications[id] = verification
+    }
+  }
+
+  func liveFigures() async -> ConsoleLiveFigures {
+    state.withLock { $0.live }
   }
 
   func nowUnixMs() -> Int64 { state.withLock { $0.now } }

@@ -3,7 +3,9 @@ import Hummingbird
 import Logging
 
 /// The outermost middleware: every response, errors included, gets the console's security
-/// headers; an error no page handled becomes a plain 500 page.
+/// headers; an error no page handled becomes a plain 500 page. A route that answers with a
+/// policy of its own (a verification's certificate, and the page that shows a PDF certificate)
+/// keeps it.
 struct ResponseHeadersMiddleware: RouterMiddleware {
   typealias Context = ConsoleRequestContext
 
@@ -12,6 +14,13 @@ struct ResponseHeadersMiddleware: RouterMiddleware {
   static let contentSecurityPolicy =
     "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
     + "frame-ancestors 'none'; base-uri 'none'"
+
+  /// The policy of a page that shows a PDF certificate: the console's, and the certificate
+  /// (`/verifications/{id}/document`, from the console itself) in an `<object>`. Chromium needs
+  /// both: `object-src` for the object's data and `frame-src` for the frame its PDF viewer is
+  /// drawn in. Images need nothing more than `img-src 'self'`.
+  static let contentSecurityPolicyShowingPDF =
+    contentSecurityPolicy + "; object-src 'self'; frame-src 'self'"
 
   let renderer: PageRenderer
   let logger: Logger
@@ -32,11 +41,15 @@ struct ResponseHeadersMiddleware: RouterMiddleware {
         title: "Something went wrong", session: nil, status: .internalServerError,
         message: .error("The console could not complete the request.", reason: "INTERNAL"))
     }
-    response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+    if response.headers[.contentSecurityPolicy] == nil {
+      response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+    }
+    if response.headers[.xFrameOptions] == nil {
+      response.headers[.xFrameOptions] = "DENY"
+    }
     response.headers[.xContentTypeOptions] = "nosniff"
     response.headers[.referrerPolicy] = "no-referrer"
     response.headers[.cacheControl] = "no-store"
-    response.headers[.xFrameOptions] = "DENY"
     return response
   }
 }

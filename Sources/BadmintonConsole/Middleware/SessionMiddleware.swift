@@ -102,6 +102,9 @@ struct SessionMiddleware: RouterMiddleware {
       if parts.count == 3, parts[0] == "players", let id = Int64(parts[1]), id > 0 {
         return ("/players/\(id)", "Open the player's page again")
       }
+      if parts.count == 3, parts[0] == "verifications", let id = Int64(parts[1]), id > 0 {
+        return ("/verifications/\(id)", "Open the request again")
+      }
       return ("/players", "Open Players again")
     }
   }

@@ -65,4 +65,56 @@ enum Figures {
     let sign = tenths < 0 && whole == 0 ? "-" : ""
     return "\(sign)\(whole).\(fraction)"
   }
+
+  /// `value` with `places` decimals (0 to 6), e.g. `fixed(2.346, places: 2)` is `2.35`.
+  static func fixed(_ value: Double, places: Int) -> String {
+    guard value.isFinite else { return "—" }
+    let places = min(max(places, 0), 6)
+    var scale: Int64 = 1
+    for _ in 0..<places { scale *= 10 }
+    let scaled = (abs(value) * Double(scale)).rounded()
+    guard scaled < 9e15 else { return value < 0 ? "-∞" : "∞" }
+    let units = Int64(scaled)
+    let sign = value < 0 && units != 0 ? "-" : ""
+    let whole = String(units / scale)
+    guard places > 0 else { return sign + whole }
+    let fraction = String(units % scale)
+    return sign + whole + "." + String(repeating: "0", count: places - fraction.count) + fraction
+  }
+
+  /// A rate of calls: two decimals below 10 per second, one above, e.g. `0.25/s`, `12.5/s`.
+  static func rate(_ callsPerSecond: Double) -> String {
+    fixed(callsPerSecond, places: callsPerSecond < 10 ? 2 : 1) + "/s"
+  }
+
+  /// A latency given in microseconds, in the unit that suits it: `850 µs`, `1.2 ms`, `2.35 s`.
+  static func latency(micros: Double) -> String {
+    if micros < 999.5 { return fixed(micros, places: 0) + " µs" }
+    if micros < 999_950 { return fixed(micros / 1000, places: 1) + " ms" }
+    return fixed(micros / 1_000_000, places: 2) + " s"
+  }
+
+  /// A span of time in whole minutes, hours and days, e.g. `3 h 12 min`, `2 d 5 h`, `4 min`;
+  /// under a minute is `under 1 min`.
+  static func duration(ms: Int64) -> String {
+    let minutes = max(0, ms) / 60_000
+    if minutes == 0 { return "under 1 min" }
+    let days = minutes / 1440
+    let hours = minutes / 60 % 24
+    if days > 0 { return hours > 0 ? "\(days) d \(hours) h" : "\(days) d" }
+    if hours > 0 { return "\(hours) h \(minutes % 60) min" }
+    return "\(minutes) min"
+  }
+
+  /// A span of seconds as the charts label it: `5 min` when it is whole minutes, else `45 s`.
+  static func span(seconds: Int) -> String {
+    seconds >= 60 && seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds) s"
+  }
+
+  /// A size in bytes, e.g. `812 bytes`, `240.5 KiB`, `4.2 MiB`.
+  static func size(bytes: Int) -> String {
+    if bytes < 1024 { return "\(bytes) byte\(bytes == 1 ? "" : "s")" }
+    if bytes < 1024 * 1024 { return fixed(Double(bytes) / 1024, places: 1) + " KiB" }
+    return fixed(Double(bytes) / (1024 * 1024), places: 1) + " MiB"
+  }
 }

@@ -1,5 +1,6 @@
 /// The console's pages as mustache templates, compiled once when the server starts. Every value
-/// goes through `{{ }}`, which escapes HTML; none goes through `{{{ }}}`.
+/// goes through `{{ }}`, which escapes HTML; only the live page's charts go through `{{{ }}}`:
+/// they are SVG markup that `LineChart` builds from numbers and escapes itself.
 enum Templates {
   /// Every template by name.
   static let all: [String: String] = [
@@ -7,6 +8,9 @@ enum Templates {
     "sign-in": signIn,
     "players": players,
     "player": player,
+    "verifications": verifications,
+    "verification": verification,
+    "live": live,
     "audit": audit,
     "problem": problem,
   ]
@@ -18,6 +22,7 @@ enum Templates {
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
+    {{#refreshSeconds}}<meta http-equiv="refresh" content="{{refreshSeconds}}">{{/refreshSeconds}}
     <title>{{title}} · BadmintonBuddy console</title>
     <link rel="stylesheet" href="/console.css">
     </head>
@@ -27,6 +32,8 @@ enum Templates {
     {{#signedIn}}
     <nav>
     <a id="nav-players" href="/players">Players</a>
+    <a id="nav-verifications" href="/verifications">Verifications</a>
+    <a id="nav-live" href="/live">Live</a>
     <a id="nav-audit" href="/audit">Audit log</a>
     </nav>
     <span id="administrator" class="who">{{administratorNickname}} (#{{administratorID}})</span>
@@ -196,6 +203,113 @@ enum Templates {
     {{/layout}}
     """
 
+  /// The verification requests that wait for review, oldest first.
+  static let verifications = """
+    {{<layout}}
+    {{$main}}
+    {{#hasRequests}}
+    <table id="queue">
+    <thead><tr><th>Id</th><th>Player</th><th>Level asked</th><th>Championship</th><th>Submitted (UTC)</th><th>Waiting for</th><th></th></tr></thead>
+    <tbody>
+    {{#requests}}
+    <tr><td>{{id}}</td><td><a href="/players/{{playerID}}">{{nickname}}</a></td><td>{{levelAsked}}</td><td>{{kind}}</td><td>{{submitted}}</td><td class="waiting">{{waiting}}</td><td><a class="review" href="/verifications/{{id}}">Review</a></td></tr>
+    {{/requests}}
+    </tbody>
+    </table>
+    {{/hasRequests}}
+    {{^hasRequests}}<p id="no-verifications">No requests wait for review.</p>{{/hasRequests}}
+    {{/main}}
+    {{/layout}}
+    """
+
+  /// One verification request: its facts, its certificate shown in the page, and the review.
+  static let verification = """
+    {{<layout}}
+    {{$main}}
+    {{#request}}
+    <section id="facts">
+    <dl>
+    <dt>Id</dt><dd id="verification-id">{{id}}</dd>
+    <dt>Player</dt><dd id="player"><a href="/players/{{playerID}}">{{nickname}}</a> (#{{playerID}})</dd>
+    <dt>Level asked</dt><dd id="level-asked">{{levelAsked}}</dd>
+    <dt>Championship</dt><dd id="kind">{{kind}}</dd>
+    <dt>Submitted</dt><dd id="submitted">{{submitted}}</dd>
+    <dt>State</dt><dd id="state">{{state}}</dd>
+    {{#waiting}}<dt>Waiting for</dt><dd id="waiting">{{waiting}}</dd>{{/waiting}}
+    {{#review}}
+    <dt>Reviewed by</dt><dd id="reviewer">{{#reviewerID}}<a href="/players/{{reviewerID}}">#{{reviewerID}}</a>{{/reviewerID}}</dd>
+    <dt>Reviewed</dt><dd id="reviewed-at">{{at}}</dd>
+    <dt>Note</dt><dd id="review-note">{{note}}</dd>
+    {{/review}}
+    <dt>Certificate</dt><dd id="document">{{document}}</dd>
+    </dl>
+    </section>
+    <section id="certificate-section">
+    <h2>Certificate</h2>
+    {{#image}}<p><img id="certificate" class="certificate" src="{{documentHref}}" alt="Championship certificate of {{nickname}}"></p>{{/image}}
+    {{#pdf}}<object id="certificate" class="certificate" data="{{documentHref}}" type="application/pdf">
+    <p id="certificate-fallback">This browser does not show the PDF here: <a href="{{documentHref}}">open the certificate</a>.</p>
+    </object>{{/pdf}}
+    {{#unshowable}}<p id="certificate-unshowable">The console cannot show a certificate of this type.</p>{{/unshowable}}
+    {{^unshowable}}<p><a id="open-certificate" href="{{documentHref}}">Open the certificate by itself</a></p>{{/unshowable}}
+    </section>
+    {{#pending}}
+    <section id="review-section">
+    <h2>Review</h2>
+    <form id="review" method="post" action="/verifications/{{id}}/review">
+    <input type="hidden" name="csrf" value="{{csrf}}">
+    <p><label for="note">Note</label>
+    <textarea id="note" name="note" maxlength="500">{{noteDraft}}</textarea></p>
+    <p><button id="approve" type="submit" name="decision" value="approve">Approve: level {{levelAsked}}</button>
+    <button id="reject" type="submit" name="decision" value="reject">Reject</button></p>
+    </form>
+    </section>
+    {{/pending}}
+    {{/request}}
+    <p><a id="back" href="/verifications">Back to Verifications</a></p>
+    {{/main}}
+    {{/layout}}
+    """
+
+  /// The live figures: sizes now, and each busy method's calls and latency over the window.
+  static let live = """
+    {{<layout}}
+    {{$main}}
+    <p id="live-at" class="hint">Figures at {{at}}: a point every {{interval}} over the last {{span}}. The page reloads itself every {{refreshSeconds}} s.</p>
+    <section id="sizes">
+    <dl>
+    <dt>Open connections</dt><dd id="open-connections">{{openConnections}}</dd>
+    <dt>Open streams</dt><dd id="open-streams">{{openStreams}}</dd>
+    <dt>Match board</dt><dd id="match-board">{{matchBoard}}</dd>
+    <dt>Nearby index</dt><dd id="nearby-index">{{nearbyIndex}}</dd>
+    <dt>Store commits</dt><dd id="commit-latency">{{commitLatency}}</dd>
+    </dl>
+    </section>
+    {{#hasCalls}}
+    <table id="methods">
+    <thead><tr><th>Method</th><th>Calls</th><th>Calls/s now</th><th>p50 now</th><th>p99 now</th></tr></thead>
+    <tbody>
+    {{#methods}}
+    <tr><td><code>{{method}}</code></td><td>{{calls}}</td><td>{{rate}}</td><td>{{p50}}</td><td>{{p99}}</td></tr>
+    {{/methods}}
+    </tbody>
+    </table>
+    {{#sections}}
+    <section class="method" data-method="{{method}}">
+    <h2><code>{{method}}</code></h2>
+    <p class="calls">{{calls}}</p>
+    <div class="charts">
+    {{{rateChart}}}
+    {{{latencyChart}}}
+    </div>
+    </section>
+    {{/sections}}
+    {{/hasCalls}}
+    {{^hasCalls}}<p id="no-calls">{{emptyWindow}}</p>{{/hasCalls}}
+    {{/main}}
+    {{/layout}}
+    """
+
   /// The audit log, newest first, a page at a time.
   static let audit = """
     {{<layout}}
@@ -252,6 +366,11 @@ enum Templates {
     .message.done { background: #e6f4ea; border: 1px solid #9fcfaf; }
     .reason { color: #555; }
     .hint { color: #555; }
+    img.certificate { max-width: 100%; border: 1px solid #ccc; }
+    object.certificate { width: 100%; height: 40rem; border: 1px solid #ccc; }
+    .charts { display: flex; flex-wrap: wrap; gap: 1rem; }
+    .chart { background: #fff; border: 1px solid #ddd; }
+    .chart text { font-size: 11px; fill: #444; font-family: system-ui, sans-serif; }
 
     """
 }

@@ -3,6 +3,23 @@ extension StringProtocol {
   var trimmedOfWhitespace: String {
     String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
   }
+
+  /// The text with `&`, `<`, `>`, `"` and `'` escaped, for markup the pages build themselves
+  /// (the live page's charts); templates escape their values on their own.
+  var htmlEscaped: String {
+    var output = ""
+    for character in self {
+      switch character {
+      case "&": output += "&amp;"
+      case "<": output += "&lt;"
+      case ">": output += "&gt;"
+      case "\"": output += "&quot;"
+      case "'": output += "&#39;"
+      default: output.append(character)
+      }
+    }
+    return output
+  }
 }
 
 /// The checks of the fields the pages read, each with the message that explains it.
