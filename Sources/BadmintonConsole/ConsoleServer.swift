@@ -27,6 +27,8 @@ public struct ConsoleConfiguration: Sendable {
   public var connectionIdleTimeout: Duration
   /// The largest request body accepted, in bytes; larger ones get 413.
   public var maximumBodyBytes: Int
+  /// Connections served at once; past it, new ones wait in the listen queue until one closes.
+  public var maximumConnections: Int
 
   /// A configuration with these values.
   public init(
@@ -38,8 +40,10 @@ public struct ConsoleConfiguration: Sendable {
     maximumSessions: Int = 1024,
     signInFormLifetimeMs: Int64 = 10 * 60_000,
     connectionIdleTimeout: Duration = .seconds(30),
-    maximumBodyBytes: Int = 16 * 1024
+    maximumBodyBytes: Int = 16 * 1024,
+    maximumConnections: Int = 32
   ) {
+    self.maximumConnections = max(1, maximumConnections)
     self.host = host
     self.port = port
     self.tls = tls
@@ -110,7 +114,9 @@ public struct ConsoleServer: Service {
       server: server,
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port),
-        serverName: nil),
+        serverName: nil, backlog: 64,
+        availableConnectionsDelegate: MaximumAvailableConnections(
+          configuration.maximumConnections)),
       onServerRunning: { channel in
         await onServerRunning(channel.localAddress?.port ?? 0)
       },

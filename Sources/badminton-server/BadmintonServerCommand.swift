@@ -304,11 +304,14 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       metrics?.endpoint(host: metricsHost, port: port, players: players, logger: logger)
     }
     let (consolePorts, consolePortFound) = AsyncStream.makeStream(of: Int.self)
-    let console = try consolePort.map { port in
-      try ConsoleServer(
-        backend: ServedConsole(administration: players.administration),
+    var console: ConsoleServer?
+    if let consolePort, let recent {
+      console = try ConsoleServer(
+        backend: ServedConsole(
+          administration: players.administration, recent: recent, board: players.board,
+          index: players.index),
         configuration: ConsoleConfiguration(
-          host: consoleHost, port: port, tls: tls?.configuration,
+          host: consoleHost, port: consolePort, tls: tls?.configuration,
           sessionIdleTimeoutMs: Int64(consoleIdleMinutes) * 60_000),
         logger: Logger(label: "badminton.console"),
         onServerRunning: { port in

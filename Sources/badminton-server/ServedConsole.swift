@@ -1,5 +1,7 @@
 import BadmintonConsole
 import BadmintonDomain
+import BadmintonMetrics
+import BadmintonProjections
 import BadmintonRPC
 import BadmintonServices
 import BadmintonStore
@@ -7,6 +9,11 @@ import BadmintonStore
 /// The operator console's backend: the services' `Administration`, in the console's types.
 struct ServedConsole: ConsoleBackend {
   let administration: Administration
+  /// The last minutes of the server's metrics, for the live page.
+  let recent: RecentMetrics
+  /// The sizes the live page shows.
+  let board: MatchBoard
+  let index: NearbyIndex
 
   func signIn(phone: String, password: String, address: String) async throws
     -> ConsoleAdministrator?
