@@ -19,6 +19,8 @@ public struct ConsoleConfiguration: Sendable {
   public var secureCookies: Bool
   /// How long a session lasts without a request, in milliseconds (30 minutes by default).
   public var sessionIdleTimeoutMs: Int64
+  /// How long a session lasts at most after sign-in, in milliseconds (12 hours by default).
+  public var sessionLifetimeMs: Int64
   /// How many sessions are kept at most; past it the least recently used ends.
   public var maximumSessions: Int
   /// How long the sign-in form stays valid, in milliseconds (10 minutes by default).
@@ -37,6 +39,7 @@ public struct ConsoleConfiguration: Sendable {
     tls: TLSConfiguration? = nil,
     secureCookies: Bool? = nil,
     sessionIdleTimeoutMs: Int64 = 30 * 60_000,
+    sessionLifetimeMs: Int64 = 12 * 3_600_000,
     maximumSessions: Int = 1024,
     signInFormLifetimeMs: Int64 = 10 * 60_000,
     connectionIdleTimeout: Duration = .seconds(30),
@@ -49,6 +52,7 @@ public struct ConsoleConfiguration: Sendable {
     self.tls = tls
     self.secureCookies = secureCookies ?? (tls != nil)
     self.sessionIdleTimeoutMs = sessionIdleTimeoutMs
+    self.sessionLifetimeMs = max(1, sessionLifetimeMs)
     self.maximumSessions = maximumSessions
     self.signInFormLifetimeMs = signInFormLifetimeMs
     self.connectionIdleTimeout = connectionIdleTimeout
@@ -78,7 +82,7 @@ public struct ConsoleServer: Service {
       backend: backend,
       sessions: SessionTable(
         idleTimeoutMs: configuration.sessionIdleTimeoutMs,
-        capacity: configuration.maximumSessions),
+        lifetimeMs: configuration.sessionLifetimeMs, capacity: configuration.maximumSessions),
       signInGuard: SignInGuard(lifetimeMs: configuration.signInFormLifetimeMs),
       renderer: try PageRenderer(),
       secureCookies: configuration.secureCookies,

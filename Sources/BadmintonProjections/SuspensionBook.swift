@@ -3,9 +3,19 @@ import Synchronization
 
 /// Every player's suspension, in memory: a projection of the store's change feed, so that
 /// authenticating a call and leaving suspended players out of searches ask the store nothing.
-/// A suspension is kept after it ends; whether it holds is the clock's to say.
+/// A suspension is kept after it ends until housekeeping deletes it; whether it holds is the
+/// clock's to say.
 public final class SuspensionBook: Sendable {
-  private let suspensions = Mutex<[Int64: SuspensionRecord]>([:])
+  private struct State {
+    var suspensions: [Int64: SuspensionRecord] = [:]
+    /// The players suspended at the time it was made, valid until `holdingUntil` (the earliest
+    /// of their ends) or the next change, whichever comes first.
+    var holding: Set<Int64> = []
+    var holdingUntil: Int64 = .min
+    var holdingMadeAt: Int64 = .max
+  }
+
+  private let state = Mutex(State())
 
   /// An empty book.
   public init() {}
@@ -14,36 +24,48 @@ public final class SuspensionBook: Sendable {
   /// again changes nothing.
   public func apply(_ change: StoreChange) {
     guard case .suspension(let playerID, let suspension) = change else { return }
-    suspensions.withLock { $0[playerID] = suspension }
+    state.withLock { state in
+      state.suspensions[playerID] = suspension
+      state.holdingUntil = .min
+    }
   }
 
   /// The player's suspension, ended or not.
   public func suspension(of playerID: Int64) -> SuspensionRecord? {
-    suspensions.withLock { $0[playerID] }
+    state.withLock { $0.suspensions[playerID] }
   }
 
   /// When the player's suspension ends, if it holds at `nowUnixMs`.
   public func suspendedUntil(_ playerID: Int64, nowUnixMs: Int64) -> Int64? {
-    guard let until = suspensions.withLock({ $0[playerID]?.untilUnixMs }), until > nowUnixMs
+    guard let until = state.withLock({ $0.suspensions[playerID]?.untilUnixMs }), until > nowUnixMs
     else { return nil }
     return until
   }
 
-  /// Every player whose suspension holds at `nowUnixMs`: the players searches leave out. The
-  /// book holds the suspensions that hold and those that ended since the last hourly
-  /// housekeeping (which deletes them), so this costs a look at each of those (nothing when
-  /// there are none).
+  /// Every player whose suspension holds at `nowUnixMs`: the players searches leave out. Kept
+  /// made between changes, so a search costs a lock and a check of the time (nothing when there
+  /// are none); made again after a change, or once the earliest of them ends.
   public func holding(nowUnixMs: Int64) -> Set<Int64> {
-    suspensions.withLock { suspensions in
-      guard !suspensions.isEmpty else { return [] }
-      var holding: Set<Int64> = []
-      for (playerID, suspension) in suspensions where suspension.untilUnixMs > nowUnixMs {
-        holding.insert(playerID)
+    state.withLock { state in
+      guard !state.suspensions.isEmpty else { return [] }
+      // Valid while no suspension changed, none ended, and the clock has not gone back past
+      // the time it was made.
+      if nowUnixMs < state.holdingUntil, nowUnixMs >= state.holdingMadeAt {
+        return state.holding
       }
+      var holding: Set<Int64> = []
+      var until = Int64.max
+      for (playerID, suspension) in state.suspensions where suspension.untilUnixMs > nowUnixMs {
+        holding.insert(playerID)
+        until = min(until, suspension.untilUnixMs)
+      }
+      state.holding = holding
+      state.holdingUntil = until
+      state.holdingMadeAt = nowUnixMs
       return holding
     }
   }
 
   /// How many suspensions the book holds, ended ones too.
-  public var count: Int { suspensions.withLock { $0.count } }
+  public var count: Int { state.withLock { $0.suspensions.count } }
 }

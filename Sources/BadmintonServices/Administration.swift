@@ -1,5 +1,6 @@
 public import BadmintonDomain
 public import BadmintonProjections
+import BadmintonRPC
 public import BadmintonStore
 
 /// One player as an administrator sees them: the profile, what they did lately, and whether
@@ -64,6 +65,9 @@ public struct Administration: Sendable {
     -> PlayerRecord?
   {
     guard PlayerRules.isWithinPasswordLimits(password) else { return nil }
+    // Keyed as Login keys it (an IPv6 /64, an IPv4-mapped address as IPv4), so the two count
+    // together for one client.
+    let address = clientAddressKey(address)
     try loginThrottle?.admit(phone: phone, address: address)
     let player: PlayerRecord
     do {
@@ -117,8 +121,8 @@ public struct Administration: Sendable {
       playerID: playerID, administratorID: administratorID, atUnixMs: clock.nowUnixMs())
   }
 
-  /// Suspends the player until `untilUnixMs` for `reason` (`SuspensionRules.validate`); an
-  /// administrator cannot be suspended (`ADMINISTRATOR_NOT_SUSPENDABLE`), so that the console
+  /// Suspends the player until `untilUnixMs` for `reason` (`SuspensionRules.validate`) and
+  /// takes them out of their open room; an administrator cannot be suspended (`ADMINISTRATOR_NOT_SUSPENDABLE`), so that the console
   /// always has someone to lift a suspension.
   public func suspend(
     _ playerID: Int64, untilUnixMs: Int64, reason: String, by administratorID: Int64
@@ -131,6 +135,11 @@ public struct Administration: Sendable {
       SuspensionRecord(
         playerID: playerID, untilUnixMs: untilUnixMs, reason: reason,
         administratorID: administratorID, atUnixMs: now))
+    // Out of the open room they are in, as if they left it: the others are told, and a match
+    // started from the room cannot include them.
+    do {
+      _ = try await store.leaveRoom(playerID: playerID, now: now) { RoomsService.events(of: $0) }
+    } catch let error as DomainError where error.reason == RoomErrors.notInRoom.reason {}
   }
 
   /// Lifts the player's suspension, keeping `note` in the audit log.

@@ -29,7 +29,9 @@ extension MatchingService {
     var seats = [mine]
     var blocked = [caller.userID: try await blocks.playersBlocked(eitherWayWith: caller.userID)]
     for id in ids {
-      guard let other = board.request(id), !seats.contains(where: { $0.playerID == other.playerID })
+      guard let other = board.request(id),
+        !seats.contains(where: { $0.playerID == other.playerID }),
+        suspensions?.suspendedUntil(other.playerID, nowUnixMs: now) == nil
       else { throw MatchingErrors.candidateUnavailable }
       blocked[other.playerID] = try await blocks.playersBlocked(eitherWayWith: other.playerID)
       for seat in seats {
@@ -91,6 +93,14 @@ extension MatchingService {
         .failedPrecondition, "PROPOSAL_OWN",
         en: "You made this proposal; the invited players answer it.",
         zhCN: "这是您发起的邀请，由受邀球友回复。")
+    }
+    // No match is made with a player suspended since the proposal was made.
+    if request.accept,
+      proposal.playerIDs.contains(where: {
+        suspensions?.suspendedUntil($0, nowUnixMs: now) != nil
+      })
+    {
+      throw MatchingErrors.candidateUnavailable
     }
     let players = try await store.players(ids: proposal.playerIDs)
     let teams = Self.teams(for: proposal, players: players)

@@ -227,6 +227,24 @@ struct SignInTests {
     }
   }
 
+  @Test("a session ends at its lifetime however busy it is, as a Live page left open would keep it")
+  func session_lifetime() async throws {
+    try await withConsole(
+      configuration: ConsoleConfiguration(
+        sessionIdleTimeoutMs: 30 * 60_000, sessionLifetimeMs: 12 * 3_600_000)
+    ) { client, backend in
+      let browser = try await signedIn(client)
+      // A request every 5 minutes (a Live page reloads every 5 seconds) for 12 hours.
+      for _ in 0..<(12 * 12 - 1) {
+        backend.advance(byMs: 5 * 60_000)
+        #expect(try await browser.get(client, "/players").status == .ok)
+      }
+      backend.advance(byMs: 5 * 60_000)
+      let ended = try await browser.get(client, "/players")
+      #expect(ended.status == .seeOther && ended.location == "/sign-in")
+    }
+  }
+
   @Test("signing out ends the session and clears its cookie")
   func signOut_endsSession() async throws {
     try await withConsole { client, _ in

@@ -1,8 +1,12 @@
 import BadmintonAPI
 import BadmintonDomain
+import BadmintonProjections
 import BadmintonRPC
+import BadmintonSQLite
 import BadmintonServices
 import BadmintonStore
+import BadmintonStoreSQL
+import PropertyBased
 import StoreTestSupport
 import Testing
 
@@ -163,6 +167,124 @@ struct SuspensionTests {
   }
 
   @Test(
+    "a suspended player is taken out of their open room, and the others are told",
+    arguments: StoreKind.allCases)
+  func suspension_leavesTheRoom(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
+      let admin = try await world.administrator()
+      let owner = try await world.player(nickname: "Owner")
+      let guest = try await world.player(nickname: "Guest")
+      let room = try await world.client.rooms.createRoom(
+        .init(mode: .doubles), options: owner.options)
+      _ = try await world.client.rooms.joinRoom(.init(code: room.code), options: guest.options)
+      var events = try await world.client.events.subscribe(options: owner.options)
+        .makeAsyncIterator()
+      try await world.administration.suspend(
+        guest.id, untilUnixMs: world.clock.nowUnixMs() + Self.day, reason: "abuse", by: admin.id)
+      let after = try await world.client.rooms.getRoom(.init(), options: owner.options)
+      #expect(after.participants.map(\.player.userID) == [owner.id])
+      var told = false
+      while !told, let event = try await events.next() {
+        if case .roomChanged(let changed)? = event.body, changed.subjectID == guest.id,
+          changed.room.participants.map(\.player.userID) == [owner.id]
+        {
+          told = true
+        }
+      }
+      #expect(told)
+      // Suspending again, now in no room, replaces the suspension.
+      try await world.administration.suspend(
+        guest.id, untilUnixMs: world.clock.nowUnixMs() + 2 * Self.day, reason: "again",
+        by: admin.id)
+      #expect(try await world.store.suspension(playerID: guest.id)?.reason == "again")
+    }
+  }
+
+  @Test(
+    "no proposal reaches a suspended player, and none with one in it is accepted",
+    arguments: StoreKind.allCases)
+  func suspension_leftOutOfProposals(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
+      let matching = world.client.matching
+      let admin = try await world.administrator()
+      let (me, other, third) = (
+        try await world.player(level: 5), try await world.player(level: 5),
+        try await world.player(level: 5)
+      )
+      var slots: [Int64] = []
+      for player in [me, other, third] {
+        slots.append(
+          try await matching.postAvailability(
+            MatchingTests.request(radius: 20, tolerance: 3), options: player.options
+          ).id)
+      }
+      // A proposal made before the suspension cannot be accepted once it holds.
+      let before = try await matching.proposeMatch(
+        .init(availabilityID: slots[2], candidateAvailabilityIDs: [slots[0]]),
+        options: third.options)
+      try await world.administration.suspend(
+        third.id, untilUnixMs: world.clock.nowUnixMs() + Self.day, reason: "spam", by: admin.id)
+      let accept = await rpcError {
+        _ = try await matching.respondToProposal(
+          .init(proposalID: before.id, accept: true), options: me.options)
+      }
+      #expect(accept?.reason == "CANDIDATE_UNAVAILABLE")
+      // A declination still goes through.
+      _ = try await matching.respondToProposal(
+        .init(proposalID: before.id, accept: false), options: me.options)
+      let propose = await rpcError {
+        _ = try await matching.proposeMatch(
+          .init(availabilityID: slots[0], candidateAvailabilityIDs: [slots[2]]),
+          options: me.options)
+      }
+      #expect(propose?.reason == "CANDIDATE_UNAVAILABLE")
+      // Everyone else goes on.
+      _ = try await matching.proposeMatch(
+        .init(availabilityID: slots[0], candidateAvailabilityIDs: [slots[1]]), options: me.options)
+    }
+  }
+
+  @Test(
+    "for any suspensions, lifts and clock times, the players searches leave out are those whose suspension holds"
+  )
+  func suspensionBook_holdingMatchesOracle() async {
+    // (what: suspend, lift or move the clock; which player; how far).
+    let steps = zip(Gen.int(in: 0...2), Gen.int(in: 1...6), Gen.int(in: -50...200))
+      .array(of: 1...60)
+    await propertyCheck(count: 300, input: steps) { steps in
+      let book = SuspensionBook()
+      var oracle: [Int64: Int64] = [:]
+      var now: Int64 = 1_000
+      for (kind, player, amount) in steps {
+        let player = Int64(player)
+        switch kind {
+        case 0:
+          let until = now + Int64(amount)
+          book.apply(
+            .suspension(
+              playerID: player,
+              SuspensionRecord(
+                playerID: player, untilUnixMs: until, reason: "r", administratorID: 99,
+                atUnixMs: now)))
+          oracle[player] = until
+        case 1:
+          book.apply(.suspension(playerID: player, nil))
+          oracle[player] = nil
+        default:
+          // The clock moves, mostly on, sometimes back.
+          now += Int64(amount) / 2
+        }
+        let expected = Set(oracle.filter { $0.value > now }.keys)
+        #expect(book.holding(nowUnixMs: now) == expected)
+        for id in Int64(1)...6 {
+          #expect(
+            book.suspendedUntil(id, nowUnixMs: now) == oracle[id].flatMap { $0 > now ? $0 : nil })
+        }
+      }
+    }
+  }
+
+  @Test(
     "suspending checks the reason, the end and the player; administrators cannot be suspended",
     arguments: StoreKind.allCases)
   func suspend_validation(kind: StoreKind) async throws {
@@ -261,6 +383,46 @@ struct SuspensionTests {
             phone: phone, password: password, address: "127.0.0.1") == nil)
       }
     }
+  }
+
+  @Test("console sign-ins count in Login's throttle under Login's address key (an IPv6 /64)")
+  func signIn_sharesLoginsThrottle() async throws {
+    let store = try SQLitePlayerStore.inMemory()
+    let clock = ManualClock()
+    let hasher = PasswordHasher(cost: .testing)
+    let admin = try await store.createPlayer(
+      NewPlayer(
+        phone: "+8613900000009", nickname: "Admin",
+        password: try await hasher.digest("correct horse"), selfLevel: 5, locale: "en",
+        joinedAtUnixMs: 0))
+    let throttle = LoginThrottle(
+      phone: .unlimited,
+      address: LoginThrottle.Policy(
+        freeFailures: 3, firstDelayMs: 1000, maximumDelayMs: 1000, windowMs: 60_000),
+      clock: clock)
+    let administration = Administration(
+      store: store, hasher: hasher, loginThrottle: throttle, clock: clock,
+      suspensions: SuspensionBook(), administratorIDs: [admin.id])
+    // Three failures from three addresses of one /64 use up its free ones.
+    for host in ["2001:db8::1", "2001:db8::2", "2001:db8:0:0:ffff::3"] {
+      #expect(
+        try await administration.signIn(
+          phone: "+8613900000009", password: "wrong horse", address: host) == nil)
+    }
+    let refused = await rpcError {
+      _ = try await administration.signIn(
+        phone: "+8613900000009", password: "correct horse", address: "2001:db8::4")
+    }
+    #expect(refused?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
+    // Login's own check, for an address of the same /64, is refused the same way.
+    #expect(throws: RPCError.self) {
+      try throttle.admit(phone: "+8613900000008", address: clientAddressKey("2001:db8::5"))
+    }
+    // Another /64 goes on.
+    #expect(
+      try await administration.signIn(
+        phone: "+8613900000009", password: "correct horse", address: "2001:db8:1::1")?.id
+        == admin.id)
   }
 
   @Test(

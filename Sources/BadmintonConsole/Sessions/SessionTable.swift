@@ -10,24 +10,29 @@ struct ConsoleSession: Sendable, Hashable {
 }
 
 /// The console's sessions, in memory: keyed by the SHA-256 of the id the browser holds, so the
-/// table never holds an id a browser could present; ended after an idle time; at most a bounded
-/// count, the least recently used evicted first.
+/// table never holds an id a browser could present; ended after an idle time, and at the latest
+/// a fixed lifetime after sign-in (a Live page left open, which reloads itself, never stays
+/// signed in for longer); at most a bounded count, the least recently used evicted first.
 final class SessionTable: Sendable {
   private struct Entry {
     var session: ConsoleSession
     var lastSeenUnixMs: Int64
+    var startedUnixMs: Int64
   }
 
   /// How long a session lasts without a request.
   let idleTimeoutMs: Int64
+  /// How long a session lasts at most, however busy.
+  let lifetimeMs: Int64
   /// How many sessions the table holds at most.
   let capacity: Int
   private let entries = Mutex<[SHA256Digest: Entry]>([:])
 
   /// An empty table.
-  init(idleTimeoutMs: Int64, capacity: Int) {
-    precondition(idleTimeoutMs > 0 && capacity > 0)
+  init(idleTimeoutMs: Int64, lifetimeMs: Int64 = 12 * 3_600_000, capacity: Int) {
+    precondition(idleTimeoutMs > 0 && lifetimeMs > 0 && capacity > 0)
     self.idleTimeoutMs = idleTimeoutMs
+    self.lifetimeMs = lifetimeMs
     self.capacity = capacity
   }
 
@@ -47,7 +52,8 @@ final class SessionTable: Sendable {
       {
         entries.removeValue(forKey: oldest.key)
       }
-      entries[Self.key(id)] = Entry(session: session, lastSeenUnixMs: nowUnixMs)
+      entries[Self.key(id)] = Entry(
+        session: session, lastSeenUnixMs: nowUnixMs, startedUnixMs: nowUnixMs)
     }
     return (id, session)
   }
@@ -76,6 +82,7 @@ final class SessionTable: Sendable {
 
   private func isExpired(_ entry: Entry, nowUnixMs: Int64) -> Bool {
     nowUnixMs - entry.lastSeenUnixMs >= idleTimeoutMs
+      || nowUnixMs - entry.startedUnixMs >= lifetimeMs
   }
 
   private static func key(_ id: String) -> SHA256Digest {
