@@ -142,7 +142,8 @@ struct ConsoleCore: Sendable {
   func router() -> Router<ConsoleRequestContext> {
     let router = Router(context: ConsoleRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Middleware first: Hummingbird wraps each route in the middleware added before it.
-    router.add(middleware: ResponseHeadersMiddleware(renderer: renderer, logger: logger))
+    router.add(
+      middleware: ResponseHeadersMiddleware(renderer: renderer, logger: logger, tls: secureCookies))
     router.add(middleware: SessionMiddleware(core: self))
     router.get("/console.css") { _, _ in
       Response(

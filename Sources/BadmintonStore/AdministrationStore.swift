@@ -22,13 +22,17 @@ public struct SuspensionRecord: Hashable, Sendable {
   }
 }
 
-/// What an administrator did, as the audit log names it.
-public enum AuditAction: String, Hashable, Sendable, CaseIterable {
-  case suspend
-  case liftSuspension = "lift_suspension"
-  case endSessions = "end_sessions"
-  case approveVerification = "approve_verification"
-  case rejectVerification = "reject_verification"
+/// What an administrator did, as the audit log names it. A name this version does not know (one
+/// a newer server wrote to a shared database) is kept as it is.
+public struct AuditAction: RawRepresentable, Hashable, Sendable {
+  public var rawValue: String
+  public init(rawValue: String) { self.rawValue = rawValue }
+
+  public static let suspend = AuditAction(rawValue: "suspend")
+  public static let liftSuspension = AuditAction(rawValue: "lift_suspension")
+  public static let endSessions = AuditAction(rawValue: "end_sessions")
+  public static let approveVerification = AuditAction(rawValue: "approve_verification")
+  public static let rejectVerification = AuditAction(rawValue: "reject_verification")
 }
 
 /// One entry of the audit log: who did what, to whom, when, and their note.

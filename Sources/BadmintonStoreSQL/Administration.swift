@@ -77,14 +77,14 @@ extension AdministrationStore where Self: StoreEngine {
           (Int64, Int64, Int64, String, Int64?, String).self)
         return AuditRecord(
           id: id, atUnixMs: at, administratorID: administrator,
-          action: AuditAction(rawValue: action) ?? .suspend, playerID: playerID, note: note)
+          action: AuditAction(rawValue: action), playerID: playerID, note: note)
       }
     }
   }
 
   public func findPlayers(matching query: String, limit: Int) async throws -> [PlayerRecord] {
     // A prefix of the nickname, its LIKE wildcards taken literally; ASCII letters in either case
-    // (what SQLite's lower() folds, and PostgreSQL's too).
+    // (what the statement folds on both engines).
     let folded = String(
       query.unicodeScalars.map { scalar in
         scalar.isASCII ? Character(String(scalar).lowercased()) : Character(scalar)
@@ -204,10 +204,19 @@ private enum AuditPage: StoreStatement {
 }
 
 private enum FindPlayers: StoreStatement {
+  // ASCII letters folded only, on both engines: SQLite's lower() folds nothing else, and
+  // PostgreSQL's would fold more by its locale.
   static let sql = """
     SELECT \(Shared.playerColumns) FROM player
-    WHERE id = $1 OR phone = $2 OR lower(nickname) LIKE $3 ESCAPE '\\'
+    WHERE id = $1 OR phone = $2
+      OR translate(nickname, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
+        LIKE $3 ESCAPE '\\'
     ORDER BY id LIMIT $4
+    """
+  static let sqlite = """
+    SELECT \(Shared.playerColumns) FROM player
+    WHERE id = ?1 OR phone = ?2 OR lower(nickname) LIKE ?3 ESCAPE '\\'
+    ORDER BY id LIMIT ?4
     """
 }
 

@@ -222,6 +222,12 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         throw ValidationError(
           "--console-port needs an administrator to sign in: name one with --admin-id")
       }
+      // Passwords and session cookies never cross a network in plain text.
+      guard tlsCertificateChain != nil || Self.isLoopback(consoleHost) else {
+        throw ValidationError(
+          "--console-host \(consoleHost) is not a loopback address: serve the console with TLS (--tls-certificate-chain and --tls-private-key), or keep it on 127.0.0.1 and reach it through an SSH tunnel"
+        )
+      }
     }
     guard (1...1440).contains(consoleIdleMinutes) else {
       throw ValidationError("--console-idle-minutes must be 1...1440")
@@ -229,6 +235,11 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     for id in administratorIDs where id < 1 {
       throw ValidationError("--admin-id \(id) is not a player id: ids start at 1")
     }
+  }
+
+  /// Whether `host` names this machine only: `localhost`, 127.0.0.0/8 or ::1.
+  static func isLoopback(_ host: String) -> Bool {
+    host == "localhost" || host == "::1" || host.hasPrefix("127.")
   }
 
   func run() async throws {

@@ -133,7 +133,7 @@ func expectSecurityHeaders(
 ) {
   #expect(
     response.headers[.contentSecurityPolicy]
-      == "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+      == "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
       + "frame-ancestors 'none'; base-uri 'none'", sourceLocation: sourceLocation)
   #expect(response.headers[.xContentTypeOptions] == "nosniff", sourceLocation: sourceLocation)
   #expect(

@@ -95,12 +95,19 @@ struct SignInTests {
     }
   }
 
-  @Test("cookies carry Secure when the console is served over TLS")
+  @Test(
+    "cookies carry Secure and responses HSTS when the console is served over TLS, and not without")
   func secureCookies_withTLS() async throws {
+    try await withConsole { client, _ in
+      let page = try await Browser().get(client, "/sign-in")
+      #expect(page.headers[values: .setCookie].allSatisfy { !$0.contains("Secure") })
+      #expect(page.headers[HTTPField.Name("Strict-Transport-Security")!] == nil)
+    }
     try await withConsole(configuration: ConsoleConfiguration(secureCookies: true)) { client, _ in
       var browser = Browser()
       let page = try await browser.get(client, "/sign-in")
       #expect(page.headers[values: .setCookie].allSatisfy { $0.hasSuffix("; Secure") })
+      #expect(page.headers[HTTPField.Name("Strict-Transport-Security")!] == "max-age=31536000")
       browser.take(page)
       let response = try await browser.post(
         client, "/sign-in", [("phone", adminPhone), ("password", adminPassword)])

@@ -10,7 +10,7 @@ import Testing
 @Suite("Console Verifications pages")
 struct VerificationPagesTests {
   static let pageWithPDFPolicy =
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     + "frame-ancestors 'none'; base-uri 'none'; object-src 'self'; frame-src 'self'"
 
   /// Requests 1 (50 min old), 2 (2 days 5 hours), 3 (3 h 12 min, level 9, a PDF) and an

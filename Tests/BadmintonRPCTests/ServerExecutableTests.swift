@@ -82,6 +82,10 @@ struct ServerExecutableTests {
     let badPort = try Self.runToExit(["--port", "0", "--admin-id", "1", "--console-port", "70000"])
     #expect(badPort.status != 0)
     #expect(badPort.errors.contains("--console-port must be 0...65535"))
+    let exposed = try Self.runToExit(
+      ["--port", "0", "--admin-id", "1", "--console-port", "0", "--console-host", "0.0.0.0"])
+    #expect(exposed.status != 0)
+    #expect(exposed.errors.contains("--console-host 0.0.0.0 is not a loopback address"))
     let idle = try Self.runToExit(["--port", "0", "--console-idle-minutes", "0"])
     #expect(idle.errors.contains("--console-idle-minutes must be 1...1440"))
   }

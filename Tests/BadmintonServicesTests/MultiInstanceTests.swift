@@ -233,7 +233,7 @@ struct MultiInstanceTests {
   }
 
   @Test(
-    "a suspension written on the database holds on every instance: Login and sessions refused, the live stream ended, searches leave the player out; lifted, all comes back"
+    "a suspension written on the database holds on every instance: Login and sessions refused, the live stream ended, FindMatches leaves the player out; lifted, all comes back"
   )
   func suspension_holdsOnEveryInstance() async throws {
     try await Self.withInstances(2) { database, instances in

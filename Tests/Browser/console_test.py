@@ -359,6 +359,7 @@ class ConsoleOverTLS(unittest.TestCase):
 
                 status, headers, page = request("GET", "/sign-in")
                 self.assertEqual(status, 200)
+                self.assertIn(("Strict-Transport-Security", "max-age=31536000"), headers)
                 guard = [v for k, v in headers if k.lower() == "set-cookie"]
                 self.assertEqual(len(guard), 1, guard)
                 self.assertIn("Secure", guard[0])

@@ -12,7 +12,7 @@ struct ResponseHeadersMiddleware: RouterMiddleware {
   /// The Content-Security-Policy of every response: nothing but the console's own stylesheet,
   /// images and forms; no scripts, no framing.
   static let contentSecurityPolicy =
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
     + "frame-ancestors 'none'; base-uri 'none'"
 
   /// The policy of a page that shows a PDF certificate: the console's, and the certificate
@@ -24,6 +24,8 @@ struct ResponseHeadersMiddleware: RouterMiddleware {
 
   let renderer: PageRenderer
   let logger: Logger
+  /// Served over TLS: browsers are told to come back over HTTPS only (HSTS).
+  let tls: Bool
 
   func handle(
     _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -50,11 +52,14 @@ struct ResponseHeadersMiddleware: RouterMiddleware {
     response.headers[.xContentTypeOptions] = "nosniff"
     response.headers[.referrerPolicy] = "no-referrer"
     response.headers[.cacheControl] = "no-store"
+    if tls { response.headers[.strictTransportSecurity] = "max-age=31536000" }
     return response
   }
 }
 
 extension HTTPField.Name {
+  /// `Strict-Transport-Security`.
+  static var strictTransportSecurity: Self { Self("Strict-Transport-Security")! }
   /// `Referrer-Policy`.
   static var referrerPolicy: Self { Self("Referrer-Policy")! }
   /// `X-Frame-Options`, for browsers that predate `frame-ancestors`.

@@ -40,7 +40,7 @@ private final class FeedModel: Sendable {
 
 /// One write of the random workload.
 private enum Step: CaseIterable {
-  case login, logout, block, unblock, event, rename
+  case login, logout, block, unblock, event, rename, suspend, lift
 }
 
 @Suite("PostgreSQL store: the change tail across instances")
@@ -54,7 +54,7 @@ struct ChangeTailTests {
   }
 
   @Test(
-    "for any writes made through two instances at once, each instance's feed builds the state the tables hold, and hands each player's events on in order, without a gap"
+    "for any writes made through two instances at once (suspensions too), each instance's feed builds the state the tables hold, and hands each player's events on in order, without a gap"
   )
   func feeds_followBothInstances() async throws {
     await propertyCheck(
@@ -96,6 +96,14 @@ struct ChangeTailTests {
           case .rename:
             _ = try await store.updateProfile(
               id: player, ProfileChanges(nickname: "n\(tag)-\(index)"))
+          case .suspend:
+            try await store.suspend(
+              SuspensionRecord(
+                playerID: player, untilUnixMs: 9_000_000_000_000 + Int64(index),
+                reason: "r\(tag)", administratorID: other, atUnixMs: 1))
+          case .lift:
+            try? await store.liftSuspension(
+              playerID: player, note: "", administratorID: other, atUnixMs: 1)
           }
         }
       }
@@ -116,6 +124,12 @@ struct ChangeTailTests {
       try await first.replayBlocks { change in
         if case .block(let rowID, let block?) = change { blocks.withLock { $0[rowID] = block } }
       }
+      let suspensions = Mutex<[Int64: SuspensionRecord]>([:])
+      try await first.replaySuspensions { change in
+        if case .suspension(let playerID, let suspension?) = change {
+          suspensions.withLock { $0[playerID] = suspension }
+        }
+      }
       var events: [Int64: [UInt64]] = [:]
       var stored: [Int64: PlayerRecord] = [:]
       for player in ids {
@@ -128,6 +142,7 @@ struct ChangeTailTests {
         let state = model.current
         #expect(state.sessions.compactMapValues { $0 } == sessions.withLock { $0 })
         #expect(state.blocks.compactMapValues { $0 } == blocks.withLock { $0 })
+        #expect(state.suspensions.compactMapValues { $0 } == suspensions.withLock { $0 })
         #expect(state.events == events)
         #expect(state.players == stored)
         for sequences in state.events.values {
