@@ -31,6 +31,8 @@ public struct ConsoleConfiguration: Sendable {
   public var maximumBodyBytes: Int
   /// Connections served at once; past it, new ones wait in the listen queue until one closes.
   public var maximumConnections: Int
+  /// How long a connection is kept at most from its accept, busy or not (2 minutes by default).
+  public var connectionLifetime: Duration
 
   /// A configuration with these values.
   public init(
@@ -44,9 +46,11 @@ public struct ConsoleConfiguration: Sendable {
     signInFormLifetimeMs: Int64 = 10 * 60_000,
     connectionIdleTimeout: Duration = .seconds(30),
     maximumBodyBytes: Int = 16 * 1024,
-    maximumConnections: Int = 32
+    maximumConnections: Int = 32,
+    connectionLifetime: Duration = .seconds(120)
   ) {
     self.maximumConnections = max(1, maximumConnections)
+    self.connectionLifetime = connectionLifetime
     self.host = host
     self.port = port
     self.tls = tls
@@ -99,8 +103,10 @@ public struct ConsoleServer: Service {
 
   /// The console as a Hummingbird application, for running it in tests without a socket.
   public func application() throws -> some ApplicationProtocol {
+    let lifetime = TimeAmount(configuration.connectionLifetime)
     let http1 = HTTPServerBuilder.http1(
       configuration: HTTP1Channel.Configuration(
+        additionalChannelHandlers: [ConnectionLifetime(lifetime: lifetime)],
         idleTimeout: TimeAmount(configuration.connectionIdleTimeout),
         httpDecoderConfiguration: .init(
           maxHeaderFieldSize: Self.maximumHeaderBytes,

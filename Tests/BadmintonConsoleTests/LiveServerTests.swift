@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import Testing
 
@@ -61,6 +62,56 @@ struct LiveServerTests {
       #expect(response.status == .ok)
       #expect(response.headers[.xContentTypeOptions] == "nosniff")
       try await client.shutdown()
+      await group.triggerGracefulShutdown()
+      try await tasks.waitForAll()
+    }
+  }
+}
+
+@Suite("Console connections are bounded in time")
+struct ConnectionLifetimeTests {
+  /// Closes a promise when the connection ends.
+  final class ClosedWatcher: ChannelInboundHandler, @unchecked Sendable {
+    // Used on the connection's event loop only.
+    typealias InboundIn = ByteBuffer
+    let closed: EventLoopPromise<Void>
+    init(closed: EventLoopPromise<Void>) { self.closed = closed }
+    func channelInactive(context: ChannelHandlerContext) { closed.succeed() }
+  }
+
+  // The time limit only turns a missing cut-off into a failure instead of a hang.
+  @Test(
+    "a client that sends a request one byte at a time is cut off at the connection's lifetime",
+    .timeLimit(.minutes(1)))
+  func slowClient_isCutOff() async throws {
+    var logger = Logger(label: "console-test")
+    logger.logLevel = .warning
+    let (ports, found) = AsyncStream.makeStream(of: Int.self)
+    let server = try ConsoleServer(
+      backend: TestBackend(),
+      configuration: ConsoleConfiguration(
+        connectionIdleTimeout: .seconds(600), connectionLifetime: .milliseconds(300)),
+      logger: logger, onServerRunning: { port in found.yield(port) })
+    let group = ServiceGroup(
+      configuration: .init(services: [server], gracefulShutdownSignals: [], logger: logger))
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+      tasks.addTask { try await group.run() }
+      var iterator = ports.makeAsyncIterator()
+      let port = try #require(await iterator.next())
+      let loop = MultiThreadedEventLoopGroup.singleton.next()
+      let closed = loop.makePromise(of: Void.self)
+      let channel = try await ClientBootstrap(group: loop)
+        .channelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(ClosedWatcher(closed: closed))
+          }
+        }
+        .connect(host: "127.0.0.1", port: port).get()
+      // Half a request line, never finished, with the idle timeout far away: only the
+      // connection's lifetime can end it, and the test waits for exactly that.
+      try await channel.writeAndFlush(ByteBuffer(string: "GET /sign-in HT")).get()
+      try await closed.futureResult.get()
+      #expect(!channel.isActive)
       await group.triggerGracefulShutdown()
       try await tasks.waitForAll()
     }
