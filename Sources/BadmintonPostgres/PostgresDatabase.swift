@@ -326,7 +326,9 @@ struct SQLDatabase: Sendable {
             do {
               let value = try await body(sql)
               let id = try await sql.row(TransactionID.self)?.decode(String?.self)
+              let committing = ContinuousClock.now
               try await sql.run("COMMIT")
+              pool.commitObserver.withLock { $0 }?(ContinuousClock.now - committing)
               if !keys.isEmpty {
                 // Committed: whatever happens now, the transaction must not be reported as
                 // failed (its callers would make it again). A connection whose locks cannot be

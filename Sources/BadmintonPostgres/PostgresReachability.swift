@@ -121,6 +121,8 @@ final class DatabasePool: Sendable {
   var maximumConnections: Int { configuration.options.maximumConnections }
   /// The tasks running closed pools, awaited by `close()`.
   private let retired = Mutex<[Task<Void, Never>]>([])
+  /// Told the time of each write transaction's `COMMIT` (`PostgresStore.observeCommitDurations`).
+  let commitObserver = Mutex<(@Sendable (Duration) -> Void)?>(nil)
 
   /// A pool for the database `configuration` names, running at once.
   init(configuration: PostgresClient.Configuration, logger: Logger) {

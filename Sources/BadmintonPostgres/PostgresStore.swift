@@ -298,3 +298,13 @@ final class KeyedTurns: Sendable {
     next?.resume()
   }
 }
+
+extension PostgresStore {
+  /// Calls `observe` with the time of every write transaction's `COMMIT` from now on: the round
+  /// trip in which PostgreSQL writes and (with `synchronous_commit = on`) flushes the
+  /// transaction's log; a batch of writes is one commit. It must be quick (a metric's record). A
+  /// later call replaces an earlier one.
+  public func observeCommitDurations(_ observe: @escaping @Sendable (Duration) -> Void) {
+    database.pool.commitObserver.withLock { $0 = observe }
+  }
+}

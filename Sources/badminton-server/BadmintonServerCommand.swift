@@ -411,6 +411,7 @@ struct BadmintonServerCommand: AsyncParsableCommand {
         Data("badminton-server: cannot open the database \(shown): \(problem)\n".utf8))
       throw ExitCode.failure
     }
+    metrics?.observe(store)
     logger.info(
       "serving from PostgreSQL",
       metadata: ["database": "\(shown)", "pool-size": "\(databasePoolSize)"])

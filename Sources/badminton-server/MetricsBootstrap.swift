@@ -1,4 +1,5 @@
 import BadmintonMetrics
+import BadmintonPostgres
 import BadmintonProjections
 import BadmintonSQLite
 import BadmintonServices
@@ -27,8 +28,18 @@ struct MetricsBootstrap {
 
   /// Records the commit times of `store`.
   func observe(_ store: SQLitePlayerStore) {
+    store.observeCommitDurations(Self.commitTimer())
+  }
+
+  /// Records the commit times of `store`.
+  func observe(_ store: PostgresStore) {
+    store.observeCommitDurations(Self.commitTimer())
+  }
+
+  /// Records a commit's time in `badminton_store_commit_duration_seconds`.
+  private static func commitTimer() -> @Sendable (Duration) -> Void {
     let commits = Timer(label: PrometheusSetup.storeCommitDuration)
-    store.observeCommitDurations { duration in
+    return { duration in
       let (seconds, attoseconds) = duration.components
       commits.recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
