@@ -287,10 +287,13 @@ class ConsoleInTheBrowser(unittest.TestCase):
         self.assertIn("approved", self.text("state").lower())
         self.assertIn("approved", self.text("message").lower())
 
-        # Through the RPC API the player now has level 8 open to them.
-        status, out, err = self.server.call("Players/GetMyProfile", {}, session)
+        # Through the RPC API the player's profile now shows level 8 open to them.
+        status, out, err = self.server.call(
+            "Players/GetProfile", {"userId": self.player_id}, session)
         self.assertEqual(status, 0, err)
         self.assertEqual(json.loads(out)["verifiedMaxLevel"], 8)
+        status, out, err = self.server.call("Players/GetMyProfile", {}, session)
+        self.assertEqual(status, 0, err)
         self.open("/audit")
         self.assertIn("approve_verification", self.text("audit"))
 
