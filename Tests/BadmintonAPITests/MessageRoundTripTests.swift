@@ -1,5 +1,6 @@
 import BadmintonAPI
 import BadmintonRPC
+import Foundation
 import PropertyBased
 import Testing
 
@@ -149,6 +150,41 @@ struct MessageRoundTripTests {
         "/badminton.v1.Surveys/SubmitSurvey": [false, true],
         "/badminton.v1.Surveys/GetReputation": [true, true],
       ])
+  }
+
+  @Test("the stubs take an idempotency key exactly where the .proto's option says so")
+  func idempotencyKeyFlags_followTheContract() throws {
+    // Every `rpc` of Proto/badminton/v1, with whether its body sets the option.
+    let proto = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Proto/badminton/v1").standardized
+    var fromContract: [String: Bool] = [:]
+    for file in try FileManager.default.contentsOfDirectory(atPath: proto.path)
+    where file.hasSuffix(".proto") {
+      let text = try String(contentsOf: proto.appendingPathComponent(file), encoding: .utf8)
+      var service = ""
+      var pending: String?
+      for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        let words = line.split(separator: " ")
+        if words.first == "service", words.count > 1 { service = String(words[1]) }
+        if words.first == "rpc", let name = words.dropFirst().first?.split(separator: "(").first {
+          let path = "/badminton.v1.\(service)/\(name)"
+          fromContract[path] = false
+          if line.hasSuffix("{") { pending = path }
+        } else if let method = pending {
+          if line.contains("option (badminton.rpc.v1.idempotency_key) = true;") {
+            fromContract[method] = true
+          } else if line.contains("}") {
+            pending = nil
+          }
+        }
+      }
+    }
+    let fromStubs = Dictionary(
+      uniqueKeysWithValues: BadmintonAPI.services.flatMap(\.methods).map {
+        ($0.path, $0.takesIdempotencyKey)
+      })
+    #expect(fromStubs == fromContract)
+    #expect(fromStubs.values.filter { $0 }.count == 31)
   }
 
   @Test("a reputation is always encoded, and an absent one decodes as all zero")

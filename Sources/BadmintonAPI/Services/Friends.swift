@@ -8,21 +8,21 @@ public enum Friends {
   /// `SendFriendRequest`: Asks a player to be friends; if they already asked the caller, the two become friends.
   public static let sendFriendRequest = MethodDescriptor<SendFriendRequestRequest, FriendRequest>(
     service: serviceName, method: "SendFriendRequest", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `AcceptFriendRequest`: The recipient only: both become friends of each other in one transaction.
   public static let acceptFriendRequest = MethodDescriptor<
     AnswerFriendRequestRequest, FriendRequest
   >(
     service: serviceName, method: "AcceptFriendRequest", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `DeclineFriendRequest`: The recipient only.
   public static let declineFriendRequest = MethodDescriptor<
     AnswerFriendRequestRequest, FriendRequest
   >(
     service: serviceName, method: "DeclineFriendRequest", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `ListFriends`.
   public static let listFriends = MethodDescriptor<ListFriendsRequest, ListFriendsResponse>(
@@ -39,17 +39,17 @@ public enum Friends {
   /// `RemoveFriend`: Ends the friendship on both sides.
   public static let removeFriend = MethodDescriptor<RemoveFriendRequest, RemoveFriendResponse>(
     service: serviceName, method: "RemoveFriend", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `Block`: Also ends a friendship and pending requests between the two.
   public static let block = MethodDescriptor<BlockRequest, BlockResponse>(
     service: serviceName, method: "Block", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `Unblock`.
   public static let unblock = MethodDescriptor<UnblockRequest, UnblockResponse>(
     service: serviceName, method: "Unblock", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `ListBlocked`.
   public static let listBlocked = MethodDescriptor<ListBlockedRequest, ListBlockedResponse>(

@@ -8,14 +8,14 @@ public enum Matching {
   /// `PostAvailability`: posts a stretch of time the caller can play on one day.
   public static let postAvailability = MethodDescriptor<PostAvailabilityRequest, Availability>(
     service: serviceName, method: "PostAvailability", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `CancelAvailability`: withdraws one of the caller's availability.
   public static let cancelAvailability = MethodDescriptor<
     CancelAvailabilityRequest, CancelAvailabilityResponse
   >(
     service: serviceName, method: "CancelAvailability", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `ListMyAvailability`: the caller's active availability, earliest start first.
   public static let listMyAvailability = MethodDescriptor<
@@ -29,7 +29,7 @@ public enum Matching {
     SaveRecurringSlotsRequest, RecurringSlots
   >(
     service: serviceName, method: "SaveRecurringSlots", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `GetRecurringSlots`: the caller's weekly recurring slots.
   public static let getRecurringSlots = MethodDescriptor<GetRecurringSlotsRequest, RecurringSlots>(
@@ -44,12 +44,12 @@ public enum Matching {
   /// `ProposeMatch`: invites the partners the caller chose to play at the time all can.
   public static let proposeMatch = MethodDescriptor<ProposeMatchRequest, Proposal>(
     service: serviceName, method: "ProposeMatch", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `RespondToProposal`: accepts or declines a proposal the caller is invited to.
   public static let respondToProposal = MethodDescriptor<RespondToProposalRequest, Proposal>(
     service: serviceName, method: "RespondToProposal", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `GetProposal`: one proposal the caller is part of.
   public static let getProposal = MethodDescriptor<GetProposalRequest, Proposal>(
@@ -69,7 +69,7 @@ public enum Matching {
   /// `CancelMatch`: cancels a confirmed match the caller is part of.
   public static let cancelMatch = MethodDescriptor<CancelMatchRequest, Match>(
     service: serviceName, method: "CancelMatch", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// The service as its stubs expose it.
   public static let descriptor = ServiceDescriptor(

@@ -8,17 +8,17 @@ public enum Messages {
   /// `SendMessage`: Idempotent per client message id.
   public static let sendMessage = MethodDescriptor<SendMessageRequest, DirectMessage>(
     service: serviceName, method: "SendMessage", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `AckDelivered`: The recipient only.
   public static let ackDelivered = MethodDescriptor<AckDeliveredRequest, AckDeliveredResponse>(
     service: serviceName, method: "AckDelivered", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `MarkRead`.
   public static let markRead = MethodDescriptor<MarkReadRequest, MarkReadResponse>(
     service: serviceName, method: "MarkRead", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `LoadMessages`.
   public static let loadMessages = MethodDescriptor<LoadMessagesRequest, LoadMessagesResponse>(
@@ -40,7 +40,7 @@ public enum Messages {
     DeleteConversationRequest, DeleteConversationResponse
   >(
     service: serviceName, method: "DeleteConversation", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// The service as its stubs expose it.
   public static let descriptor = ServiceDescriptor(

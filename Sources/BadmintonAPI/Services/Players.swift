@@ -18,14 +18,14 @@ public enum Players {
   /// `UpdateProfile`: changes the caller's profile.
   public static let updateProfile = MethodDescriptor<UpdateProfileRequest, Profile>(
     service: serviceName, method: "UpdateProfile", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `UpdateLocation`: stores the caller's location.
   public static let updateLocation = MethodDescriptor<
     UpdateLocationRequest, UpdateLocationResponse
   >(
     service: serviceName, method: "UpdateLocation", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `NearbyPlayers`: one page of players near the caller, nearest first.
   public static let nearbyPlayers = MethodDescriptor<NearbyPlayersRequest, NearbyPlayersResponse>(
@@ -42,12 +42,12 @@ public enum Players {
   >(
     // A first piece sent again starts another upload; a later piece sent again is acknowledged.
     service: serviceName, method: "UploadDocumentPiece", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `SubmitVerification`: submits a championship document for review.
   public static let submitVerification = MethodDescriptor<SubmitVerificationRequest, Verification>(
     service: serviceName, method: "SubmitVerification", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `ListMyVerifications`: the caller's verification requests, newest first.
   public static let listMyVerifications = MethodDescriptor<
@@ -66,7 +66,7 @@ public enum Players {
   /// `ReviewVerification`: approves or rejects a verification request; administrators only.
   public static let reviewVerification = MethodDescriptor<ReviewVerificationRequest, Verification>(
     service: serviceName, method: "ReviewVerification", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `GetVerificationDocument`: the evidence of a request, for administrators and its owner.
   public static let getVerificationDocument = MethodDescriptor<
@@ -78,7 +78,7 @@ public enum Players {
   /// `SetVerifiedLevel`: raises the caller's self level to one a verification allows.
   public static let setVerifiedLevel = MethodDescriptor<SetVerifiedLevelRequest, Profile>(
     service: serviceName, method: "SetVerifiedLevel", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// The service as its stubs expose it.
   public static let descriptor = ServiceDescriptor(

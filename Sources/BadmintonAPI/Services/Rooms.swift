@@ -8,12 +8,12 @@ public enum Rooms {
   /// `CreateRoom`.
   public static let createRoom = MethodDescriptor<CreateRoomRequest, Room>(
     service: serviceName, method: "CreateRoom", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `JoinRoom`: ROOM_CODE_INVALID, ROOM_EXPIRED, ROOM_FULL, ALREADY_IN_ROOM.
   public static let joinRoom = MethodDescriptor<JoinRoomRequest, Room>(
     service: serviceName, method: "JoinRoom", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `GetRoom`: Participants only.
   public static let getRoom = MethodDescriptor<GetRoomRequest, Room>(
@@ -23,22 +23,22 @@ public enum Rooms {
   /// `InviteToRoom`: The owner only, friends only.
   public static let inviteToRoom = MethodDescriptor<InviteToRoomRequest, InviteToRoomResponse>(
     service: serviceName, method: "InviteToRoom", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `KickFromRoom`: The owner only, before the match starts.
   public static let kickFromRoom = MethodDescriptor<KickFromRoomRequest, Room>(
     service: serviceName, method: "KickFromRoom", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `LeaveRoom`: Ownership passes to the earliest joined; the last one out closes the room.
   public static let leaveRoom = MethodDescriptor<LeaveRoomRequest, LeaveRoomResponse>(
     service: serviceName, method: "LeaveRoom", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `StartMatch`: The owner only, when the room is ready: creates a confirmed match of its players.
   public static let startMatch = MethodDescriptor<StartMatchRequest, StartMatchResponse>(
     service: serviceName, method: "StartMatch", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// The service as its stubs expose it.
   public static let descriptor = ServiceDescriptor(

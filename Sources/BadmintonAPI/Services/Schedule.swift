@@ -13,7 +13,7 @@ public enum Schedule {
   /// `UpdateDayStatus`: CANNOT_UPDATE_PAST_DATE for a day before today; setting a day again replaces it.
   public static let updateDayStatus = MethodDescriptor<UpdateDayStatusRequest, DaySchedule>(
     service: serviceName, method: "UpdateDayStatus", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `GetFriendsSchedules`: Friends' weeks only.
   public static let getFriendsSchedules = MethodDescriptor<

@@ -8,7 +8,7 @@ public enum Surveys {
   /// `CompleteMatch`: Records the result of a confirmed match the caller played, at or after its start, and opens one survey per participant. Once only: a later call returns the recorded match unchanged.
   public static let completeMatch = MethodDescriptor<CompleteMatchRequest, Match>(
     service: serviceName, method: "CompleteMatch", kind: .unary, idempotent: true,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `ListPendingSurveys`: The caller's open surveys.
   public static let listPendingSurveys = MethodDescriptor<
@@ -20,7 +20,7 @@ public enum Surveys {
   /// `SubmitSurvey`: Submits the caller's survey of a match: ALREADY_EXISTS / SURVEY_ALREADY_SUBMITTED the second time, FAILED_PRECONDITION / SURVEY_EXPIRED from 48 hours after completion.
   public static let submitSurvey = MethodDescriptor<SubmitSurveyRequest, Survey>(
     service: serviceName, method: "SubmitSurvey", kind: .unary, idempotent: false,
-    requiresAuthentication: true)
+    requiresAuthentication: true, takesIdempotencyKey: true)
 
   /// `GetReputation`: A player's reputation: the aggregates of every survey that counted.
   public static let getReputation = MethodDescriptor<GetReputationRequest, Reputation>(

@@ -64,8 +64,9 @@ public final class RPCClient: Sendable {
 
   /// Calls a unary method, its request encoded by `serializer` (once, into the bytes the frame
   /// is written around) and its response decoded by `deserializer` from the answer's frame.
-  /// Idempotent methods are retried on UNAVAILABLE (a lost connection included), and every
-  /// method when the server never received it (CONNECT_FAILED, SERVER_SHUTTING_DOWN), with
+  /// Idempotent methods, and methods that take an idempotency key called with one, are retried
+  /// on UNAVAILABLE (a lost connection included), and every method when the server never
+  /// received it (CONNECT_FAILED, SERVER_SHUTTING_DOWN), with
   /// backoff, at most `configuration.retry.maximumRetries` times, within the call's timeout. A
   /// retry waits at least the failed attempt's `retryAfter`; when that wait would pass the
   /// deadline, the call fails with the attempt's error instead.
@@ -82,7 +83,10 @@ public final class RPCClient: Sendable {
     let metadata = options.envelopeMetadata(defaultLocale: configuration.defaultLocale)
     let deadline = options.timeout.map { ContinuousClock.now + $0 }
     let path = method.path
-    let bytes = try await withRetries(idempotent: method.idempotent, deadline: deadline) {
+    // A repeat with the same key gets the first answer and writes nothing: safe to retry.
+    let retriable =
+      method.idempotent || (method.takesIdempotencyKey && options.idempotencyKey != nil)
+    let bytes = try await withRetries(idempotent: retriable, deadline: deadline) {
       timeout in
       try await self.connection().unary(
         method: path, payload: payload, metadata: metadata, timeout: timeout)

@@ -52,6 +52,11 @@ public struct MethodInfo: ProtobufMessage, Hashable {
   /// True when the method needs `authorization: Bearer <token>`.
   public var requiresAuthentication: Bool = false
 
+  /// True when the method writes and honours `idempotency-key` metadata: a repeat of a call with
+  /// the same key and the same request gets the first call's answer and writes nothing (see
+  /// docs/protocol.md, section 18).
+  public var takesIdempotencyKey: Bool = false
+
   /// The message with every field at its default.
   public init() {}
 
@@ -62,7 +67,8 @@ public struct MethodInfo: ProtobufMessage, Hashable {
     responseType: String = "",
     serverStreaming: Bool = false,
     idempotent: Bool = false,
-    requiresAuthentication: Bool = false
+    requiresAuthentication: Bool = false,
+    takesIdempotencyKey: Bool = false
   ) {
     self.path = path
     self.requestType = requestType
@@ -70,6 +76,7 @@ public struct MethodInfo: ProtobufMessage, Hashable {
     self.serverStreaming = serverStreaming
     self.idempotent = idempotent
     self.requiresAuthentication = requiresAuthentication
+    self.takesIdempotencyKey = takesIdempotencyKey
   }
 
   /// Copies a protoc-c struct.
@@ -80,6 +87,7 @@ public struct MethodInfo: ProtobufMessage, Hashable {
     self.serverStreaming = c.server_streaming != 0
     self.idempotent = c.idempotent != 0
     self.requiresAuthentication = c.requires_authentication != 0
+    self.takesIdempotencyKey = c.takes_idempotency_key != 0
   }
 
   /// A protoc-c struct for this message whose pointers live in `arena`.
@@ -92,6 +100,7 @@ public struct MethodInfo: ProtobufMessage, Hashable {
     c.server_streaming = serverStreaming ? 1 : 0
     c.idempotent = idempotent ? 1 : 0
     c.requires_authentication = requiresAuthentication ? 1 : 0
+    c.takes_idempotency_key = takesIdempotencyKey ? 1 : 0
     return c
   }
 }

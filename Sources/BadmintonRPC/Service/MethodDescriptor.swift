@@ -22,6 +22,10 @@ public struct MethodDescriptor<Request: Sendable, Response: Sendable>: Sendable,
   public let idempotent: Bool
   /// True when the method needs `authorization: Bearer <token>`.
   public let requiresAuthentication: Bool
+  /// True when the method writes and honours `idempotency-key` metadata: a repeat with the same
+  /// key and request gets the first call's answer and writes nothing. The `.proto` marks such a
+  /// method with the `(badminton.rpc.v1.idempotency_key)` option.
+  public let takesIdempotencyKey: Bool
   /// The largest serialized request the method accepts, in bytes; the server refuses a larger
   /// one with RESOURCE_EXHAUSTED (`REQUEST_TOO_LARGE`) before decoding it or running the
   /// handler. Default `defaultMaximumRequestBytes`.
@@ -38,14 +42,15 @@ public struct MethodDescriptor<Request: Sendable, Response: Sendable>: Sendable,
   /// A method of `service` whose messages are named `requestType` and `responseType`.
   public init(
     service: String, method: String, kind: MethodKind, idempotent: Bool,
-    requiresAuthentication: Bool = true, maximumRequestBytes: Int = 64 * 1024,
-    requestType: String, responseType: String
+    requiresAuthentication: Bool = true, takesIdempotencyKey: Bool = false,
+    maximumRequestBytes: Int = 64 * 1024, requestType: String, responseType: String
   ) {
     self.service = service
     self.method = method
     self.kind = kind
     self.idempotent = idempotent
     self.requiresAuthentication = requiresAuthentication
+    self.takesIdempotencyKey = takesIdempotencyKey
     self.maximumRequestBytes = maximumRequestBytes
     self.requestType = requestType
     self.responseType = responseType
@@ -60,7 +65,7 @@ public struct MethodDescriptor<Request: Sendable, Response: Sendable>: Sendable,
     MethodInfo(
       path: path, requestType: requestType, responseType: responseType,
       serverStreaming: kind == .serverStreaming, idempotent: idempotent,
-      requiresAuthentication: requiresAuthentication)
+      requiresAuthentication: requiresAuthentication, takesIdempotencyKey: takesIdempotencyKey)
   }
 }
 
@@ -68,11 +73,13 @@ extension MethodDescriptor where Request: ProtobufMessage, Response: ProtobufMes
   /// A method of `service` with protobuf messages, named by their descriptors.
   public init(
     service: String, method: String, kind: MethodKind, idempotent: Bool,
-    requiresAuthentication: Bool = true, maximumRequestBytes: Int = 64 * 1024
+    requiresAuthentication: Bool = true, takesIdempotencyKey: Bool = false,
+    maximumRequestBytes: Int = 64 * 1024
   ) {
     self.init(
       service: service, method: method, kind: kind, idempotent: idempotent,
-      requiresAuthentication: requiresAuthentication, maximumRequestBytes: maximumRequestBytes,
+      requiresAuthentication: requiresAuthentication, takesIdempotencyKey: takesIdempotencyKey,
+      maximumRequestBytes: maximumRequestBytes,
       requestType: Request.fullName, responseType: Response.fullName)
   }
 }

@@ -71,7 +71,8 @@ extension MessageGen {
       responseType: string(&rng),
       serverStreaming: bool(&rng),
       idempotent: bool(&rng),
-      requiresAuthentication: bool(&rng))
+      requiresAuthentication: bool(&rng),
+      takesIdempotencyKey: bool(&rng))
   }
 
   /// A random `badminton.rpc.v1.ListMethodsResponse`, every field set at random.

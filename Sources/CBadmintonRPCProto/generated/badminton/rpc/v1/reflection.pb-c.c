@@ -161,7 +161,7 @@ const ProtobufCMessageDescriptor badminton__rpc__v1__list_methods_request__descr
   (ProtobufCMessageInit) badminton__rpc__v1__list_methods_request__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor badminton__rpc__v1__method_info__field_descriptors[6] =
+static const ProtobufCFieldDescriptor badminton__rpc__v1__method_info__field_descriptors[7] =
 {
   {
     "path",
@@ -235,6 +235,18 @@ static const ProtobufCFieldDescriptor badminton__rpc__v1__method_info__field_des
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "takes_idempotency_key",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(Badminton__Rpc__V1__MethodInfo, takes_idempotency_key),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned badminton__rpc__v1__method_info__field_indices_by_name[] = {
   4,   /* field[4] = idempotent */
@@ -243,11 +255,12 @@ static const unsigned badminton__rpc__v1__method_info__field_indices_by_name[] =
   5,   /* field[5] = requires_authentication */
   2,   /* field[2] = response_type */
   3,   /* field[3] = server_streaming */
+  6,   /* field[6] = takes_idempotency_key */
 };
 static const ProtobufCIntRange badminton__rpc__v1__method_info__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 6 }
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor badminton__rpc__v1__method_info__descriptor =
 {
@@ -257,7 +270,7 @@ const ProtobufCMessageDescriptor badminton__rpc__v1__method_info__descriptor =
   "Badminton__Rpc__V1__MethodInfo",
   "badminton.rpc.v1",
   sizeof(Badminton__Rpc__V1__MethodInfo),
-  6,
+  7,
   badminton__rpc__v1__method_info__field_descriptors,
   badminton__rpc__v1__method_info__field_indices_by_name,
   1,  badminton__rpc__v1__method_info__number_ranges,

@@ -68,10 +68,16 @@ struct  Badminton__Rpc__V1__MethodInfo
    * True when the method needs `authorization: Bearer <token>`.
    */
   protobuf_c_boolean requires_authentication;
+  /*
+   * True when the method writes and honours `idempotency-key` metadata: a repeat of a call with
+   * the same key and the same request gets the first call's answer and writes nothing (see
+   * docs/protocol.md, section 18).
+   */
+  protobuf_c_boolean takes_idempotency_key;
 };
 #define BADMINTON__RPC__V1__METHOD_INFO__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&badminton__rpc__v1__method_info__descriptor) \
-    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0 }
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, 0, 0, 0, 0 }
 
 
 /*
