@@ -12,6 +12,9 @@ public struct DomainError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The service cannot serve the call now (its database is out of reach); the same call may
     /// succeed later.
     case unavailable
+    /// The caller used up an allowance (kept keys, ...); the same call may succeed once some of
+    /// it is free again, which `retryAfterMs` tells when known.
+    case resourceExhausted
   }
 
   /// One request field at fault.

@@ -21,7 +21,27 @@ enum PostgresSchema {
     Migration(name: "v1: tables", sql: tables),
     Migration(name: "v2: change capture", sql: changeCapture),
     Migration(name: "v3: suspensions and the audit log", sql: administration),
+    Migration(name: "v4: idempotency keys", sql: writeKeys),
   ]
+
+  /// The keys of players' writes with their answers, and how many each player holds; not
+  /// captured for the change feed (nothing in memory mirrors them).
+  static let writeKeys = """
+    CREATE TABLE write_key (
+      player_id BIGINT NOT NULL,
+      key TEXT NOT NULL,
+      digest BYTEA NOT NULL,
+      created_at_ms BIGINT NOT NULL,
+      response BYTEA,
+      error TEXT,
+      PRIMARY KEY (player_id, key)
+    );
+    CREATE INDEX write_key_created ON write_key(created_at_ms);
+    CREATE TABLE write_key_count (
+      player_id BIGINT PRIMARY KEY,
+      held BIGINT NOT NULL
+    );
+    """
 
   /// Suspensions, captured for the change feed by player id, and the audit log of what
   /// administrators did (which keeps the id of a player who is gone).

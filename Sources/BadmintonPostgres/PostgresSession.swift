@@ -130,8 +130,10 @@ extension PostgresStore: StoreEngine {
     queueingEventsOf players: [Int64],
     _ body: @escaping @Sendable (any StoreSession) throws -> T
   ) async throws -> T {
-    try await write(queueingEventsOf: players) { [threads] db in
-      try await threads.runIfActive { try body(PostgresSession(db: db)) }
+    try await WriteKeyRows.keyed(body) { body in
+      try await write(queueingEventsOf: players) { [threads] db in
+        try await threads.runIfActive { try body(PostgresSession(db: db)) }
+      }
     }
   }
 
@@ -180,3 +182,6 @@ extension PostgresStore: PlayerStore {}
 /// Suspensions and the audit log run the operations written once in `BadmintonStoreSQL`
 /// (Administration.swift).
 extension PostgresStore: AdministrationStore {}
+
+/// Idempotency keys run the operations written once in `BadmintonStoreSQL` (WriteKeys.swift).
+extension PostgresStore: WriteKeyStore {}

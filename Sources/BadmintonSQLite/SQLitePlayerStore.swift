@@ -220,6 +220,7 @@ public final class SQLitePlayerStore: PlayerStore {
     registerDocumentPieceMigration(&migrator)
     registerBlockRowIDMigration(&migrator)
     registerAdministrationMigration(&migrator)
+    registerWriteKeyMigration(&migrator)
     return migrator
   }
 }

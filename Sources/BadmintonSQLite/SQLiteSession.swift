@@ -65,7 +65,9 @@ extension SQLitePlayerStore: StoreEngine {
     queueingEventsOf players: [Int64],
     _ body: @escaping @Sendable (any StoreSession) throws -> T
   ) async throws -> T {
-    try await grouped.write { db in try body(SQLiteSession(db: db)) }
+    try await WriteKeyRows.keyed(body) { body in
+      try await grouped.write { db in try body(SQLiteSession(db: db)) }
+    }
   }
 
   public func readSnapshot<T: Sendable>(

@@ -35,17 +35,19 @@ public struct FriendsService: Friends.ServiceProtocol {
     let caller = try context.requirePrincipal()
     let now = clock.nowUnixMs()
     let players = try await store.players(ids: [caller.userID, request.userID])
-    let record = try await store.sendFriendRequest(
-      from: caller.userID, to: request.userID, now: now
-    ) { record in
-      let message = Self.message(record, players: players)
-      // A request of the recipient's that this one accepted tells its sender, as an acceptance
-      // would; a new request tells its recipient.
-      let body: Event.Body =
-        record.state == .accepted
-        ? .friendRequestAccepted(message) : .friendRequestReceived(message)
-      let to = record.state == .accepted ? record.senderID : record.recipientID
-      return [(to, Event(body: body).serializedBytes())]
+    let record = try await withKeyedAnswer({ Self.message($0, players: players) }) {
+      try await store.sendFriendRequest(
+        from: caller.userID, to: request.userID, now: now
+      ) { record in
+        let message = Self.message(record, players: players)
+        // A request of the recipient's that this one accepted tells its sender, as an acceptance
+        // would; a new request tells its recipient.
+        let body: Event.Body =
+          record.state == .accepted
+          ? .friendRequestAccepted(message) : .friendRequestReceived(message)
+        let to = record.state == .accepted ? record.senderID : record.recipientID
+        return [(to, Event(body: body).serializedBytes())]
+      }
     }
     return Self.message(record, players: players)
   }
@@ -72,12 +74,14 @@ public struct FriendsService: Friends.ServiceProtocol {
       found.recipientID == caller.userID, !found.hidden
     else { throw SocialErrors.requestNotFound }
     let players = try await store.players(ids: [found.senderID, found.recipientID])
-    let record = try await store.answerFriendRequest(
-      id: found.id, recipientID: caller.userID, accept: accept, now: now
-    ) { record in
-      guard record.state == .accepted else { return [] }
-      let body = Event.Body.friendRequestAccepted(Self.message(record, players: players))
-      return [(record.senderID, Event(body: body).serializedBytes())]
+    let record = try await withKeyedAnswer({ Self.message($0, players: players) }) {
+      try await store.answerFriendRequest(
+        id: found.id, recipientID: caller.userID, accept: accept, now: now
+      ) { record in
+        guard record.state == .accepted else { return [] }
+        let body = Event.Body.friendRequestAccepted(Self.message(record, players: players))
+        return [(record.senderID, Event(body: body).serializedBytes())]
+      }
     }
     return Self.message(record, players: players)
   }
@@ -126,14 +130,18 @@ public struct FriendsService: Friends.ServiceProtocol {
     let caller = try context.requirePrincipal()
     // Not being friends is the outcome asked for: a retry, or a removal by the other side first,
     // succeeds as well.
-    _ = try await store.removeFriend(playerID: caller.userID, friendID: request.userID)
+    _ = try await withKeyedAnswer({ (_: Bool) in RemoveFriendResponse() }) {
+      try await store.removeFriend(playerID: caller.userID, friendID: request.userID)
+    }
     return RemoveFriendResponse()
   }
 
   public func block(_ request: BlockRequest, context: ServerContext) async throws -> BlockResponse {
     let caller = try context.requirePrincipal()
     let now = clock.nowUnixMs()
-    try await store.block(blockerID: caller.userID, blockedID: request.userID, now: now)
+    try await withKeyedAnswer({ (_: Void) in BlockResponse() }) {
+      try await store.block(blockerID: caller.userID, blockedID: request.userID, now: now)
+    }
     return BlockResponse()
   }
 
@@ -141,7 +149,9 @@ public struct FriendsService: Friends.ServiceProtocol {
     -> UnblockResponse
   {
     let caller = try context.requirePrincipal()
-    _ = try await store.unblock(blockerID: caller.userID, blockedID: request.userID)
+    _ = try await withKeyedAnswer({ (_: Bool) in UnblockResponse() }) {
+      try await store.unblock(blockerID: caller.userID, blockedID: request.userID)
+    }
     return UnblockResponse()
   }
 

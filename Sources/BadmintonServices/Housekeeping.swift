@@ -1,9 +1,10 @@
+import BadmintonDomain
 public import BadmintonStore
 public import Logging
 public import ServiceLifecycle
 
 /// Removes expired sessions, events older than the retention, unfinished verification uploads
-/// past their hour and ended availability, adds the recurring days that became due and marks
+/// past their hour, ended availability and idempotency keys past their 24 hours, adds the recurring days that became due and marks
 /// the surveys past their 48 hours as expired (hourly), and closes the rooms idle for 30 minutes (every minute), while the server runs. Expired
 /// sessions are refused at once whether or not they were removed; this only keeps the tables
 /// small.
@@ -50,6 +51,9 @@ public struct Housekeeping: Service {
     let uploads = try await store.deleteDocumentUploads(expiredBefore: now)
     // Ended suspensions go, so that what searches leave out stays the players suspended now.
     _ = try await (store as? any AdministrationStore)?.deleteSuspensions(endedBy: now)
+    // Idempotency keys answer for a day, then go.
+    _ = try await (store as? any WriteKeyStore)?.deleteWriteKeys(
+      createdBefore: now - WriteKeyRules.lifetimeMs + 1)
     try await matching?.sweep()
     try await rooms?.sweep()
     try await surveys?.sweep()

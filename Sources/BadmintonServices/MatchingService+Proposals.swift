@@ -68,14 +68,16 @@ extension MatchingService {
       proposerID: caller.userID, proposerAvailabilityID: mine.id, mode: mine.mode, slot: slot,
       invitees: invitees, createdAtUnixMs: now,
       expiresAtUnixMs: ProposalRules.expiresAt(slotStartUnixMs: slot.startUnixMs, nowUnixMs: now))
-    let proposal = try await store.createProposal(new, now: now) { proposal in
-      let display = proposer.displayLevel
-      let received = ProposalReceived(
-        proposal: Self.message(proposal, now: now), proposerNickname: proposer.nickname,
-        proposerDisplayLevel: Int32(display.level),
-        proposerReputation: PlayersService.summary(proposer.reputation))
-      let payload = Event(body: .proposalReceived(received)).serializedBytes()
-      return proposal.details.invitees.map { ($0.playerID, payload) }
+    let proposal = try await withKeyedAnswer({ Self.message($0, now: now) }) {
+      try await store.createProposal(new, now: now) { proposal in
+        let display = proposer.displayLevel
+        let received = ProposalReceived(
+          proposal: Self.message(proposal, now: now), proposerNickname: proposer.nickname,
+          proposerDisplayLevel: Int32(display.level),
+          proposerReputation: PlayersService.summary(proposer.reputation))
+        let payload = Event(body: .proposalReceived(received)).serializedBytes()
+        return proposal.details.invitees.map { ($0.playerID, payload) }
+      }
     }
     return Self.message(proposal, now: now)
   }
@@ -105,18 +107,20 @@ extension MatchingService {
     let players = try await store.players(ids: proposal.playerIDs)
     let teams = Self.teams(for: proposal, players: players)
     let answering = caller.userID
-    let outcome = try await store.answerProposal(
-      id: proposal.id, playerID: answering, accept: request.accept, teams: teams, now: now
-    ) { outcome in
-      if let match = outcome.match {
-        let changed = MatchChanged(match: Self.message(match, players: players))
-        let payload = Event(body: .matchConfirmed(changed)).serializedBytes()
-        return match.playerIDs.map { ($0, payload) }
+    let outcome = try await withKeyedAnswer({ Self.message($0.proposal, now: now) }) {
+      try await store.answerProposal(
+        id: proposal.id, playerID: answering, accept: request.accept, teams: teams, now: now
+      ) { outcome in
+        if let match = outcome.match {
+          let changed = MatchChanged(match: Self.message(match, players: players))
+          let payload = Event(body: .matchConfirmed(changed)).serializedBytes()
+          return match.playerIDs.map { ($0, payload) }
+        }
+        guard outcome.proposal.state != .pending else { return [] }
+        let ended = ProposalEnded(proposal: Self.message(outcome.proposal, now: now))
+        let payload = Event(body: .proposalEnded(ended)).serializedBytes()
+        return outcome.proposal.playerIDs.filter { $0 != answering }.map { ($0, payload) }
       }
-      guard outcome.proposal.state != .pending else { return [] }
-      let ended = ProposalEnded(proposal: Self.message(outcome.proposal, now: now))
-      let payload = Event(body: .proposalEnded(ended)).serializedBytes()
-      return outcome.proposal.playerIDs.filter { $0 != answering }.map { ($0, payload) }
     }
     return Self.message(outcome.proposal, now: now)
   }
@@ -176,12 +180,16 @@ extension MatchingService {
       existing.playerIDs.contains(caller)
     else { throw MatchingErrors.matchNotFound }
     let players = try await store.players(ids: existing.playerIDs)
-    let cancellation = try await store.cancelMatch(
-      id: request.matchID, playerID: caller, now: clock.nowUnixMs()
-    ) { cancellation in
-      let changed = MatchChanged(match: Self.message(cancellation.match, players: players))
-      let payload = Event(body: .matchCancelled(changed)).serializedBytes()
-      return cancellation.match.playerIDs.filter { $0 != caller }.map { ($0, payload) }
+    let cancellation = try await withKeyedAnswer({
+      Self.message($0.match, players: players)
+    }) {
+      try await store.cancelMatch(
+        id: request.matchID, playerID: caller, now: clock.nowUnixMs()
+      ) { cancellation in
+        let changed = MatchChanged(match: Self.message(cancellation.match, players: players))
+        let payload = Event(body: .matchCancelled(changed)).serializedBytes()
+        return cancellation.match.playerIDs.filter { $0 != caller }.map { ($0, payload) }
+      }
     }
     return Self.message(cancellation.match, players: players)
   }

@@ -69,14 +69,16 @@ public struct MatchingService: Matching.ServiceProtocol {
     let settings = try await searchSettings(
       caller.userID, location: request.location, radiusMiles: request.radiusMiles,
       skillTolerance: request.skillTolerance)
-    let record = try await store.createAvailability(
-      NewAvailability(
-        playerID: caller.userID, mode: mode, date: date, startMinute: Int(request.startMinute),
-        endMinute: Int(request.endMinute), timeZone: request.timeZone, slot: slot,
-        location: settings.location, radiusMiles: settings.radiusMiles,
-        skillTolerance: settings.skillTolerance, postedAtUnixMs: now, source: .posted),
-      activeLimit: Self.activePostLimit, now: now
-    ) { _ in [] }
+    let record = try await withKeyedAnswer({ Self.message($0) }) {
+      try await store.createAvailability(
+        NewAvailability(
+          playerID: caller.userID, mode: mode, date: date, startMinute: Int(request.startMinute),
+          endMinute: Int(request.endMinute), timeZone: request.timeZone, slot: slot,
+          location: settings.location, radiusMiles: settings.radiusMiles,
+          skillTolerance: settings.skillTolerance, postedAtUnixMs: now, source: .posted),
+        activeLimit: Self.activePostLimit, now: now
+      ) { _ in [] }
+    }
     await tellStandingSearches(of: [record], posterID: caller.userID, logger: context.logger)
     return Self.message(record)
   }
@@ -85,7 +87,9 @@ public struct MatchingService: Matching.ServiceProtocol {
     async throws -> CancelAvailabilityResponse
   {
     let caller = try context.requirePrincipal()
-    _ = try await store.cancelAvailability(id: request.availabilityID, playerID: caller.userID)
+    _ = try await withKeyedAnswer({ (_: AvailabilityRecord) in CancelAvailabilityResponse() }) {
+      try await store.cancelAvailability(id: request.availabilityID, playerID: caller.userID)
+    }
     return CancelAvailabilityResponse()
   }
 
@@ -122,9 +126,11 @@ public struct MatchingService: Matching.ServiceProtocol {
       location: settings.location, radiusMiles: settings.radiusMiles,
       skillTolerance: settings.skillTolerance)
     let change = try await recurringGate.run {
-      try await store.saveRecurring(
-        saved, occurrences: try Self.occurrences(of: saved, nowUnixMs: clock.nowUnixMs())
-      ) { _ in [] }
+      try await withKeyedAnswer({ (_: RecurringChange) in Self.message(saved) }) {
+        try await store.saveRecurring(
+          saved, occurrences: try Self.occurrences(of: saved, nowUnixMs: clock.nowUnixMs())
+        ) { _ in [] }
+      }
     }
     await tellStandingSearches(of: change.added, posterID: caller.userID, logger: context.logger)
     return Self.message(saved)

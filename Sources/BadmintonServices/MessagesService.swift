@@ -35,13 +35,15 @@ public struct MessagesService: Messages.ServiceProtocol {
     let caller = try context.requirePrincipal().userID
     let text = try MessageRules.validateText(request.text)
     let clientMessageID = try MessageRules.validateClientMessageID(request.clientMessageID)
-    let outcome = try await store.sendMessage(
-      NewMessage(
-        senderID: caller, recipientID: request.recipientID, clientMessageID: clientMessageID,
-        text: text, sentAtUnixMs: clock.nowUnixMs())
-    ) { message in
-      let payload = Event(body: .messageReceived(Self.message(message))).serializedBytes()
-      return [(message.recipientID, payload)]
+    let outcome = try await withKeyedAnswer({ Self.message($0.message) }) {
+      try await store.sendMessage(
+        NewMessage(
+          senderID: caller, recipientID: request.recipientID, clientMessageID: clientMessageID,
+          text: text, sentAtUnixMs: clock.nowUnixMs())
+      ) { message in
+        let payload = Event(body: .messageReceived(Self.message(message))).serializedBytes()
+        return [(message.recipientID, payload)]
+      }
     }
     return Self.message(outcome.message)
   }
@@ -54,10 +56,14 @@ public struct MessagesService: Messages.ServiceProtocol {
       throw MessageErrors.tooManyMessageIDs
     }
     let now = clock.nowUnixMs()
-    let acknowledged = try await store.acknowledgeDelivered(
-      messageIDs: request.messageIDs, recipientID: caller, now: now
-    ) { receipts in
-      receipts.map { Self.receiptEvent($0, kind: .delivered, at: now) }
+    let acknowledged = try await withKeyedAnswer({
+      AckDeliveredResponse(acknowledged: Int32($0))
+    }) {
+      try await store.acknowledgeDelivered(
+        messageIDs: request.messageIDs, recipientID: caller, now: now
+      ) { receipts in
+        receipts.map { Self.receiptEvent($0, kind: .delivered, at: now) }
+      }
     }
     return AckDeliveredResponse(acknowledged: Int32(acknowledged))
   }
@@ -67,11 +73,13 @@ public struct MessagesService: Messages.ServiceProtocol {
   {
     let caller = try context.requirePrincipal().userID
     let now = clock.nowUnixMs()
-    let unread = try await store.markRead(
-      threadID: request.threadID, playerID: caller,
-      upToMessageID: request.upToMessageID == 0 ? nil : request.upToMessageID, now: now
-    ) { receipt in
-      [Self.receiptEvent(receipt, kind: .read, at: now)]
+    let unread = try await withKeyedAnswer({ MarkReadResponse(totalUnread: Int32(clamping: $0)) }) {
+      try await store.markRead(
+        threadID: request.threadID, playerID: caller,
+        upToMessageID: request.upToMessageID == 0 ? nil : request.upToMessageID, now: now
+      ) { receipt in
+        [Self.receiptEvent(receipt, kind: .read, at: now)]
+      }
     }
     return MarkReadResponse(totalUnread: Int32(clamping: unread))
   }
@@ -138,7 +146,9 @@ public struct MessagesService: Messages.ServiceProtocol {
     async throws -> DeleteConversationResponse
   {
     let caller = try context.requirePrincipal().userID
-    try await store.deleteConversation(threadID: request.threadID, playerID: caller)
+    try await withKeyedAnswer({ (_: Void) in DeleteConversationResponse() }) {
+      try await store.deleteConversation(threadID: request.threadID, playerID: caller)
+    }
     return DeleteConversationResponse()
   }
 

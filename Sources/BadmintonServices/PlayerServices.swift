@@ -180,6 +180,8 @@ public struct PlayerServices: Sendable {
         MessagesService(store: store, clock: clock, budget: budget),
         ScheduleService(store: store, clock: clock, budget: budget),
         surveys,
+        // Last: it wraps the keyed writes the services above registered.
+        KeyedWrites(store: store, clock: clock),
       ],
       authenticator: SessionAuthenticator(
         sessions: projections.sessions, suspensions: suspensions, clock: clock,

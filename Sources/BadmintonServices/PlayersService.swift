@@ -79,7 +79,9 @@ public struct PlayersService: Players.ServiceProtocol {
     if !request.locale.isEmpty {
       changes.locale = try PlayerRules.validateLocale(request.locale)
     }
-    let updated = try await store.updateProfile(id: caller.userID, changes)
+    let updated = try await withKeyedAnswer({
+      Self.profile(of: PlayerEntry($0), includePrivate: true)
+    }) { try await store.updateProfile(id: caller.userID, changes) }
     return Self.profile(of: PlayerEntry(updated), includePrivate: true)
   }
 
@@ -93,16 +95,27 @@ public struct PlayersService: Players.ServiceProtocol {
         zhCN: "只有 8 级和 9 级需要认证。")
     }
     do {
-      let updated = try await store.updateProfile(
-        id: caller.userID, ProfileChanges(selfLevel: Int(request.level)))
-      return Self.profile(of: PlayerEntry(updated), includePrivate: true)
-    } catch var error as DomainError {
-      // The rule is shared with UpdateProfile; here the field is called `level`.
-      for index in error.violations.indices where error.violations[index].field == "self_level" {
-        error.violations[index].field = "level"
+      let updated = try await withKeyedAnswer(
+        { Self.profile(of: PlayerEntry($0), includePrivate: true) },
+        refine: Self.levelField
+      ) {
+        try await store.updateProfile(
+          id: caller.userID, ProfileChanges(selfLevel: Int(request.level)))
       }
-      throw error
+      return Self.profile(of: PlayerEntry(updated), includePrivate: true)
+    } catch let error as DomainError {
+      throw Self.levelField(error)
     }
+  }
+
+  /// A refusal of the level: the rule is shared with UpdateProfile, whose field is
+  /// `self_level`; SetVerifiedLevel's is called `level`.
+  @Sendable static func levelField(_ error: DomainError) -> DomainError {
+    var error = error
+    for index in error.violations.indices where error.violations[index].field == "self_level" {
+      error.violations[index].field = "level"
+    }
+    return error
   }
 
   /// The profile message for `player`; the phone only for the player themselves.
@@ -153,7 +166,9 @@ public struct PlayersService: Players.ServiceProtocol {
       },
       now: clock.nowUnixMs,
       write: { now in
-        try await store.updateLocation(id: caller.userID, to: location, atUnixMs: now)
+        try await withKeyedAnswer({ (_: Int64) in UpdateLocationResponse(updatedAtUnixMs: now) }) {
+          try await store.updateLocation(id: caller.userID, to: location, atUnixMs: now)
+        }
       })
     return UpdateLocationResponse(updatedAtUnixMs: now)
   }
@@ -237,9 +252,11 @@ public struct PlayersService: Players.ServiceProtocol {
     if request.uploadID != 0 {
       guard request.document.isEmpty else { throw DocumentUploadRules.documentTwice }
       return Self.message(
-        try await store.createVerification(
-          playerID: caller.userID, kind: kind, uploadID: request.uploadID,
-          atUnixMs: clock.nowUnixMs()))
+        try await withKeyedAnswer({ Self.message($0) }) {
+          try await store.createVerification(
+            playerID: caller.userID, kind: kind, uploadID: request.uploadID,
+            atUnixMs: clock.nowUnixMs())
+        })
     }
     guard request.document.count <= DocumentUploadRules.maximumPieceBytes else {
       throw DocumentUploadRules.documentNeedsUpload
@@ -247,9 +264,11 @@ public struct PlayersService: Players.ServiceProtocol {
     let contentType = try EvidenceDocument.validate(request.document)
     try uploads?.take(clientAddressKey(context.peerAddress))
     return Self.message(
-      try await store.createVerification(
-        playerID: caller.userID, kind: kind, contentType: contentType.rawValue,
-        document: request.document, atUnixMs: clock.nowUnixMs()))
+      try await withKeyedAnswer({ Self.message($0) }) {
+        try await store.createVerification(
+          playerID: caller.userID, kind: kind, contentType: contentType.rawValue,
+          document: request.document, atUnixMs: clock.nowUnixMs())
+      })
   }
 
   public func uploadDocumentPiece(_ request: UploadDocumentPieceRequest, context: ServerContext)
@@ -264,10 +283,12 @@ public struct PlayersService: Players.ServiceProtocol {
       let address = clientAddressKey(context.peerAddress)
       try uploads?.take(address)
       do {
-        upload = try await store.startDocumentUpload(
-          playerID: caller.userID, contentType: contentType.rawValue,
-          totalSize: request.totalSize, firstPiece: request.data, atUnixMs: clock.nowUnixMs(),
-          openBytesLimit: openUploadBytes)
+        upload = try await withKeyedAnswer({ Self.message($0) }) {
+          try await store.startDocumentUpload(
+            playerID: caller.userID, contentType: contentType.rawValue,
+            totalSize: request.totalSize, firstPiece: request.data, atUnixMs: clock.nowUnixMs(),
+            openBytesLimit: openUploadBytes)
+        }
       } catch is OpenUploadsFull {
         // The server had no room: nothing started, so the address keeps its allowance.
         uploads?.giveBack(address)
@@ -275,15 +296,21 @@ public struct PlayersService: Players.ServiceProtocol {
       }
     } else {
       do {
-        upload = try await store.appendDocumentPiece(
-          playerID: caller.userID, uploadID: request.uploadID, offset: request.offset,
-          statedTotal: request.totalSize, data: request.data, atUnixMs: clock.nowUnixMs(),
-          openBytesLimit: openUploadBytes)
+        upload = try await withKeyedAnswer({ Self.message($0) }) {
+          try await store.appendDocumentPiece(
+            playerID: caller.userID, uploadID: request.uploadID, offset: request.offset,
+            statedTotal: request.totalSize, data: request.data, atUnixMs: clock.nowUnixMs(),
+            openBytesLimit: openUploadBytes)
+        }
       } catch is OpenUploadsFull {
         throw Self.uploadsBusy
       }
     }
-    return DocumentUpload(
+    return Self.message(upload)
+  }
+
+  static func message(_ upload: DocumentUploadRecord) -> DocumentUpload {
+    DocumentUpload(
       uploadID: upload.id, totalSize: upload.totalSize, receivedBytes: upload.received,
       contentType: upload.contentType, expiresAtUnixMs: upload.expiresAtUnixMs)
   }
@@ -359,10 +386,12 @@ public struct PlayersService: Players.ServiceProtocol {
       throw VerificationRules.ownRequest
     }
     // The owner's event is written in the review's own transaction.
-    let outcome = try await store.reviewVerification(
-      id: id, approve: approve, note: note, reviewerID: reviewerID, atUnixMs: clock.nowUnixMs()
-    ) { reviewed in
-      Event(body: .verificationReviewed(Self.message(reviewed))).serializedBytes()
+    let outcome = try await withKeyedAnswer({ Self.message($0.verification) }) {
+      try await store.reviewVerification(
+        id: id, approve: approve, note: note, reviewerID: reviewerID, atUnixMs: clock.nowUnixMs()
+      ) { reviewed in
+        Event(body: .verificationReviewed(Self.message(reviewed))).serializedBytes()
+      }
     }
     return outcome.verification
   }

@@ -32,7 +32,8 @@ public struct RoomsService: Rooms.ServiceProtocol {
   {
     let caller = try context.requirePrincipal().userID
     let mode = try Self.mode(request.mode)
-    let outcome = try await write { notify in
+    let outcome = try await write(answer: { Self.message($0.room!, players: $0.players) }) {
+      notify in
       try await store.createRoom(
         ownerID: caller, mode: mode, now: clock.nowUnixMs(),
         code: {
@@ -47,7 +48,8 @@ public struct RoomsService: Rooms.ServiceProtocol {
   public func joinRoom(_ request: JoinRoomRequest, context: ServerContext) async throws -> Room {
     let caller = try context.requirePrincipal().userID
     guard let code = RoomCode.normalized(request.code) else { throw RoomErrors.codeInvalid }
-    let outcome = try await write { notify in
+    let outcome = try await write(answer: { Self.message($0.room!, players: $0.players) }) {
+      notify in
       try await store.joinRoom(code: code, playerID: caller, now: clock.nowUnixMs(), notify: notify)
     }
     return Self.message(outcome.room!, players: outcome.players)
@@ -67,7 +69,7 @@ public struct RoomsService: Rooms.ServiceProtocol {
   {
     let caller = try context.requirePrincipal().userID
     // A player who blocked the owner is never told: the store leaves them out of the outcome.
-    _ = try await write { notify in
+    _ = try await write(answer: { _ in InviteToRoomResponse() }) { notify in
       try await store.inviteToRoom(
         ownerID: caller, inviteeID: request.userID, now: clock.nowUnixMs(), notify: notify)
     }
@@ -78,7 +80,8 @@ public struct RoomsService: Rooms.ServiceProtocol {
     -> Room
   {
     let caller = try context.requirePrincipal().userID
-    let outcome = try await write { notify in
+    let outcome = try await write(answer: { Self.message($0.room!, players: $0.players) }) {
+      notify in
       try await store.kickFromRoom(
         ownerID: caller, playerID: request.userID, now: clock.nowUnixMs(), notify: notify)
     }
@@ -89,7 +92,7 @@ public struct RoomsService: Rooms.ServiceProtocol {
     -> LeaveRoomResponse
   {
     let caller = try context.requirePrincipal().userID
-    _ = try await write { notify in
+    _ = try await write(answer: { _ in LeaveRoomResponse() }) { notify in
       try await store.leaveRoom(playerID: caller, now: clock.nowUnixMs(), notify: notify)
     }
     return LeaveRoomResponse()
@@ -104,10 +107,15 @@ public struct RoomsService: Rooms.ServiceProtocol {
       requested: request.slot.map {
         BadmintonDomain.TimeSlot(startUnixMs: $0.startUnixMs, endUnixMs: $0.endUnixMs)
       }, nowUnixMs: now)
-    let outcome = try await write { notify in
+    let outcome = try await write(answer: Self.started) { notify in
       try await store.startMatch(ownerID: caller, slot: slot, now: now, notify: notify)
     }
-    return StartMatchResponse(
+    return Self.started(outcome)
+  }
+
+  /// StartMatch's answer: the room and the match it started.
+  @Sendable static func started(_ outcome: RoomOutcome) -> StartMatchResponse {
+    StartMatchResponse(
       room: Self.message(outcome.room!, players: outcome.players),
       match: MatchingService.message(outcome.match!, players: outcome.players))
   }
@@ -126,6 +134,15 @@ public struct RoomsService: Rooms.ServiceProtocol {
     _ body: (@escaping @Sendable (RoomOutcome) -> OutgoingEvents) async throws -> RoomOutcome
   ) async throws -> RoomOutcome {
     return try await body { outcome in Self.events(of: outcome) }
+  }
+
+  /// Runs the store write that answers a keyed call, `answer` making the response from its
+  /// outcome (docs/protocol.md, section 18).
+  private func write<Response: ProtobufMessage>(
+    answer: @escaping @Sendable (RoomOutcome) -> Response,
+    _ body: (@escaping @Sendable (RoomOutcome) -> OutgoingEvents) async throws -> RoomOutcome
+  ) async throws -> RoomOutcome {
+    try await withKeyedAnswer(answer) { try await write(body) }
   }
 
   /// The events of a write: each change to its room's players, and an invitation.

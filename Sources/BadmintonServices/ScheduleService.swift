@@ -43,7 +43,9 @@ public struct ScheduleService: Schedule.ServiceProtocol {
     let record = DayStatusRecord(
       playerID: caller.userID, date: date, status: Int(request.status.rawValue),
       note: request.note, updatedAtUnixMs: clock.nowUnixMs())
-    try await store.setDayStatus(record)
+    try await withKeyedAnswer({ (_: Void) in Self.day(record) }) {
+      try await store.setDayStatus(record)
+    }
     return Self.day(record)
   }
 

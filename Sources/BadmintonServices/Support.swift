@@ -17,6 +17,7 @@ extension DomainError: RPCErrorConvertible {
       case .failedPrecondition: .failedPrecondition
       case .unauthenticated: .unauthenticated
       case .unavailable: .unavailable
+      case .resourceExhausted: .resourceExhausted
       }
     return RPCError(
       code: code, reason: reason, message: LocalizedText(en: en, zhCN: zhCN),

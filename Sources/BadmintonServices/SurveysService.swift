@@ -36,18 +36,22 @@ public struct SurveysService: Surveys.ServiceProtocol {
     else { throw MatchingErrors.matchNotFound }
     let players = try await store.players(ids: existing.playerIDs)
     let now = clock.nowUnixMs()
-    let completion = try await store.completeMatch(
-      id: request.matchID, playerID: caller, winningTeam: Int(request.winningTeam), now: now
-    ) { completion in
-      let match = MatchingService.message(completion.match, players: players)
-      let completed = Event(body: .matchCompleted(MatchChanged(match: match))).serializedBytes()
-      return completion.surveys.flatMap { survey in
-        let requested = SurveyRequested(
-          survey: Self.message(survey, match: completion.match, players: players, now: now))
-        return [
-          (survey.evaluatorID, completed),
-          (survey.evaluatorID, Event(body: .surveyRequested(requested)).serializedBytes()),
-        ]
+    let completion = try await withKeyedAnswer({
+      MatchingService.message($0.match, players: players)
+    }) {
+      try await store.completeMatch(
+        id: request.matchID, playerID: caller, winningTeam: Int(request.winningTeam), now: now
+      ) { completion in
+        let match = MatchingService.message(completion.match, players: players)
+        let completed = Event(body: .matchCompleted(MatchChanged(match: match))).serializedBytes()
+        return completion.surveys.flatMap { survey in
+          let requested = SurveyRequested(
+            survey: Self.message(survey, match: completion.match, players: players, now: now))
+          return [
+            (survey.evaluatorID, completed),
+            (survey.evaluatorID, Event(body: .surveyRequested(requested)).serializedBytes()),
+          ]
+        }
       }
     }
     return MatchingService.message(completion.match, players: players)
@@ -110,12 +114,18 @@ public struct SurveysService: Surveys.ServiceProtocol {
         character: Int(rating.character))
     }
     let now = clock.nowUnixMs()
-    let survey = try await store.submitSurvey(
-      matchID: request.matchID, evaluatorID: caller, ratings: ratings, now: now)
-    guard let match = try await store.match(id: request.matchID) else {
-      throw SurveyErrors.notFound
+    // The match and its players as the answer shows them, read first: the answer is made in
+    // the survey's transaction, and a survey changes neither.
+    let match = try await store.match(id: request.matchID)
+    let players = try await store.players(ids: match?.playerIDs ?? [])
+    let survey = try await withKeyedAnswer({ survey in
+      match.map { Self.message(survey, match: $0, players: players, now: now) } ?? Survey()
+    }) {
+      try await store.submitSurvey(
+        matchID: request.matchID, evaluatorID: caller, ratings: ratings, now: now)
     }
-    let players = try await store.players(ids: match.playerIDs)
+    // The store found the match, so it was there when read above.
+    guard let match else { throw SurveyErrors.notFound }
     return Self.message(survey, match: match, players: players, now: now)
   }
 

@@ -413,7 +413,7 @@ public protocol ProposalStore: Sendable {
 /// rooms, messages, weekly schedules, match results with their surveys, and what administrators
 /// did.
 public typealias ServerStore = PlayerStore & MatchingStore & ProposalStore & SocialStore
-  & RoomStore & MessageStore & ScheduleStore & SurveyStore & AdministrationStore
+  & RoomStore & MessageStore & ScheduleStore & SurveyStore & AdministrationStore & WriteKeyStore
 
 extension StoredMatchState {
   /// The match status the domain's rules read.

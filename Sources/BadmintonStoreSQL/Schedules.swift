@@ -5,7 +5,7 @@ public import BadmintonStore
 extension ScheduleStore where Self: StoreEngine {
   public func setDayStatus(_ record: DayStatusRecord) async throws {
     try await writeTransaction { db in
-      try db.rows(
+      _ = try db.rows(
         UpsertDayStatus.self, record.playerID, record.date.description, record.status,
         record.note, record.updatedAtUnixMs)
     }

@@ -70,6 +70,7 @@ extension DomainError {
     case .permissionDenied: .forbidden
     case .unauthenticated: .unauthorized
     case .unavailable: .serviceUnavailable
+    case .resourceExhausted: .tooManyRequests
     case .alreadyExists, .failedPrecondition: .conflict
     case .invalidArgument: .badRequest
     }

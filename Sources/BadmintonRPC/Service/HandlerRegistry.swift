@@ -9,7 +9,10 @@ public struct RegisteredMethod: Sendable {
   /// Decodes the request (taking its bytes, so that they are freed once it is decoded), runs
   /// the handler, and returns the encoded response (unary) or nil after the stream is written
   /// (streaming).
-  public let invoke:
+  public let invoke: Invoke
+
+  /// A handler as the registry holds it.
+  public typealias Invoke =
     @Sendable (RequestBytes, ServerContext, RawResponseSink) async throws -> [UInt8]?
   /// For a method registered with `register(_:inline:)`: decodes the request, runs the handler
   /// on the calling thread and returns the encoded response. The server calls it on the
@@ -33,6 +36,9 @@ public final class RequestBytes: @unchecked Sendable {
 
   /// The bytes not yet taken: all of them until `take`, then none.
   public var count: Int { bytes.count }
+
+  /// The bytes not yet taken, left in place (sharing their storage, not copied).
+  public var untaken: [UInt8] { bytes }
 
   /// The bytes, leaving none behind; called once.
   public func take() -> [UInt8] {
@@ -154,6 +160,21 @@ public struct HandlerRegistry: Sendable {
           request, context, ResponseStreamWriter(sink: sink, serializer: serializer))
         return nil
       })
+  }
+
+  /// Wraps the handler of every unary method registered so far for which `include` is true:
+  /// `wrap` is given the method and its handler, and returns the handler to run instead (one
+  /// that runs the given one, or answers without it). For concerns every such method shares,
+  /// such as answering a repeated write from what its first call answered.
+  public mutating func wrapUnary(
+    where include: (MethodInfo) -> Bool,
+    _ wrap: (MethodInfo, @escaping RegisteredMethod.Invoke) -> RegisteredMethod.Invoke
+  ) {
+    for (path, method) in methods where method.kind == .unary && include(method.info) {
+      methods[path] = RegisteredMethod(
+        info: method.info, kind: method.kind, maximumRequestBytes: method.maximumRequestBytes,
+        invoke: wrap(method.info, method.invoke))
+    }
   }
 
   private mutating func add(_ method: RegisteredMethod) {

@@ -1,0 +1,174 @@
+public import BadmintonDomain
+public import BadmintonRPC
+public import BadmintonStore
+import Crypto
+import Synchronization
+
+/// Answers every write that takes an idempotency key (`MethodInfo.takesIdempotencyKey`) once
+/// per key: a call carrying `idempotency-key` metadata keeps its key, a digest of its method and
+/// request, and its answer in the transaction of its write (docs/protocol.md, section 18). A
+/// repeat with the same key and the same request within 24 hours gets that answer again, the
+/// response's very bytes or the same error, and writes nothing, after a crash and restart as
+/// well and on any instance over the same database. The same key with another request is
+/// refused with `IDEMPOTENCY_KEY_REUSED`. A repeat that arrives while the first call still
+/// runs on this instance waits for it and gets its answer (on another instance, the database
+/// makes its transaction wait for the first's).
+///
+/// It wraps the handlers already registered, so it comes after the services in the list given
+/// to the server.
+public struct KeyedWrites: RPCService {
+  private let store: any WriteKeyStore
+  private let clock: any WallClock
+  private let limit: Int
+  private let running = RunningKeys()
+
+  /// Keys kept in `store`, read against `clock`; a player holds at most `limit` keys.
+  public init(
+    store: any WriteKeyStore, clock: any WallClock,
+    limit: Int = WriteKeyRules.maximumKeysPerPlayer
+  ) {
+    self.store = store
+    self.clock = clock
+    self.limit = limit
+  }
+
+  public func registerMethods(in registry: inout HandlerRegistry) {
+    registry.wrapUnary(where: \.takesIdempotencyKey) { method, handler in
+      { payload, context, sink in
+        try await answer(method, payload, context) { try await handler(payload, context, sink) }
+      }
+    }
+  }
+
+  private func answer(
+    _ method: MethodInfo, _ payload: RequestBytes, _ context: ServerContext,
+    _ handler: @Sendable () async throws -> [UInt8]?
+  ) async throws -> [UInt8]? {
+    guard let key = context.metadataValue("idempotency-key") else { return try await handler() }
+    try WriteKeyRules.validate(key)
+    // Every keyed method needs a session; the server has already refused a call without one.
+    guard let principal = context.principal else { return try await handler() }
+    let digest = Self.digest(path: method.path, request: payload.untaken)
+    let player = principal.userID
+    return try await running.one(player: player, key: key) {
+      let now = clock.nowUnixMs()
+      if let stored = try await store.storedWriteKey(playerID: player, key: key),
+        WriteKeyRules.isLive(createdAtUnixMs: stored.createdAtUnixMs, nowUnixMs: now)
+      {
+        return try Self.replay(stored, digest: digest)
+      }
+      let write = KeyedWrite(
+        playerID: player, key: key, digest: digest, atUnixMs: now, limit: limit)
+      do {
+        return try await WriteKeyScope.$write.withValue(write) { try await handler() }
+      } catch let answered as AnsweredBefore {
+        return try Self.replay(answered.stored, digest: digest)
+      } catch let error as DomainError where !write.isTaken && Self.isDefinite(error) {
+        // Refused before its store call (a rule checked in memory, a missing row): the refusal
+        // is the answer, kept under the key as a write's would be.
+        do {
+          try await store.keepFailure(of: write, error)
+        } catch let answered as AnsweredBefore {
+          return try Self.replay(answered.stored, digest: digest)
+        }
+        throw error
+      }
+    }
+  }
+
+  /// Whether a refusal is the call's answer for good, rather than one a later try may not get
+  /// (the database out of reach, an allowance used up for now).
+  static func isDefinite(_ error: DomainError) -> Bool {
+    error.kind != .unavailable && error.kind != .resourceExhausted
+  }
+
+  /// The stored answer, for a repeat whose request has `digest`.
+  static func replay(_ stored: StoredWriteKey, digest: [UInt8]) throws -> [UInt8] {
+    guard stored.digest == digest else { throw WriteKeyRules.keyReused }
+    switch stored.answer {
+    case .response(let bytes): return bytes
+    case .error(let error): throw error
+    }
+  }
+
+  /// SHA-256 of the method path, a zero byte, and the request as sent.
+  static func digest(path: String, request: [UInt8]) -> [UInt8] {
+    var hasher = SHA256()
+    hasher.update(data: Array(path.utf8))
+    hasher.update(data: [0])
+    hasher.update(data: request)
+    return Array(hasher.finalize())
+  }
+}
+
+/// Runs `write`, the store call whose transaction answers a keyed write, so that the store
+/// keeps the key with `respond(value)`, the response made from the transaction's value. Outside
+/// a keyed write (no key given) it runs `write` as it is. A handler calls it around one store
+/// call: the one whose value its response is made from.
+func withKeyedAnswer<Value: Sendable, Response: ProtobufMessage>(
+  _ respond: @escaping @Sendable (Value) -> Response,
+  refine: @escaping @Sendable (DomainError) -> DomainError = { $0 },
+  _ write: () async throws -> Value
+) async throws -> Value {
+  guard let keyed = WriteKeyScope.write else { return try await write() }
+  let answer = KeyedAnswer(write: keyed) { value -> WriteAnswer? in
+    if let value = value as? Value { return .response(respond(value).serializedBytes()) }
+    // A transaction that commits what it must and refuses the call after (room writes).
+    if let (value, refusal) = value as? (Value, DomainError?) {
+      return refusal.map { .error($0) } ?? .response(respond(value).serializedBytes())
+    }
+    return nil
+  } refine: {
+    refine($0)
+  }
+  return try await WriteKeyScope.$answer.withValue(answer) { try await write() }
+}
+
+/// The keyed calls running on this instance: one at a time per player and key, the others
+/// waiting in arrival order.
+final class RunningKeys: Sendable {
+  private struct Slot: Hashable {
+    var player: Int64
+    var key: String
+  }
+
+  private let waiting = Mutex<[Slot: [CheckedContinuation<Void, Never>]]>([:])
+
+  /// Runs `body` once no other call with the same player and key runs.
+  func one<T: Sendable>(
+    player: Int64, key: String, _ body: @Sendable () async throws -> T
+  ) async throws -> T {
+    let slot = Slot(player: player, key: key)
+    let free = waiting.withLock { waiting -> Bool in
+      guard waiting[slot] == nil else { return false }
+      waiting[slot] = []
+      return true
+    }
+    if !free {
+      await withCheckedContinuation { continuation in
+        let now = waiting.withLock { waiting -> Bool in
+          guard waiting[slot] != nil else {
+            waiting[slot] = []
+            return true
+          }
+          waiting[slot]!.append(continuation)
+          return false
+        }
+        if now { continuation.resume() }
+      }
+    }
+    defer {
+      waiting.withLock { waiting in
+        guard var queue = waiting[slot], !queue.isEmpty else {
+          waiting[slot] = nil
+          return
+        }
+        // The slot passes to the next call in line.
+        let next = queue.removeFirst()
+        waiting[slot] = queue
+        next.resume()
+      }
+    }
+    return try await body()
+  }
+}
