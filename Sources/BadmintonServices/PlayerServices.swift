@@ -1,4 +1,4 @@
-import BadmintonDomain
+public import BadmintonDomain
 public import BadmintonProjections
 public import BadmintonRPC
 public import BadmintonStore
@@ -36,6 +36,9 @@ public struct PlayerServicesConfiguration: Sendable {
   /// Bytes that the unfinished verification uploads of all players may hold on disk together,
   /// counted at the bytes received. Default 1 GiB.
   public var openUploadBytes: Int64
+  /// Idempotency keys one player may hold at once (those of the last 24 hours). Default
+  /// `WriteKeyRules.maximumKeysPerPlayer`.
+  public var writeKeysPerPlayer: Int
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -51,8 +54,10 @@ public struct PlayerServicesConfiguration: Sendable {
     registrationsPerAddressPerHour: Int = 10,
     uploadsPerAddressPerHour: Int = 20,
     openUploadBytes: Int64 = 1 << 30,
-    maximumResponseBytes: Int = WireConfiguration().maximumBodySize
+    maximumResponseBytes: Int = WireConfiguration().maximumBodySize,
+    writeKeysPerPlayer: Int = WriteKeyRules.maximumKeysPerPlayer
   ) {
+    self.writeKeysPerPlayer = max(1, writeKeysPerPlayer)
     let slots = max(1, passwordHashSlots ?? ProcessInfo.processInfo.activeProcessorCount)
     self.passwordHashSlots = slots
     self.passwordHashWaiting = passwordHashWaiting ?? 4 * slots
@@ -181,7 +186,7 @@ public struct PlayerServices: Sendable {
         ScheduleService(store: store, clock: clock, budget: budget),
         surveys,
         // Last: it wraps the keyed writes the services above registered.
-        KeyedWrites(store: store, clock: clock),
+        KeyedWrites(store: store, clock: clock, limit: configuration.writeKeysPerPlayer),
       ],
       authenticator: SessionAuthenticator(
         sessions: projections.sessions, suspensions: suspensions, clock: clock,

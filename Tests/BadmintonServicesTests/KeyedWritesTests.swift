@@ -98,7 +98,8 @@ struct KeyedWritesTests {
 
   static func slot(_ world: PlayerWorld, _ start: Int32, _ end: Int32) -> PostAvailabilityRequest {
     PostAvailabilityRequest(
-      mode: .singles, date: tomorrow(world), startMinute: start, endMinute: end, timeZone: "UTC")
+      mode: .singles, date: tomorrow(world), startMinute: start, endMinute: end, timeZone: "UTC",
+      location: GeoPoint(latitude: 31.23, longitude: 121.47))
   }
 
   @Test(
@@ -259,10 +260,246 @@ struct KeyedWritesTests {
       #expect(level.selfLevel == 8)
       note(Players.setVerifiedLevel.info)
 
-
       let keyed = Set(
         BadmintonAPI.services.flatMap(\.methods).filter(\.takesIdempotencyKey).map(\.path))
       #expect(covered == keyed)
+    }
+  }
+
+  /// A keyed call's answer, with the key and request given.
+  static func call<Request: ProtobufMessage, Response: ProtobufMessage>(
+    _ world: PlayerWorld, _ method: MethodDescriptor<Request, Response>, _ request: Request,
+    as player: PlayerWorld.Player, key: String
+  ) async -> Answer {
+    await Answer {
+      try await world.client.unary(
+        path: method.path, payload: request.serializedBytes(), idempotent: false,
+        options: CallOptions(bearerToken: player.token, idempotencyKey: key))
+    }
+  }
+
+  @Test(
+    "a key that is not 1 to 128 printable ASCII characters is refused before any work",
+    arguments: StoreKind.allCases)
+  func invalidKey_isRefused(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
+      let alice = try await world.player()
+      let counter = CommitCounter(world.store)
+      for key in ["", String(repeating: "k", count: 129), "caf\u{E9}", "tab\there", "\u{7F}"] {
+        let answer = await Self.call(
+          world, Matching.postAvailability, Self.slot(world, 600, 660), as: alice, key: key)
+        guard case .error(let code, let reason, _, let fields) = answer else {
+          Issue.record("key \(key.debugDescription) was taken")
+          continue
+        }
+        #expect(code == .invalidArgument)
+        #expect(reason == "IDEMPOTENCY_KEY_INVALID")
+        #expect(fields == ["idempotency-key"])
+      }
+      #expect(counter.commits == 0)
+      let listed = try await world.client.matching.listMyAvailability(options: alice.options)
+      #expect(listed.availability.isEmpty)
+      // The longest key, and every printable character, are taken.
+      let longest = String(repeating: "~", count: 128)
+      let printable = String((0x20...0x7E).map { Character(UnicodeScalar(UInt8($0))) }).prefix(128)
+      for key in [longest, String(printable)] {
+        let answer = await Self.call(
+          world, Matching.postAvailability, Self.slot(world, 600, 660), as: alice, key: key)
+        guard case .response = answer else {
+          Issue.record("key \(key.debugDescription) was refused: \(answer)")
+          continue
+        }
+      }
+    }
+  }
+
+  @Test(
+    "the same key with another request, or on another method, is refused as reused",
+    arguments: StoreKind.allCases)
+  func reusedKey_isRefused(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
+      let alice = try await world.player()
+      let bob = try await world.player()
+      let key = "post-1"
+      let first = await Self.call(
+        world, Matching.postAvailability, Self.slot(world, 600, 660), as: alice, key: key)
+      guard case .response = first else { throw RPCError.cancelled }
+      let counter = CommitCounter(world.store)
+      let other = await Self.call(
+        world, Matching.postAvailability, Self.slot(world, 700, 760), as: alice, key: key)
+      let elsewhere = await Self.call(
+        world, Friends.sendFriendRequest, SendFriendRequestRequest(userID: bob.id), as: alice,
+        key: key)
+      for answer in [other, elsewhere] {
+        guard case .error(let code, let reason, let message, _) = answer else {
+          Issue.record("a reused key was taken")
+          continue
+        }
+        #expect(code == .failedPrecondition)
+        #expect(reason == "IDEMPOTENCY_KEY_REUSED")
+        #expect(message.contains("already used"))
+      }
+      #expect(counter.commits == 0)
+      // The key is Alice's: Bob may use the same one.
+      let bobs = await Self.call(
+        world, Matching.postAvailability, Self.slot(world, 600, 660), as: bob, key: key)
+      guard case .response = bobs else { throw RPCError.cancelled }
+      // And the first request, repeated, still gets its answer.
+      #expect(
+        await Self.call(
+          world, Matching.postAvailability, Self.slot(world, 600, 660), as: alice, key: key)
+          == first)
+    }
+  }
+
+  @Test(
+    "a refusal is the key's answer for good: a repeat gets it even once the call would succeed",
+    arguments: StoreKind.allCases)
+  func refusal_isKept(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
+      let alice = try await world.player()
+      let bob = try await world.player()
+      // Refused inside the store's transaction: Bob has no location, so no availability yet.
+      let missing = await Self.call(
+        world, Matching.cancelAvailability, CancelAvailabilityRequest(availabilityID: 1),
+        as: alice, key: "cancel")
+      guard case .error(.notFound, _, _, _) = missing else {
+        Issue.record("cancelling nothing answered \(missing)")
+        return
+      }
+      // Refused before the store: a friend request to oneself.
+      let own = await Self.call(
+        world, Friends.sendFriendRequest, SendFriendRequestRequest(userID: alice.id), as: alice,
+        key: "self")
+      guard case .error = own else {
+        Issue.record("a request to oneself answered \(own)")
+        return
+      }
+      // A block Alice makes and lifts in between changes nothing of what the key answers.
+      let blocked = await Self.call(
+        world, Friends.unblock, UnblockRequest(userID: bob.id), as: alice, key: "unblock")
+      let counter = CommitCounter(world.store)
+      #expect(
+        await Self.call(
+          world, Matching.cancelAvailability, CancelAvailabilityRequest(availabilityID: 1),
+          as: alice, key: "cancel") == missing)
+      #expect(
+        await Self.call(
+          world, Friends.sendFriendRequest, SendFriendRequestRequest(userID: alice.id),
+          as: alice, key: "self") == own)
+      #expect(
+        await Self.call(
+          world, Friends.unblock, UnblockRequest(userID: bob.id), as: alice, key: "unblock")
+          == blocked)
+      #expect(counter.commits == 0)
+    }
+  }
+
+  @Test(
+    "a key answers for 24 hours; then it is free, and housekeeping removes it",
+    arguments: StoreKind.allCases)
+  func key_expiresAfterADay(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
+      let alice = try await world.player()
+      let bob = try await world.player()
+      let request = SendMessageRequest(recipientID: bob.id, clientMessageID: "", text: "Hi")
+      func send(_ id: String) async -> Answer {
+        var request = request
+        request.clientMessageID = id
+        return await Self.call(world, Messages.sendMessage, request, as: alice, key: "hello")
+      }
+      let first = await send("c-1")
+      guard case .response = first else { throw RPCError.cancelled }
+      world.clock.advance(by: 24 * 3_600_000 - 1)
+      #expect(await send("c-1") == first)
+      // Another request under the key is still refused a moment before the day ends.
+      guard case .error(_, "IDEMPOTENCY_KEY_REUSED", _, _) = await send("c-2") else {
+        Issue.record("the key was free early")
+        return
+      }
+      world.clock.advance(by: 1)
+      // A day on, the key is a new one: the call runs again (a new message under a new id).
+      let later = await send("c-2")
+      guard case .response(let bytes) = later else { throw RPCError.cancelled }
+      let message = try DirectMessage(serializedBytes: bytes)
+      #expect(message.clientMessageID == "c-2")
+      let thread = try await world.client.messages.loadMessages(
+        LoadMessagesRequest(threadID: message.threadID), options: alice.options)
+      #expect(thread.messages.count == 2)
+      // Housekeeping removes the keys past their day: only the second call's is left, and a day
+      // after it, none.
+      world.clock.advance(by: 24 * 3_600_000)
+      try await world.sweep()
+      #expect(try await world.store.storedWriteKey(playerID: alice.id, key: "hello") == nil)
+    }
+  }
+
+  @Test(
+    "a player holds a bounded number of keys: one more is refused until the oldest expires",
+    arguments: StoreKind.allCases)
+  func keys_areBoundedPerPlayer(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind, writeKeysPerPlayer: 3) { world in
+      let alice = try await world.player()
+      let bob = try await world.player()
+      func update(_ key: String) async -> Answer {
+        await Self.call(
+          world, Players.updateProfile, UpdateProfileRequest(nickname: "N\(key)"), as: alice,
+          key: key)
+      }
+      for key in ["a", "b", "c"] {
+        guard case .response = await update(key) else { throw RPCError.cancelled }
+        world.clock.advance(by: 3_600_000)
+      }
+      // A repeat of a held key is answered; a new key is refused, with when to try again.
+      guard case .response = await update("a") else { throw RPCError.cancelled }
+      do {
+        _ = try await world.client.unary(
+          path: Players.updateProfile.path,
+          payload: UpdateProfileRequest(nickname: "Nd").serializedBytes(), idempotent: false,
+          options: CallOptions(bearerToken: alice.token, idempotencyKey: "d"))
+        Issue.record("a fourth key was taken")
+      } catch let error as RPCError {
+        #expect(error.code == .resourceExhausted)
+        #expect(error.reason == "IDEMPOTENCY_KEYS_EXHAUSTED")
+        // The oldest key was taken 3 hours ago: free 21 hours from now.
+        #expect(error.retryAfter == .milliseconds(21 * 3_600_000))
+      }
+      // The refusal was no answer: it is not kept. Other players are not affected.
+      let bobs = await Self.call(
+        world, Players.updateProfile, UpdateProfileRequest(nickname: "Bob"), as: bob, key: "d")
+      guard case .response = bobs else { throw RPCError.cancelled }
+      // Once the oldest key has expired (without housekeeping), the new key is taken.
+      world.clock.advance(by: 21 * 3_600_000)
+      guard case .response = await update("d") else {
+        Issue.record("the key was refused after the oldest expired")
+        return
+      }
+      #expect(try await world.store.storedWriteKey(playerID: alice.id, key: "a") == nil)
+    }
+  }
+
+  @Test(
+    "repeats sent at once while the first still runs get its answer, and it writes once",
+    arguments: StoreKind.allCases)
+  func concurrentRepeats_writeOnce(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
+      let alice = try await world.player()
+      let answers = await withTaskGroup(of: Answer.self) { group in
+        for _ in 0..<8 {
+          group.addTask {
+            await Self.call(
+              world, Matching.postAvailability, Self.slot(world, 600, 660), as: alice, key: "once")
+          }
+        }
+        return await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(Set(answers.map { "\($0)" }).count == 1)
+      guard case .response = answers.first else {
+        Issue.record("the write was refused: \(String(describing: answers.first))")
+        return
+      }
+      let listed = try await world.client.matching.listMyAvailability(options: alice.options)
+      #expect(listed.availability.count == 1)
     }
   }
 }

@@ -72,6 +72,7 @@ struct PlayerWorld {
 /// whose frame bodies and paged answers are limited to `maximumBodySize` bytes.
 func withPlayerWorld<T>(
   _ kind: StoreKind, maximumBodySize: Int = WireConfiguration().maximumBodySize,
+  writeKeysPerPlayer: Int = 10_000,
   _ body: (PlayerWorld) async throws -> T
 ) async throws -> T {
   try await withStore(kind) { store in
@@ -90,7 +91,7 @@ func withPlayerWorld<T>(
         // Every test player comes from one address; the limits have tests of their own.
         loginPolicyPerPhone: .unlimited, loginPolicyPerAddress: .unlimited,
         registrationsPerAddressPerHour: 0, uploadsPerAddressPerHour: 0,
-        maximumResponseBytes: maximumBodySize),
+        maximumResponseBytes: maximumBodySize, writeKeysPerPlayer: writeKeysPerPlayer),
       clock: clock)
     var logger = Logger(label: "test.server")
     logger.logLevel = .critical
