@@ -208,7 +208,13 @@ typedef struct {
   size_t len;
 } Bytes;
 
-/* An uncompressed REQUEST frame for `method` with `msg` and, when token is set, authorization. */
+/* With --keys, every call with a session carries an idempotency key of its own (the server
+ * ignores it on reads): what keyed writes cost next to unkeyed ones. */
+static int g_keys = 0;
+static unsigned long g_key_counter = 0;
+
+/* An uncompressed REQUEST frame for `method` with `msg` and, when token is set, authorization
+ * (and with --keys a new idempotency key). */
 static Bytes frame_request(uint64_t call_id, const char *method, const ProtobufCMessage *msg,
                            const char *token) {
   Envelope e = BADMINTON__RPC__V1__ENVELOPE__INIT;
@@ -220,12 +226,19 @@ static Bytes frame_request(uint64_t call_id, const char *method, const ProtobufC
   if (msg) protobuf_c_message_pack(msg, payload);
   e.payload.data = payload, e.payload.len = plen;
   Badminton__Rpc__V1__Metadata md = BADMINTON__RPC__V1__METADATA__INIT;
-  Badminton__Rpc__V1__Metadata *mds[1] = {&md};
-  char auth[512];
+  Badminton__Rpc__V1__Metadata kd = BADMINTON__RPC__V1__METADATA__INIT;
+  Badminton__Rpc__V1__Metadata *mds[2] = {&md, &kd};
+  char auth[512], key[64];
   if (token) {
     snprintf(auth, sizeof auth, "Bearer %s", token);
     md.key = "authorization", md.value = auth;
     e.n_metadata = 1, e.metadata = mds;
+    if (g_keys) {
+      snprintf(key, sizeof key, "load-%d-%llu-%lu", (int)getpid(),
+               (unsigned long long)(now_ns() / 1000000000ull), ++g_key_counter);
+      kd.key = "idempotency-key", kd.value = key;
+      e.n_metadata = 2;
+    }
   }
   size_t len = badminton__rpc__v1__envelope__get_packed_size(&e);
   Bytes b = {malloc(5 + len), 5 + len};
@@ -1108,6 +1121,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--port") && i + 1 < argc) g_port = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--pid") && i + 1 < argc) g_pid = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--quick")) g_quick = 1;
+    else if (!strcmp(argv[i], "--keys")) g_keys = 1;
     else if (!strcmp(argv[i], "--sub-port") && i + 1 < argc) g_sub_port = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) g_inflight = atoi(argv[++i]);
     else if (argv[i][0] == '-') die("unknown option %s", argv[i]);
@@ -1115,7 +1129,7 @@ int main(int argc, char **argv) {
     else if (!arg) arg = argv[i];
     else arg2 = argv[i];
   }
-  if (!cmd || !g_port) die("usage: load --port PORT [--pid SERVER_PID] [--quick] [--sub-port PORT] "
+  if (!cmd || !g_port) die("usage: load --port PORT [--pid SERVER_PID] [--quick] [--keys] [--sub-port PORT] "
         "[--inflight N] setup|find N|unary [CONNS,...]|send|health|writes KIND [CONNS]");
   if (g_inflight < 1 || g_inflight > MAX_SLOTS) die("--inflight must be 1 to %d", MAX_SLOTS);
   g_dctx = ZSTD_createDCtx();

@@ -22,6 +22,16 @@ public enum WriteKeyRules {
     guard isValid(key) else { throw keyInvalid }
   }
 
+  /// Whether a refusal is a keyed write's answer for good, kept with its key: not one that a
+  /// later try may not get (the database out of reach, an allowance used up for now, a session
+  /// refused).
+  public static func isFinal(_ error: DomainError) -> Bool {
+    switch error.kind {
+    case .unavailable, .resourceExhausted, .unauthenticated: false
+    case .invalidArgument, .notFound, .alreadyExists, .permissionDenied, .failedPrecondition: true
+    }
+  }
+
   /// Whether a key first used at `createdAtUnixMs` still answers for its write at `nowUnixMs`.
   public static func isLive(createdAtUnixMs: Int64, nowUnixMs: Int64) -> Bool {
     nowUnixMs - createdAtUnixMs < lifetimeMs

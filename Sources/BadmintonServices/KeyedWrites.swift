@@ -63,7 +63,7 @@ public struct KeyedWrites: RPCService {
         return try await WriteKeyScope.$write.withValue(write) { try await handler() }
       } catch let answered as AnsweredBefore {
         return try Self.replay(answered.stored, digest: digest)
-      } catch let error as DomainError where !write.isTaken && Self.isDefinite(error) {
+      } catch let error as DomainError where !write.isTaken && WriteKeyRules.isFinal(error) {
         // Refused before its store call (a rule checked in memory, a missing row): the refusal
         // is the answer, kept under the key as a write's would be.
         do {
@@ -74,12 +74,6 @@ public struct KeyedWrites: RPCService {
         throw error
       }
     }
-  }
-
-  /// Whether a refusal is the call's answer for good, rather than one a later try may not get
-  /// (the database out of reach, an allowance used up for now).
-  static func isDefinite(_ error: DomainError) -> Bool {
-    error.kind != .unavailable && error.kind != .resourceExhausted
   }
 
   /// The stored answer, for a repeat whose request has `digest`.

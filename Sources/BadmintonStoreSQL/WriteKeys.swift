@@ -86,7 +86,7 @@ public enum WriteKeyRows {
     let result: Result<T, DomainError>
     do {
       result = .success(try db.savepoint { try body(db) })
-    } catch let error as DomainError where error.kind != .unavailable {
+    } catch let error as DomainError where WriteKeyRules.isFinal(error) {
       result = .failure(answer.refine(error))
     }
     switch result {

@@ -207,6 +207,38 @@ struct CLITests {
     #expect(afterwards.stderr.contains("UNAUTHENTICATED"))
   }
 
+  @Test("call --idempotency-key: run again, the write answers as before and happens once")
+  func call_withIdempotencyKey_writesOnce() throws {
+    let world = try World()
+    try world.registerAndLogin("ann", phone: "+8613800000077")
+    let listed = try world.run(["list"])
+    #expect(listed.stdout.contains("/badminton.v1.Players/UpdateProfile "))
+    #expect(
+      listed.stdout.split(separator: "\n").contains {
+        $0.hasPrefix("/badminton.v1.Players/UpdateProfile ") && $0.hasSuffix(" [key]")
+      })
+    let first = try world.run([
+      "call", "Players/UpdateProfile", #"{"nickname": "Ann A"}"#, "--idempotency-key", "rename-1",
+    ])
+    #expect(first.status == 0, "\(first.stderr)")
+    let changed = try world.run(["call", "Players/UpdateProfile", #"{"nickname": "Ann B"}"#])
+    #expect(changed.status == 0, "\(changed.stderr)")
+    // The repeat answers the first call's profile, and the nickname stays as the second set it.
+    let again = try world.run([
+      "call", "Players/UpdateProfile", #"{"nickname": "Ann A"}"#, "--idempotency-key", "rename-1",
+    ])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stdout == first.stdout)
+    let profile = try world.run(["call", "Players/GetMyProfile"])
+    #expect(try ProtoJSON.decode(profile.stdout, as: Profile.self).nickname == "Ann B")
+    // The key with another request is refused.
+    let reused = try world.run([
+      "call", "Players/UpdateProfile", #"{"nickname": "Ann C"}"#, "--idempotency-key", "rename-1",
+    ])
+    #expect(reused.status != 0)
+    #expect(reused.stderr.contains("IDEMPOTENCY_KEY_REUSED"))
+  }
+
   @Test("bad JSON exits 65 with line and column; a refusal exits 2 with reason and message")
   func call_badInput() throws {
     let world = try World()

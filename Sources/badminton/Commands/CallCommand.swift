@@ -25,6 +25,12 @@ struct CallCommand: AsyncParsableCommand {
   @Argument(help: "The request: JSON, @FILE, or - for standard input (default: {}).")
   var request: String?
 
+  @Option(
+    help: ArgumentHelp(
+      "Send this idempotency key with a write (see `badminton describe`): running the same call again with the same key gets the first answer and writes nothing.",
+      valueName: "key"))
+  var idempotencyKey: String?
+
   func run() async throws {
     try await Output.reporting(locale: global.rpcLocale) {
       let json = try Self.readRequest(request)
@@ -41,8 +47,11 @@ struct CallCommand: AsyncParsableCommand {
             message: "the request is not a valid \(info.requestType): \(error)",
             status: ExitStatus.badJSON)
         }
-        let options = global.callOptions(
+        var options = global.callOptions(
           token: info.requiresAuthentication ? Self.token(for: global) : nil)
+        options.idempotencyKey = idempotencyKey
+        // A keyed repeat is answered from the first: safe to retry as an idempotent call.
+        let retriable = info.idempotent || (info.takesIdempotencyKey && idempotencyKey != nil)
         if info.serverStreaming {
           let responses = try await client.serverStreaming(
             path: info.path, payload: payload, idempotent: info.idempotent, options: options)
@@ -51,7 +60,7 @@ struct CallCommand: AsyncParsableCommand {
           }
         } else {
           let response = try await client.unary(
-            path: info.path, payload: payload, idempotent: info.idempotent, options: options)
+            path: info.path, payload: payload, idempotent: retriable, options: options)
           Output.write(try Output.json(response, as: responseType, compact: global.jsonLines))
         }
       }

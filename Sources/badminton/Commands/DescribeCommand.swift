@@ -36,7 +36,8 @@ struct DescribeCommand: AsyncParsableCommand {
         var header = "\(info.path)\n  request:  \(info.requestType)\n"
         header += "  response: \(info.responseType)\(info.serverStreaming ? " (stream)" : "")\n"
         header += "  \(info.requiresAuthentication ? "needs a login session" : "no login needed")"
-        header += info.idempotent ? ", idempotent\n\n" : "\n\n"
+        header += info.idempotent ? ", idempotent" : ""
+        header += info.takesIdempotencyKey ? ", takes --idempotency-key\n\n" : "\n\n"
         Output.write(header + Self.describe(request.pointer))
       }
     }

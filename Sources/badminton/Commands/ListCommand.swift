@@ -8,7 +8,8 @@ struct ListCommand: AsyncParsableCommand {
     abstract: "List every method the server serves, with its request and response types.",
     discussion: """
       One line per method: PATH REQUEST -> RESPONSE, then [stream] for a server-streaming \
-      method, [login] for one that needs a session and [idempotent] for one that may be retried. \
+      method, [login] for one that needs a session, [idempotent] for one that may be retried and \
+      [key] for a write that takes --idempotency-key. \
       With --json-lines, each method as one line of JSON (a badminton.rpc.v1.MethodInfo).
 
       \(ExitStatus.helpText)
@@ -32,12 +33,13 @@ struct ListCommand: AsyncParsableCommand {
     }
   }
 
-  /// `PATH REQUEST -> RESPONSE [stream] [login] [idempotent]`.
+  /// `PATH REQUEST -> RESPONSE [stream] [login] [idempotent] [key]`.
   static func line(_ method: MethodInfo) -> String {
     var text = "\(method.path) \(method.requestType) -> \(method.responseType)"
     if method.serverStreaming { text += " [stream]" }
     if method.requiresAuthentication { text += " [login]" }
     if method.idempotent { text += " [idempotent]" }
+    if method.takesIdempotencyKey { text += " [key]" }
     return text
   }
 }

@@ -135,5 +135,6 @@ enum ReferenceEncoder {
   static func encode(_ m: MethodInfo) -> [UInt8] {
     string(1, m.path) + string(2, m.requestType) + string(3, m.responseType)
       + bool(4, m.serverStreaming) + bool(5, m.idempotent) + bool(6, m.requiresAuthentication)
+      + bool(7, m.takesIdempotencyKey)
   }
 }
