@@ -17,6 +17,7 @@ let package = Package(
     .library(name: "BadmintonRPC", targets: ["BadmintonRPC"]),
     .library(name: "BadmintonAPI", targets: ["BadmintonAPI"]),
     .library(name: "BadmintonJSON", targets: ["BadmintonJSON"]),
+    .library(name: "BadmintonClient", targets: ["BadmintonClient"]),
     // For the benchmarks package in Benchmarks/, which measures the layers one by one.
     .library(name: "BadmintonDomain", targets: ["BadmintonDomain"]),
     .library(name: "BadmintonStore", targets: ["BadmintonStore"]),
@@ -120,6 +121,14 @@ let package = Package(
     .target(
       name: "BadmintonAPI",
       dependencies: ["BadmintonRPC", "CBadmintonProto"],
+      swiftSettings: defaultSwiftSettings
+    ),
+
+    // The client library for the app: one session that logs in, reconnects, resumes the event
+    // stream and sends every write exactly once through a durable queue.
+    .target(
+      name: "BadmintonClient",
+      dependencies: ["BadmintonAPI", "BadmintonRPC"],
       swiftSettings: defaultSwiftSettings
     ),
 
@@ -388,6 +397,21 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
+    .testTarget(
+      name: "BadmintonClientTests",
+      dependencies: [
+        "BadmintonAPI",
+        "BadmintonClient",
+        "BadmintonRPC",
+        "BadmintonServices",
+        "BadmintonSQLite",
+        "BadmintonStore",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: defaultSwiftSettings
     ),
