@@ -16,16 +16,11 @@ import Synchronization
 public actor BadmintonSession {
   /// Where the session connects, where it keeps its files, and its limits.
   public nonisolated let configuration: SessionConfiguration
-  /// The answers to queued writes that no caller was waiting for: writes replayed from the
-  /// queue file after an app restart, and writes whose caller's task was cancelled. One stream
-  /// for the session's life; it ends when the session closes.
-  public nonisolated let outcomes: AsyncStream<WriteOutcome>
 
   private let rpc: RPCClient
   private let queue: WriteQueue
   private let environment: SessionEnvironment
   private let broadcast: StatusBroadcast
-  private let outcomeSink: AsyncStream<WriteOutcome>.Continuation
   private let loops = Mutex<[Task<Void, Never>]>([])
 
   /// The token, its player and the delivered-event cursor, as the token store holds them.
@@ -47,6 +42,10 @@ public actor BadmintonSession {
   private var lastReceived: UInt64
   /// The app's `events` iterator waiting for the next event.
   private var eventWaiter: CheckedContinuation<Event?, Never>?
+  /// Answers no caller waited for, not yet taken from `outcomes`.
+  private var unclaimed: [WriteOutcome] = []
+  /// The app's `outcomes` iterator waiting for the next one.
+  private var outcomeWaiter: CheckedContinuation<WriteOutcome?, Never>?
 
   /// Opens a session: reads the token store (a token past its end counts as none) and the queue
   /// file, then starts reaching the server when there is a token. Throws when a file cannot be
@@ -81,7 +80,6 @@ public actor BadmintonSession {
     broadcast = StatusBroadcast(
       SessionStatus(
         connection: connection, pendingWrites: queue.writes.count, userID: stored?.userID))
-    (outcomes, outcomeSink) = AsyncStream.makeStream(of: WriteOutcome.self)
     let started = [
       Task { await self.runConnection() },
       Task { await self.runWrites() },
@@ -102,6 +100,12 @@ public actor BadmintonSession {
   /// (the sequence of each event returned is stored as delivered). One consumer at a time; the
   /// sequence ends when the session closes.
   public nonisolated var events: SessionEvents { SessionEvents(session: self) }
+
+  /// The answers to queued writes that no caller was waiting for: writes replayed from the
+  /// queue file after an app restart, and writes whose caller's task was cancelled. They wait
+  /// in the session until taken; one consumer at a time (a cancelled iteration loses nothing);
+  /// the sequence ends when the session closes.
+  public nonisolated var outcomes: SessionOutcomes { SessionOutcomes(session: self) }
 
   /// The writes waiting for a definite answer, first to be sent first.
   public func queuedWrites() -> [QueuedWrite] { queue.writes }
@@ -246,10 +250,11 @@ public actor BadmintonSession {
     callers = [:]
     eventWaiter?.resume(returning: nil)
     eventWaiter = nil
+    outcomeWaiter?.resume(returning: nil)
+    outcomeWaiter = nil
     await rpc.close()
     for loop in started { await loop.value }
     queue.close()
-    outcomeSink.finish()
     broadcast.finish()
   }
 
@@ -285,9 +290,35 @@ public actor BadmintonSession {
     if let caller = callers.removeValue(forKey: write.key) {
       caller.resume(with: result.mapError { $0 as any Error })
     } else {
-      outcomeSink.yield(WriteOutcome(methodPath: write.methodPath, key: write.key, result: result))
+      let outcome = WriteOutcome(methodPath: write.methodPath, key: write.key, result: result)
+      if let waiter = outcomeWaiter {
+        outcomeWaiter = nil
+        waiter.resume(returning: outcome)
+      } else {
+        unclaimed.append(outcome)
+      }
     }
     changed()
+  }
+
+  /// The next unclaimed outcome for the app's iterator; nil once closed.
+  func nextOutcome() async -> WriteOutcome? {
+    if !unclaimed.isEmpty { return unclaimed.removeFirst() }
+    guard !closed else { return nil }
+    outcomeWaiter?.resume(returning: nil)
+    outcomeWaiter = nil
+    return await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        self.outcomeWaiter = continuation
+      }
+    } onCancel: {
+      Task { await self.stopWaitingForOutcome() }
+    }
+  }
+
+  private func stopWaitingForOutcome() {
+    outcomeWaiter?.resume(returning: nil)
+    outcomeWaiter = nil
   }
 
   // MARK: The loops
@@ -558,6 +589,25 @@ public struct SessionEvents: AsyncSequence, Sendable {
 
     public mutating func next() async -> Event? {
       await session.nextEvent()
+    }
+  }
+
+  public func makeAsyncIterator() -> AsyncIterator {
+    AsyncIterator(session: session)
+  }
+}
+
+/// The answers no caller waited for, as `BadmintonSession.outcomes` delivers them.
+public struct SessionOutcomes: AsyncSequence, Sendable {
+  public typealias Element = WriteOutcome
+  let session: BadmintonSession
+
+  /// Takes outcomes from the session one at a time.
+  public struct AsyncIterator: AsyncIteratorProtocol {
+    let session: BadmintonSession
+
+    public mutating func next() async -> WriteOutcome? {
+      await session.nextOutcome()
     }
   }
 
