@@ -1,0 +1,217 @@
+import BadmintonAPI
+import BadmintonClient
+import BadmintonRPC
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+/// What a scripted server does with each attempt of SendMessage, in turn; once the script is
+/// used up, every attempt is answered.
+enum Step: Sendable {
+  /// Fails the attempt with this error.
+  case fail(RPCError)
+  /// Never answers (until the caller gives up).
+  case hang
+  /// Answers once the test opens the gate.
+  case waitForGate
+}
+
+/// Every attempt a scripted server saw: its idempotency key and its text.
+struct Attempt: Sendable, Hashable {
+  var key: String?
+  var text: String
+}
+
+/// The script of a `ScriptedServer` and what it saw.
+final class Script: Sendable {
+  private let steps: Mutex<[Step]>
+  private let seen = Mutex<[Attempt]>([])
+  private let gate = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+  init(_ steps: [Step]) {
+    self.steps = Mutex(steps)
+  }
+
+  /// Every attempt so far.
+  var attempts: [Attempt] { seen.withLock { $0 } }
+
+  /// Lets every attempt waiting for the gate be answered.
+  func openGate() {
+    let waiters = gate.withLock { gate in
+      gate.open = true
+      defer { gate.waiters = [] }
+      return gate.waiters
+    }
+    for waiter in waiters { waiter.resume() }
+  }
+
+  private func waitForGate() async {
+    await withCheckedContinuation { continuation in
+      let open = gate.withLock { gate in
+        if !gate.open { gate.waiters.append(continuation) }
+        return gate.open
+      }
+      if open { continuation.resume() }
+    }
+  }
+
+  func answer(_ request: SendMessageRequest, context: ServerContext) async throws -> DirectMessage {
+    seen.withLock {
+      $0.append(Attempt(key: context.metadataValue("idempotency-key"), text: request.text))
+    }
+    switch steps.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+    case .fail(let error)?:
+      throw error
+    case .hang?:
+      while true { try await Task.sleep(for: .seconds(3600)) }
+    case .waitForGate?:
+      await waitForGate()
+    case nil:
+      break
+    }
+    var message = DirectMessage()
+    message.id = Int64(attempts.count)
+    message.text = request.text
+    return message
+  }
+}
+
+/// A server whose only product method is SendMessage, answered as a script says, and whose only
+/// valid token is `good`.
+struct ScriptedServer {
+  let script: Script
+  let port: Int
+  private let serving: Task<Void, any Error>
+
+  private struct Service: RPCService {
+    let script: Script
+
+    func registerMethods(in registry: inout HandlerRegistry) {
+      registry.register(Messages.sendMessage) { [script] request, context in
+        try await script.answer(request, context: context)
+      }
+    }
+  }
+
+  private struct OneToken: Authenticator {
+    func authenticate(bearerToken: String) async throws -> Principal? {
+      bearerToken == "good" ? Principal(userID: 1, isAdministrator: false) : nil
+    }
+  }
+
+  /// Every attempt so far.
+  var attempts: [Attempt] { script.attempts }
+
+  /// A server on a free port that follows `steps`.
+  static func start(_ steps: [Step]) async throws -> ScriptedServer {
+    var logger = Logger(label: "test.client.scripted")
+    logger.logLevel = .critical
+    let script = Script(steps)
+    let rpc = RPCServer(
+      configuration: ServerConfiguration(port: 0), services: [Service(script: script)],
+      authenticator: OneToken(), logger: logger)
+    let task = Task { try await rpc.run() }
+    let port = try await rpc.localAddress().port!
+    return ScriptedServer(script: script, port: port, serving: task)
+  }
+
+  func stop() async {
+    serving.cancel()
+    _ = await serving.result
+  }
+}
+
+@Suite("Write retries")
+struct RetryTests {
+  static func session(
+    port: Int, folder: TemporaryFolder, sleeper: RecordingSleeper,
+    callTimeout: Duration = .milliseconds(300)
+  ) throws -> BadmintonSession {
+    var configuration = configuration(port: port, folder: folder, sleeper: sleeper)
+    configuration.tokenStore = InMemoryTokenStore(
+      StoredSession(token: "good", userID: 1, expiresAtUnixMs: .max, lastEventSequence: 0))
+    configuration.subscribesToEvents = false
+    configuration.callTimeout = callTimeout
+    return try BadmintonSession(configuration: configuration)
+  }
+
+  static let request = SendMessageRequest(recipientID: 2, clientMessageID: "c", text: "hi")
+
+  @Test("a write is tried again with the same key until the answer is definite")
+  func notDefinite_retriedWithSameKey() async throws {
+    let unavailable = RPCError(
+      code: .unavailable, reason: "DATABASE_UNAVAILABLE", message: .init(verbatim: "down"))
+    let busy = RPCError(
+      code: .resourceExhausted, reason: "IDEMPOTENCY_KEYS_EXHAUSTED",
+      message: .init(verbatim: "later"), retryAfter: .seconds(42))
+    let server = try await ScriptedServer.start([
+      .fail(unavailable), .fail(busy), .hang, .fail(.serverShuttingDown),
+    ])
+    let folder = TemporaryFolder()
+    defer { folder.remove() }
+    let sleeper = RecordingSleeper()
+    let session = try Self.session(port: server.port, folder: folder, sleeper: sleeper)
+    let answer = try await session.write(Messages.sendMessage, Self.request)
+    #expect(answer.text == "hi")
+    let attempts = server.attempts
+    #expect(attempts.count == 5)
+    let key = try #require(attempts.first?.key)
+    #expect(attempts.allSatisfy { $0.key == key })
+    // The server's hint is waited out in full.
+    #expect(sleeper.pauses.contains(.seconds(42)))
+    #expect(session.status.pendingWrites == 0)
+
+    let second = try await session.write(Messages.sendMessage, Self.request)
+    #expect(second.text == "hi")
+    #expect(server.attempts.count == 6)
+    #expect(server.attempts.last?.key != key)
+    await session.close()
+    await server.stop()
+  }
+
+  @Test("a definite error is not tried again: IDEMPOTENCY_KEY_REUSED reaches the caller")
+  func definite_notRetried() async throws {
+    let reused = RPCError(
+      code: .failedPrecondition, reason: "IDEMPOTENCY_KEY_REUSED", message: .init(verbatim: ""))
+    let full = RPCError(
+      code: .resourceExhausted, reason: "MESSAGE_QUOTA", message: .init(verbatim: ""))
+    let server = try await ScriptedServer.start([.fail(reused), .fail(full)])
+    let folder = TemporaryFolder()
+    defer { folder.remove() }
+    let session = try Self.session(port: server.port, folder: folder, sleeper: RecordingSleeper())
+    let first = await rpcError { _ = try await session.write(Messages.sendMessage, Self.request) }
+    #expect(first?.reason == "IDEMPOTENCY_KEY_REUSED")
+    let second = await rpcError { _ = try await session.write(Messages.sendMessage, Self.request) }
+    #expect(second?.reason == "MESSAGE_QUOTA")
+    #expect(server.attempts.count == 2)
+    #expect(session.status.pendingWrites == 0)
+    await session.close()
+    await server.stop()
+  }
+
+  @Test("a caller that stops waiting leaves its write queued; its answer comes through outcomes")
+  func cancelledCaller_outcomeDelivered() async throws {
+    let server = try await ScriptedServer.start([.waitForGate])
+    let folder = TemporaryFolder()
+    defer { folder.remove() }
+    let session = try Self.session(
+      port: server.port, folder: folder, sleeper: RecordingSleeper(), callTimeout: .seconds(20))
+    let caller = Task { try await session.write(Messages.sendMessage, Self.request) }
+    let sent = try await withLimit {
+      while server.attempts.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+      return true
+    }
+    #expect(sent == true)
+    caller.cancel()
+    await #expect(throws: CancellationError.self) { _ = try await caller.value }
+    #expect(session.status.pendingWrites == 1)
+    server.script.openGate()
+    let answered = try await outcomes(session, count: 1)
+    #expect(try answered.first?.response(as: DirectMessage.self).text == "hi")
+    #expect(server.attempts.count == 1)
+    #expect(session.status.pendingWrites == 0)
+    await session.close()
+    await server.stop()
+  }
+}
