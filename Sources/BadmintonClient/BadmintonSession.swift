@@ -449,20 +449,24 @@ public actor BadmintonSession {
         let stream = try await rpc.events.subscribe(
           SubscribeRequest(afterSequence: lastReceived),
           options: CallOptions(bearerToken: token))
-        var replaced = false
+        // Left on purpose: the token changed, or the buffer is full (the stream is dropped
+        // rather than left unread, and followed again from `lastReceived` once the app has
+        // taken some).
+        var leftOnPurpose = false
         for try await event in stream {
           guard !closed else { return }
           guard stored?.token == token else {
-            replaced = true
+            leftOnPurpose = true
             break
           }
           refusals = 0
           receive(event)
-          while buffered.count >= configuration.maximumBufferedEvents, !closed {
-            await waitForChange()
+          if buffered.count >= configuration.maximumBufferedEvents {
+            leftOnPurpose = true
+            break
           }
         }
-        if !replaced { connectionLost(epoch: epoch) }
+        if !leftOnPurpose { connectionLost(epoch: epoch) }
       } catch let error as RPCError {
         guard !closed else { return }
         switch error.code {

@@ -51,8 +51,9 @@ public struct SessionConfiguration: Sendable {
   public var callTimeout: Duration
   /// Whether the session follows `Events/Subscribe` while signed in. Default true.
   public var subscribesToEvents: Bool
-  /// Events received and not yet taken from `events`; at this many the session stops reading
-  /// the stream until the app takes one. Default 1,000.
+  /// Events received and not yet taken from `events`; at this many the session closes the
+  /// stream and follows it again, from the last event received, once the app has taken one.
+  /// Default 1,000.
   public var maximumBufferedEvents: Int
   /// TLS under the frames; nil for plain TCP. Default nil.
   public var tls: ClientTLSConfiguration?
