@@ -335,6 +335,11 @@ public actor BadmintonSession {
         await waitForChange()
         continue
       }
+      if let end = stored?.expiresAtUnixMs, end <= environment.nowUnixMs() {
+        // Past its end by the app's clock: the server would refuse it.
+        signOut(token: token)
+        continue
+      }
       setConnection(.connecting)
       let result = await probe(token: token)
       guard !closed else { return }

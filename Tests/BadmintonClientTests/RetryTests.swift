@@ -56,6 +56,36 @@ final class Script: Sendable {
     }
   }
 
+  private let subscriptions = Mutex<[UInt64]>([])
+
+  /// The `after_sequence` of every subscription so far.
+  var afterSequences: [UInt64] { subscriptions.withLock { $0 } }
+
+  /// Serves Subscribe badly on purpose: the n-th subscription (from 0) sends every event from
+  /// sequence 1 to 3(n+1), whatever `after_sequence` says, then ends with an error that asks for
+  /// a resubscription (SUBSCRIBER_TOO_SLOW, then a lost connection's UNAVAILABLE); the fourth
+  /// stays open.
+  func subscribe(_ request: SubscribeRequest, events: ResponseStreamWriter<Event>) async throws {
+    let round = subscriptions.withLock { list in
+      list.append(request.afterSequence)
+      return list.count - 1
+    }
+    for sequence in 1...UInt64(3 * (round + 1)) {
+      var event = Event()
+      event.sequence = sequence
+      try await events.write(event)
+    }
+    switch round {
+    case 0:
+      throw RPCError(
+        code: .resourceExhausted, reason: "SUBSCRIBER_TOO_SLOW", message: .init(verbatim: ""))
+    case 1, 2:
+      throw RPCError(code: .unavailable, reason: "STREAM_LOST", message: .init(verbatim: ""))
+    default:
+      while true { try await Task.sleep(for: .seconds(3600)) }
+    }
+  }
+
   func answer(_ request: SendMessageRequest, context: ServerContext) async throws -> DirectMessage {
     seen.withLock {
       $0.append(Attempt(key: context.metadataValue("idempotency-key"), text: request.text))
@@ -90,6 +120,9 @@ struct ScriptedServer {
     func registerMethods(in registry: inout HandlerRegistry) {
       registry.register(Messages.sendMessage) { [script] request, context in
         try await script.answer(request, context: context)
+      }
+      registry.register(Events.subscribe) { [script] request, _, writer in
+        try await script.subscribe(request, events: writer)
       }
     }
   }
@@ -126,12 +159,12 @@ struct ScriptedServer {
 struct RetryTests {
   static func session(
     port: Int, folder: TemporaryFolder, sleeper: RecordingSleeper,
-    callTimeout: Duration = .milliseconds(300)
+    callTimeout: Duration = .milliseconds(300), events: Bool = false
   ) throws -> BadmintonSession {
     var configuration = configuration(port: port, folder: folder, sleeper: sleeper)
     configuration.tokenStore = InMemoryTokenStore(
       StoredSession(token: "good", userID: 1, expiresAtUnixMs: .max, lastEventSequence: 0))
-    configuration.subscribesToEvents = false
+    configuration.subscribesToEvents = events
     configuration.callTimeout = callTimeout
     return try BadmintonSession(configuration: configuration)
   }
@@ -211,6 +244,20 @@ struct RetryTests {
     #expect(try answered.first?.response(as: DirectMessage.self).text == "hi")
     #expect(server.attempts.count == 1)
     #expect(session.status.pendingWrites == 0)
+    await session.close()
+    await server.stop()
+  }
+
+  @Test("events a server sends again are dropped: each once, in order, resubscribed from the last")
+  func repeatedEvents_droppedOnce() async throws {
+    let server = try await ScriptedServer.start([])
+    let folder = TemporaryFolder()
+    defer { folder.remove() }
+    let session = try Self.session(
+      port: server.port, folder: folder, sleeper: RecordingSleeper(), events: true)
+    let received = try await events(session, count: 12)
+    #expect(received.map(\.sequence) == Array(1...12))
+    #expect(server.script.afterSequences == [0, 3, 6, 9])
     await session.close()
     await server.stop()
   }
