@@ -17,7 +17,9 @@ public actor BadmintonSession {
   /// Where the session connects, where it keeps its files, and its limits.
   public nonisolated let configuration: SessionConfiguration
 
-  private let rpc: RPCClient
+  /// The RPC client: replaced by a new one (a new connection) when a call on it got no answer
+  /// in time, since a connection that went silent is never noticed as lost otherwise.
+  private var rpc: RPCClient
   private let queue: WriteQueue
   private let environment: SessionEnvironment
   private let broadcast: StatusBroadcast
@@ -53,12 +55,7 @@ public actor BadmintonSession {
   public init(configuration: SessionConfiguration) throws {
     self.configuration = configuration
     environment = configuration.environment
-    rpc = RPCClient(
-      host: configuration.host, port: configuration.port,
-      configuration: ClientConfiguration(
-        connectTimeout: configuration.backoff.minimumConnectTimeout,
-        // The session alone decides what is tried again.
-        retry: .none, defaultLocale: configuration.locale, tls: configuration.tls))
+    rpc = Self.makeClient(configuration)
     queue = try WriteQueue(
       path: configuration.queuePath, limit: configuration.maximumQueuedWrites)
     var stored: StoredSession?
@@ -84,6 +81,7 @@ public actor BadmintonSession {
       Task { await self.runConnection() },
       Task { await self.runWrites() },
       Task { await self.runEvents() },
+      Task { await self.runHeartbeat() },
     ]
     loops.withLock { $0 = started }
   }
@@ -220,14 +218,18 @@ public actor BadmintonSession {
     var retries = 0
     while true {
       let epoch = self.epoch
+      let client = rpc
       do {
-        return try await rpc.unary(method, request, options: options)
+        return try await client.unary(method, request, options: options)
       } catch let error as RPCError {
         if error.code == .unauthenticated, let token = options.bearerToken {
           signOut(token: token)
           throw error
         }
-        if error.code == .unavailable { connectionLost(epoch: epoch) }
+        if error.code == .deadlineExceeded { replaceClient(client) }
+        if error.code == .unavailable || error.code == .deadlineExceeded {
+          connectionLost(epoch: epoch)
+        }
         guard RPCClient.mayRetry(error, idempotent: method.idempotent), retries < 3, !closed
         else { throw error }
         let pause = configuration.backoff.delay(
@@ -323,6 +325,23 @@ public actor BadmintonSession {
 
   // MARK: The loops
 
+  private static func makeClient(_ configuration: SessionConfiguration) -> RPCClient {
+    RPCClient(
+      host: configuration.host, port: configuration.port,
+      configuration: ClientConfiguration(
+        connectTimeout: configuration.backoff.minimumConnectTimeout,
+        // The session alone decides what is tried again.
+        retry: .none, defaultLocale: configuration.locale, tls: configuration.tls))
+  }
+
+  /// A call on `client` got no answer in time: the next calls go to a new client, and the old
+  /// one is closed, which ends what still waits on it (the event stream included).
+  private func replaceClient(_ client: RPCClient) {
+    guard client === rpc, !closed else { return }
+    rpc = Self.makeClient(configuration)
+    Task { await client.close() }
+  }
+
   /// Reaches the server whenever signed in and not connected; backs off after each failure.
   private func runConnection() async {
     while !closed {
@@ -341,8 +360,12 @@ public actor BadmintonSession {
         continue
       }
       setConnection(.connecting)
-      let result = await probe(token: token)
+      let client = rpc
+      let result = await Self.probe(client, token: token, timeout: configuration.callTimeout)
       guard !closed else { return }
+      if case .failure(let error) = result, error.code == .deadlineExceeded {
+        replaceClient(client)
+      }
       guard stored?.token == token, connection != .connected else { continue }
       switch result {
       case .success:
@@ -367,10 +390,12 @@ public actor BadmintonSession {
 
   /// Asks the server whether the session is valid: success when it answered anything but
   /// UNAUTHENTICATED or an error that means it was not reached.
-  private nonisolated func probe(token: String) async -> Result<Void, RPCError> {
+  private static func probe(_ client: RPCClient, token: String, timeout: Duration) async -> Result<
+    Void, RPCError
+  > {
     do {
-      _ = try await rpc.health.checkSession(
-        options: CallOptions(timeout: configuration.callTimeout, bearerToken: token))
+      _ = try await client.health.checkSession(
+        options: CallOptions(timeout: timeout, bearerToken: token))
       return .success(())
     } catch let error as RPCError {
       switch error.code {
@@ -395,7 +420,9 @@ public actor BadmintonSession {
         continue
       }
       let epoch = self.epoch
-      let result = await send(write, token: token)
+      let client = rpc
+      let result = await Self.send(
+        write, on: client, token: token, timeout: configuration.callTimeout)
       guard !closed else { return }
       // A login of another player may have dropped it meanwhile.
       guard queue.writes.first?.key == write.key else { continue }
@@ -407,6 +434,7 @@ public actor BadmintonSession {
         case .definite:
           finish(write, with: .failure(error))
         case .retryAfterReconnect:
+          if error.code == .deadlineExceeded { replaceClient(client) }
           connectionLost(epoch: epoch)
         case .retryAfter(let wait):
           do {
@@ -421,15 +449,14 @@ public actor BadmintonSession {
     }
   }
 
-  private nonisolated func send(_ write: QueuedWrite, token: String) async -> Result<
-    [UInt8], RPCError
-  > {
+  private static func send(
+    _ write: QueuedWrite, on client: RPCClient, token: String, timeout: Duration
+  ) async -> Result<[UInt8], RPCError> {
     do {
       return .success(
-        try await rpc.unary(
+        try await client.unary(
           path: write.methodPath, payload: write.request, idempotent: true,
-          options: CallOptions(
-            timeout: configuration.callTimeout, bearerToken: token, idempotencyKey: write.key)))
+          options: CallOptions(timeout: timeout, bearerToken: token, idempotencyKey: write.key)))
     } catch let error as RPCError {
       return .failure(error)
     } catch {
@@ -458,6 +485,7 @@ public actor BadmintonSession {
         // rather than left unread, and followed again from `lastReceived` once the app has
         // taken some).
         var leftOnPurpose = false
+        var first = true
         for try await event in stream {
           guard !closed else { return }
           guard stored?.token == token else {
@@ -465,6 +493,15 @@ public actor BadmintonSession {
             break
           }
           refusals = 0
+          // Within one stream sequences rise by one; only its first event may skip (events
+          // removed after 30 days). A skip later means something was lost on the way:
+          // follow the stream again from the last event received.
+          if !first, event.sequence > lastReceived + 1 {
+            connectionLost(epoch: epoch)
+            leftOnPurpose = true
+            break
+          }
+          first = false
           receive(event)
           if buffered.count >= configuration.maximumBufferedEvents {
             leftOnPurpose = true
@@ -494,6 +531,31 @@ public actor BadmintonSession {
         }
       } catch {
         guard !closed else { return }
+        connectionLost(epoch: epoch)
+      }
+    }
+  }
+
+  /// While connected, asks the server every `heartbeatInterval` whether the session is still
+  /// valid, so that a connection that went silent, or a session ended elsewhere, is noticed
+  /// without a call of the app's.
+  private func runHeartbeat() async {
+    guard let interval = configuration.heartbeatInterval else { return }
+    while !closed {
+      do {
+        try await environment.sleep(interval)
+      } catch {
+        return
+      }
+      guard !closed, connection == .connected, let token = stored?.token else { continue }
+      let epoch = self.epoch
+      let client = rpc
+      let result = await Self.probe(client, token: token, timeout: configuration.callTimeout)
+      guard !closed, case .failure(let error) = result else { continue }
+      if error.code == .unauthenticated {
+        signOut(token: token)
+      } else {
+        if error.code == .deadlineExceeded { replaceClient(client) }
         connectionLost(epoch: epoch)
       }
     }

@@ -49,6 +49,10 @@ public struct SessionConfiguration: Sendable {
   public var backoff: ConnectionBackoff
   /// How long one attempt of a call may take before it counts as lost. Default 30 seconds.
   public var callTimeout: Duration
+  /// While connected, the session checks the connection and the token this often
+  /// (`Health/CheckSession`), so that a connection that went silent is replaced even when the
+  /// app makes no call; nil never checks. Default 30 seconds.
+  public var heartbeatInterval: Duration?
   /// Whether the session follows `Events/Subscribe` while signed in. Default true.
   public var subscribesToEvents: Bool
   /// Events received and not yet taken from `events`; at this many the session closes the
@@ -81,6 +85,7 @@ public struct SessionConfiguration: Sendable {
     self.maximumQueuedWrites = 1000
     self.backoff = ConnectionBackoff()
     self.callTimeout = .seconds(30)
+    self.heartbeatInterval = .seconds(30)
     self.subscribesToEvents = true
     self.maximumBufferedEvents = 1000
     self.tls = nil

@@ -23,14 +23,25 @@ struct Attempt: Sendable, Hashable {
   var text: String
 }
 
+/// One subscription a scripted server serves: the sequences it sends, whatever
+/// `after_sequence` says, then the error that ends it, or nil to keep it open.
+struct Round: Sendable {
+  var sequences: [UInt64]
+  var end: RPCError?
+}
+
 /// The script of a `ScriptedServer` and what it saw.
 final class Script: Sendable {
   private let steps: Mutex<[Step]>
+  private let rounds: Mutex<[Round]>
+  /// While set, every authentication waits forever: the server has gone silent.
+  let silent = Atomic<Bool>(false)
   private let seen = Mutex<[Attempt]>([])
   private let gate = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-  init(_ steps: [Step]) {
+  init(_ steps: [Step], rounds: [Round]) {
     self.steps = Mutex(steps)
+    self.rounds = Mutex(rounds)
   }
 
   /// Every attempt so far.
@@ -61,29 +72,18 @@ final class Script: Sendable {
   /// The `after_sequence` of every subscription so far.
   var afterSequences: [UInt64] { subscriptions.withLock { $0 } }
 
-  /// Serves Subscribe badly on purpose: the n-th subscription (from 0) sends every event from
-  /// sequence 1 to 3(n+1), whatever `after_sequence` says, then ends with an error that asks for
-  /// a resubscription (SUBSCRIBER_TOO_SLOW, then a lost connection's UNAVAILABLE); the fourth
-  /// stays open.
+  /// Serves Subscribe as the next round says; once the rounds are used up, stays open and
+  /// sends nothing.
   func subscribe(_ request: SubscribeRequest, events: ResponseStreamWriter<Event>) async throws {
-    let round = subscriptions.withLock { list in
-      list.append(request.afterSequence)
-      return list.count - 1
-    }
-    for sequence in 1...UInt64(3 * (round + 1)) {
+    subscriptions.withLock { $0.append(request.afterSequence) }
+    let round = rounds.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+    for sequence in round?.sequences ?? [] {
       var event = Event()
       event.sequence = sequence
       try await events.write(event)
     }
-    switch round {
-    case 0:
-      throw RPCError(
-        code: .resourceExhausted, reason: "SUBSCRIBER_TOO_SLOW", message: .init(verbatim: ""))
-    case 1, 2:
-      throw RPCError(code: .unavailable, reason: "STREAM_LOST", message: .init(verbatim: ""))
-    default:
-      while true { try await Task.sleep(for: .seconds(3600)) }
-    }
+    if let end = round?.end { throw end }
+    while true { try await Task.sleep(for: .seconds(3600)) }
   }
 
   func answer(_ request: SendMessageRequest, context: ServerContext) async throws -> DirectMessage {
@@ -128,8 +128,11 @@ struct ScriptedServer {
   }
 
   private struct OneToken: Authenticator {
+    let script: Script
+
     func authenticate(bearerToken: String) async throws -> Principal? {
-      bearerToken == "good" ? Principal(userID: 1, isAdministrator: false) : nil
+      while script.silent.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+      return bearerToken == "good" ? Principal(userID: 1, isAdministrator: false) : nil
     }
   }
 
@@ -137,13 +140,13 @@ struct ScriptedServer {
   var attempts: [Attempt] { script.attempts }
 
   /// A server on a free port that follows `steps`.
-  static func start(_ steps: [Step]) async throws -> ScriptedServer {
+  static func start(_ steps: [Step], rounds: [Round] = []) async throws -> ScriptedServer {
     var logger = Logger(label: "test.client.scripted")
     logger.logLevel = .critical
-    let script = Script(steps)
+    let script = Script(steps, rounds: rounds)
     let rpc = RPCServer(
       configuration: ServerConfiguration(port: 0), services: [Service(script: script)],
-      authenticator: OneToken(), logger: logger)
+      authenticator: OneToken(script: script), logger: logger)
     let task = Task { try await rpc.run() }
     let port = try await rpc.localAddress().port!
     return ScriptedServer(script: script, port: port, serving: task)
@@ -159,13 +162,15 @@ struct ScriptedServer {
 struct RetryTests {
   static func session(
     port: Int, folder: TemporaryFolder, sleeper: RecordingSleeper,
-    callTimeout: Duration = .milliseconds(300), events: Bool = false
+    callTimeout: Duration = .milliseconds(300), events: Bool = false,
+    heartbeat: Duration? = nil
   ) throws -> BadmintonSession {
     var configuration = configuration(port: port, folder: folder, sleeper: sleeper)
     configuration.tokenStore = InMemoryTokenStore(
       StoredSession(token: "good", userID: 1, expiresAtUnixMs: .max, lastEventSequence: 0))
     configuration.subscribesToEvents = events
     configuration.callTimeout = callTimeout
+    configuration.heartbeatInterval = heartbeat
     return try BadmintonSession(configuration: configuration)
   }
 
@@ -250,7 +255,16 @@ struct RetryTests {
 
   @Test("events a server sends again are dropped: each once, in order, resubscribed from the last")
   func repeatedEvents_droppedOnce() async throws {
-    let server = try await ScriptedServer.start([])
+    let tooSlow = RPCError(
+      code: .resourceExhausted, reason: "SUBSCRIBER_TOO_SLOW", message: .init(verbatim: ""))
+    let lost = RPCError(code: .unavailable, reason: "STREAM_LOST", message: .init(verbatim: ""))
+    // Each subscription starts again from 1, whatever `after_sequence` says.
+    let server = try await ScriptedServer.start(
+      [],
+      rounds: [
+        Round(sequences: Array(1...3), end: tooSlow), Round(sequences: Array(1...6), end: lost),
+        Round(sequences: Array(1...9), end: lost), Round(sequences: Array(1...12), end: nil),
+      ])
     let folder = TemporaryFolder()
     defer { folder.remove() }
     let session = try Self.session(
@@ -258,6 +272,45 @@ struct RetryTests {
     let received = try await events(session, count: 12)
     #expect(received.map(\.sequence) == Array(1...12))
     #expect(server.script.afterSequences == [0, 3, 6, 9])
+    await session.close()
+    await server.stop()
+  }
+
+  @Test("an event missing within a stream makes the session follow it again from the last one")
+  func gapWithinStream_resubscribes() async throws {
+    let server = try await ScriptedServer.start(
+      [],
+      rounds: [
+        Round(sequences: [1, 2, 4, 5], end: nil), Round(sequences: [3, 4, 5, 6], end: nil),
+      ])
+    let folder = TemporaryFolder()
+    defer { folder.remove() }
+    let session = try Self.session(
+      port: server.port, folder: folder, sleeper: RecordingSleeper(), events: true)
+    let received = try await events(session, count: 6)
+    #expect(received.map(\.sequence) == Array(1...6))
+    #expect(server.script.afterSequences == [0, 2])
+    await session.close()
+    await server.stop()
+  }
+
+  @Test("the heartbeat notices a server gone silent and reconnects once it answers again")
+  func heartbeat_noticesSilence() async throws {
+    let server = try await ScriptedServer.start([])
+    let folder = TemporaryFolder()
+    defer { folder.remove() }
+    let sleeper = RecordingSleeper()
+    let session = try Self.session(
+      port: server.port, folder: folder, sleeper: sleeper, heartbeat: .seconds(30))
+    try await waitForStatus(session) { $0.connection == .connected }
+    server.script.silent.store(true, ordering: .relaxed)
+    try await waitForStatus(session) { $0.connection != .connected }
+    #expect(sleeper.pauses.contains(.seconds(30)))
+    server.script.silent.store(false, ordering: .relaxed)
+    try await waitForStatus(session) { $0.connection == .connected }
+    // Writes go through the new connection.
+    let answer = try await session.write(Messages.sendMessage, Self.request)
+    #expect(answer.text == "hi")
     await session.close()
     await server.stop()
   }

@@ -160,6 +160,8 @@ func configuration(
 ) -> SessionConfiguration {
   var configuration = SessionConfiguration(host: "127.0.0.1", port: port, directory: folder.path)
   configuration.callTimeout = .seconds(20)
+  // The heartbeat's pauses would mix with the backoff's; it has a test of its own.
+  configuration.heartbeatInterval = nil
   configuration.environment = SessionEnvironment(sleep: sleeper.sleep, random: random)
   return configuration
 }
