@@ -81,6 +81,7 @@ enum DocumentationExamples {
       queuePath: temporaryFolder + "/writes.queue")
     configuration.environment = SessionEnvironment(
       sleep: { _ in try await Task.sleep(for: .milliseconds(1)) }, random: { 1 })
+    configuration.heartbeatInterval = nil
     return try BadmintonSession(configuration: configuration)
   }
 }
