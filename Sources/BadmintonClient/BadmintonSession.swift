@@ -8,11 +8,12 @@ import Synchronization
 /// write through a durable FIFO queue with an idempotency key, again and again with that key
 /// until the server's answer is definite.
 ///
-/// Three loops run while the session is open: one reaches the server (`Health/CheckSession`)
+/// Four loops run while the session is open: one reaches the server (`Health/CheckSession`)
 /// whenever the session is signed in and not connected, backing off between failed attempts;
-/// one sends the queue's first write whenever connected; one follows `Events/Subscribe`. A
-/// write's or a stream's lost connection sends the first loop back to work. Call `close()` when
-/// done: the loops hold the session.
+/// one sends the queue's first write whenever connected; one follows `Events/Subscribe`; one
+/// checks the connection every `heartbeatInterval`. A write's, a stream's or a heartbeat's lost
+/// connection sends the first loop back to work. Call `close()` when done: the loops hold the
+/// session.
 public actor BadmintonSession {
   /// Where the session connects, where it keeps its files, and its limits.
   public nonisolated let configuration: SessionConfiguration
