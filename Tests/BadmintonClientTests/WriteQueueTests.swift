@@ -1,4 +1,5 @@
 import Foundation
+import PropertyBased
 import Testing
 
 @testable import BadmintonClient
@@ -83,6 +84,66 @@ struct WriteQueueTests {
     #expect(size < 3 * 4096)
     let reread = WriteQueue.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
     #expect(reread.writes == [Self.write(-1, size: 100)])
+  }
+
+  /// One step of a random queue's life.
+  enum Operation: Sendable, CustomStringConvertible {
+    case append(size: Int)
+    case remove(pick: Int)
+    case reopen
+
+    var description: String {
+      switch self {
+      case .append(let size): "append(\(size))"
+      case .remove(let pick): "remove(#\(pick))"
+      case .reopen: "reopen"
+      }
+    }
+  }
+
+  static let operations = Generator { rng in
+    switch Int.random(in: 0..<10, using: &rng) {
+    case 0..<5: Operation.append(size: Int.random(in: 0...300, using: &rng))
+    case 5..<9: Operation.remove(pick: Int.random(in: 0..<1000, using: &rng))
+    default: Operation.reopen
+    }
+  }
+
+  @Test("for any appends, removals and reopenings the queue holds what a plain list holds")
+  func anyOperations_matchList() async {
+    await propertyCheck(count: 60, input: Self.operations.array(of: 1...60)) { operations in
+      let folder = TemporaryFolder()
+      defer { folder.remove() }
+      let path = folder.path + "/writes.queue"
+      do {
+        // A small threshold, so that the log is rewritten now and then.
+        var queue = try WriteQueue(path: path, limit: 1000, compactionThreshold: 2048)
+        var model: [QueuedWrite] = []
+        for (step, operation) in operations.enumerated() {
+          switch operation {
+          case .append(let size):
+            let write = Self.write(step, size: size)
+            try queue.append(write)
+            model.append(write)
+          case .remove(let pick):
+            guard !model.isEmpty else { continue }
+            let key = model[pick % model.count].key
+            try queue.remove(key: key)
+            model.removeAll { $0.key == key }
+          case .reopen:
+            queue.close()
+            queue = try WriteQueue(path: path, limit: 1000, compactionThreshold: 2048)
+          }
+          #expect(queue.writes == model)
+        }
+        queue.close()
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(WriteQueue.parse(bytes).writes == model)
+        #expect(WriteQueue.parse(bytes).validBytes == bytes.count)
+      } catch {
+        Issue.record(error)
+      }
+    }
   }
 
   @Test("a second queue over a file in use is refused")
