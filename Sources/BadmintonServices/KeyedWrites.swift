@@ -2,6 +2,7 @@ public import BadmintonDomain
 public import BadmintonRPC
 public import BadmintonStore
 import Crypto
+import DequeModule
 import Synchronization
 
 /// Answers every write that takes an idempotency key (`MethodInfo.takesIdempotencyKey`) once
@@ -52,28 +53,67 @@ public struct KeyedWrites: RPCService {
     let player = principal.userID
     return try await running.one(player: player, key: key) {
       let now = clock.nowUnixMs()
-      if let stored = try await store.storedWriteKey(playerID: player, key: key),
-        WriteKeyRules.isLive(createdAtUnixMs: stored.createdAtUnixMs, nowUnixMs: now)
-      {
-        return try Self.replay(stored, digest: digest)
+      // A repeat on the instance that answered the first call: from memory, no transaction.
+      if let recent = running.recent(player: player, key: key, nowUnixMs: now) {
+        return try Self.replay(recent, digest: digest)
       }
       let write = KeyedWrite(
         playerID: player, key: key, digest: digest, atUnixMs: now, limit: limit)
+      // No read first: the write's own transaction looks the key up, and a repeat whose write
+      // committed before ends there with the kept answer (`AnsweredBefore`). Only a call that
+      // never reached that transaction reads the key, below.
+      // Whatever happens next, an answer the write's transaction kept is the key's answer, on
+      // this instance as in the store.
+      defer {
+        if let kept = write.kept {
+          running.remember(
+            StoredWriteKey(digest: digest, createdAtUnixMs: now, answer: kept),
+            player: player, key: key)
+        }
+      }
+      let response: [UInt8]?
       do {
-        return try await WriteKeyScope.$write.withValue(write) { try await handler() }
+        response = try await WriteKeyScope.$write.withValue(write) { try await handler() }
       } catch let answered as AnsweredBefore {
+        running.remember(answered.stored, player: player, key: key)
         return try Self.replay(answered.stored, digest: digest)
       } catch let error as DomainError where !write.isTaken && WriteKeyRules.isFinal(error) {
         // Refused before its store call (a rule checked in memory, a missing row): the refusal
-        // is the answer, kept under the key as a write's would be.
+        // is the answer, kept under the key as a write's would be, unless the key already has
+        // one.
         do {
           try await store.keepFailure(of: write, error)
         } catch let answered as AnsweredBefore {
+          running.remember(answered.stored, player: player, key: key)
           return try Self.replay(answered.stored, digest: digest)
         }
         throw error
+      } catch  where !write.isTaken {
+        // Refused for now (a rate, the database out of reach) before its store call: a repeat
+        // of a write that committed earlier still gets that write's answer.
+        if let stored = try? await kept(player, key, now) {
+          return try Self.replay(stored, digest: digest)
+        }
+        throw error
       }
+      if write.isTaken { return response }
+      // Answered without a write (nothing to change): a repeat of a call that did write gets
+      // that call's answer.
+      if let stored = try await kept(player, key, now) {
+        return try Self.replay(stored, digest: digest)
+      }
+      return response
     }
+  }
+
+  /// The live answer kept under `key`, if any.
+  private func kept(_ player: Int64, _ key: String, _ now: Int64) async throws
+    -> StoredWriteKey?
+  {
+    guard let stored = try await store.storedWriteKey(playerID: player, key: key),
+      WriteKeyRules.isLive(createdAtUnixMs: stored.createdAtUnixMs, nowUnixMs: now)
+    else { return nil }
+    return stored
   }
 
   /// The stored answer, for a repeat whose request has `digest`.
@@ -119,14 +159,68 @@ func withKeyedAnswer<Value: Sendable, Response: ProtobufMessage>(
 }
 
 /// The keyed calls running on this instance: one at a time per player and key, the others
-/// waiting in arrival order.
+/// waiting in arrival order; and the answers of the latest ones, so that a repeat on the same
+/// instance needs no transaction (at most `recentBytes` of answers, the oldest forgotten first).
 final class RunningKeys: Sendable {
   private struct Slot: Hashable {
     var player: Int64
     var key: String
   }
 
+  private struct Recent {
+    var answers: [Slot: StoredWriteKey] = [:]
+    var order: Deque<Slot> = []
+    var bytes = 0
+  }
+
   private let waiting = Mutex<[Slot: [CheckedContinuation<Void, Never>]]>([:])
+  private let recents = Mutex(Recent())
+  private let recentBytes: Int
+
+  /// Keeps at most `recentBytes` of recent answers (responses, keys and digests).
+  init(recentBytes: Int = 16 << 20) {
+    self.recentBytes = recentBytes
+  }
+
+  /// The answer this instance gave under `key` less than 24 hours ago, if it still holds it.
+  func recent(player: Int64, key: String, nowUnixMs: Int64) -> StoredWriteKey? {
+    recents.withLock { recent in
+      guard let stored = recent.answers[Slot(player: player, key: key)],
+        WriteKeyRules.isLive(createdAtUnixMs: stored.createdAtUnixMs, nowUnixMs: nowUnixMs)
+      else { return nil }
+      return stored
+    }
+  }
+
+  /// Holds `stored`, the answer kept in the store under `key`, forgetting the oldest answers
+  /// beyond the budget.
+  func remember(_ stored: StoredWriteKey, player: Int64, key: String) {
+    let size = Self.size(stored, key: key)
+    guard size <= recentBytes / 16 else { return }
+    let slot = Slot(player: player, key: key)
+    recents.withLock { recent in
+      if let old = recent.answers.updateValue(stored, forKey: slot) {
+        recent.bytes -= Self.size(old, key: key)
+      } else {
+        recent.order.append(slot)
+      }
+      recent.bytes += size
+      while recent.bytes > recentBytes, let oldest = recent.order.popFirst() {
+        if let gone = recent.answers.removeValue(forKey: oldest) {
+          recent.bytes -= Self.size(gone, key: oldest.key)
+        }
+      }
+    }
+  }
+
+  private static func size(_ stored: StoredWriteKey, key: String) -> Int {
+    let answer =
+      switch stored.answer {
+      case .response(let bytes): bytes.count
+      case .error(let error): error.en.utf8.count + error.zhCN.utf8.count + 64
+      }
+    return answer + key.utf8.count + stored.digest.count + 64
+  }
 
   /// Runs `body` once no other call with the same player and key runs.
   func one<T: Sendable>(

@@ -17,6 +17,7 @@ public final class KeyedWrite: Sendable {
   /// At most this many keys held by the player (`WriteKeyRules.maximumKeysPerPlayer`).
   public let limit: Int
   private let answered = Atomic<Bool>(false)
+  private let keptAnswer = Mutex<WriteAnswer?>(nil)
 
   public init(playerID: Int64, key: String, digest: [UInt8], atUnixMs: Int64, limit: Int) {
     self.playerID = playerID
@@ -37,6 +38,15 @@ public final class KeyedWrite: Sendable {
 
   /// Whether a transaction took the key (and so stored the answer, or found one stored).
   public var isTaken: Bool { answered.load(ordering: .relaxed) }
+
+  /// Notes the answer the taking transaction keeps with the key; the last run of that
+  /// transaction notes last, so once it has committed this is what it kept.
+  public func noteKept(_ answer: WriteAnswer) {
+    keptAnswer.withLock { $0 = answer }
+  }
+
+  /// The answer kept with the key, once its transaction has committed.
+  public var kept: WriteAnswer? { keptAnswer.withLock { $0 } }
 }
 
 /// The answer a keyed write gave: the encoded response, or the error it failed with.

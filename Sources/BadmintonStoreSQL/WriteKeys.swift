@@ -96,10 +96,12 @@ public enum WriteKeyRows {
         try db.rows(
           InsertWriteKey.self, write.playerID, write.key, write.digest, write.atUnixMs, response,
           String?.none)
+        write.noteKept(.response(response))
       case .error(let error):
         try db.rows(
           InsertWriteKey.self, write.playerID, write.key, write.digest, write.atUnixMs,
           [UInt8]?.none, encode(error))
+        write.noteKept(.error(error))
       case nil:
         // The service's answer does not fit this transaction's value: a programming error the
         // tests of every keyed method catch. The write stands, without its key.
@@ -110,6 +112,7 @@ public enum WriteKeyRows {
       try db.rows(
         InsertWriteKey.self, write.playerID, write.key, write.digest, write.atUnixMs,
         [UInt8]?.none, encode(error))
+      write.noteKept(.error(error))
       return .failed(error)
     }
   }
@@ -118,19 +121,20 @@ public enum WriteKeyRows {
   /// player at the limit first loses the keys of theirs that have expired.
   static func countKey(_ db: any StoreSession, _ write: KeyedWrite) throws -> DomainError? {
     let limit = Int64(write.limit)
-    let held: Int64 = try db.row(WriteKeyCount.self, write.playerID)?.decode(Int64.self) ?? 0
-    if held >= limit {
-      try db.rows(DeleteExpiredWriteKeysOfPlayer.self, write.playerID, write.expiredBefore)
-      let counted: (Int64, Int64?)? = try db.row(WriteKeysOfPlayer.self, write.playerID)?.decode(
-        (Int64, Int64?).self)
-      let (left, oldest) = counted ?? (0, nil)
+    let held: Int64 =
+      try db.row(IncrementWriteKeyCount.self, write.playerID)?.decode(Int64.self) ?? 1
+    guard held > limit else { return nil }
+    // Over the limit with this key: the player's expired keys go, and they are counted again.
+    try db.rows(DeleteExpiredWriteKeysOfPlayer.self, write.playerID, write.expiredBefore)
+    let counted: (Int64, Int64?)? = try db.row(WriteKeysOfPlayer.self, write.playerID)?.decode(
+      (Int64, Int64?).self)
+    let (left, oldest) = counted ?? (0, nil)
+    if left >= limit {
       try db.rows(SetWriteKeyCount.self, write.playerID, left)
-      if left >= limit {
-        let freeAt = (oldest ?? write.atUnixMs) + WriteKeyRules.lifetimeMs
-        return WriteKeyRules.keysExhausted(retryAfterMs: freeAt - write.atUnixMs)
-      }
+      let freeAt = (oldest ?? write.atUnixMs) + WriteKeyRules.lifetimeMs
+      return WriteKeyRules.keysExhausted(retryAfterMs: freeAt - write.atUnixMs)
     }
-    try db.rows(IncrementWriteKeyCount.self, write.playerID)
+    try db.rows(SetWriteKeyCount.self, write.playerID, left + 1)
     return nil
   }
 
@@ -204,13 +208,11 @@ enum InsertWriteKey: StoreStatement {
 enum DeleteWriteKey: StoreStatement {
   static let sql = "DELETE FROM write_key WHERE player_id = $1 AND key = $2"
 }
-enum WriteKeyCount: StoreStatement {
-  static let sql = "SELECT held FROM write_key_count WHERE player_id = $1"
-}
 enum IncrementWriteKeyCount: StoreStatement {
   static let sql = """
     INSERT INTO write_key_count (player_id, held) VALUES ($1, 1)
     ON CONFLICT (player_id) DO UPDATE SET held = write_key_count.held + 1
+    RETURNING held
     """
 }
 enum DecrementWriteKeyCount: StoreStatement {
