@@ -12,10 +12,10 @@ extension WriteKeyStore where Self: StoreEngine {
   }
 
   public func keepFailure(of write: KeyedWrite, _ error: DomainError) async throws {
-    let answer = KeyedAnswer(write: write) { _ in nil }
-    try await WriteKeyScope.$answer.withValue(answer) {
-      try await writeTransaction { _ -> Void in throw error }
+    let outcome = try await writeTransaction { db -> WriteKeyRows.Outcome<Bool> in
+      try WriteKeyRows.keepRefusal(db, write, error)
     }
+    if case .answeredBefore(let stored) = outcome { throw AnsweredBefore(stored: stored) }
   }
 
   public func deleteWriteKeys(createdBefore unixMs: Int64) async throws -> Int {
@@ -53,12 +53,15 @@ public enum WriteKeyRows {
     }
   }
 
-  /// Runs a write through `run` (the engine's transaction): when the calling task is inside the
-  /// answer-bearing store call of a keyed write (`WriteKeyScope.answer`), the transaction first
-  /// looks the key up (an earlier attempt's answer ends it with nothing written), then runs
-  /// `body` in a savepoint and keeps the key with the answer: the response made from `body`'s
-  /// value, or `body`'s error, which then commits with the key instead of failing the
-  /// transaction. A write with no key runs `body` as it is.
+  /// Runs a write through `run` (the engine's transaction). Inside the answer-bearing store call
+  /// of a keyed write (`WriteKeyScope.answer`), the transaction counts the key against the
+  /// player's allowance, runs `body`, and inserts the key with the response made from `body`'s
+  /// value: two statements more than the write alone, and no read first. When the key is already
+  /// held (an earlier attempt committed, here or on another instance), the insert finds it, the
+  /// write is undone and the kept answer ends the call (`AnsweredBefore`). When `body` fails with
+  /// a refusal that is the call's answer (`WriteKeyRules.isFinal`), the write is undone as any
+  /// failed write is, and a second transaction keeps the key with the refusal. A write with no
+  /// key runs `body` as it is.
   public static func keyed<T: Sendable>(
     _ body: @escaping @Sendable (any StoreSession) throws -> T,
     run: (@escaping @Sendable (any StoreSession) throws -> Outcome<T>) async throws -> Outcome<T>
@@ -66,8 +69,24 @@ public enum WriteKeyRows {
     guard let answer = WriteKeyScope.answer, answer.write.take() else {
       return try await run { db in .value(try body(db)) }.get()
     }
-    return try await run { db in try keep(db, answer, body) }.get()
+    let write = answer.write
+    do {
+      return try await run { db in try keep(db, answer, body) }.get()
+    } catch is KeyHeld {
+      return try await run { db in
+        guard let stored = try stored(db, playerID: write.playerID, key: write.key) else {
+          throw KeyHeld()
+        }
+        return .answeredBefore(stored)
+      }.get()
+    } catch let error as DomainError where WriteKeyRules.isFinal(error) {
+      let refusal = answer.refine(error)
+      return try await run { db in try keepRefusal(db, write, refusal) }.get()
+    }
   }
+
+  /// The key is held by an earlier call: what the write did is undone.
+  struct KeyHeld: Error {}
 
   /// The keyed step, inside the write's transaction. It may run more than once (a transaction
   /// refused for a concurrent one runs again), so it only runs statements.
@@ -76,45 +95,52 @@ public enum WriteKeyRows {
     _ body: (any StoreSession) throws -> T
   ) throws -> Outcome<T> {
     let write = answer.write
-    if let stored = try stored(db, playerID: write.playerID, key: write.key) {
-      if stored.createdAtUnixMs >= write.expiredBefore { return .answeredBefore(stored) }
-      // Expired but not yet removed: it counts no more.
-      try db.rows(DeleteWriteKey.self, write.playerID, write.key)
-      try db.rows(DecrementWriteKeyCount.self, write.playerID)
-    }
     if let refusal = try countKey(db, write) { return .failed(refusal) }
-    let result: Result<T, DomainError>
-    do {
-      result = .success(try db.savepoint { try body(db) })
-    } catch let error as DomainError where WriteKeyRules.isFinal(error) {
-      result = .failure(answer.refine(error))
-    }
-    switch result {
-    case .success(let value):
-      switch answer.respond(value) {
-      case .response(let response):
-        try db.rows(
-          InsertWriteKey.self, write.playerID, write.key, write.digest, write.atUnixMs, response,
-          String?.none)
-        write.noteKept(.response(response))
-      case .error(let error):
-        try db.rows(
-          InsertWriteKey.self, write.playerID, write.key, write.digest, write.atUnixMs,
-          [UInt8]?.none, encode(error))
-        write.noteKept(.error(error))
-      case nil:
-        // The service's answer does not fit this transaction's value: a programming error the
-        // tests of every keyed method catch. The write stands, without its key.
-        try db.rows(DecrementWriteKeyCount.self, write.playerID)
-      }
+    let value = try body(db)
+    let kept: WriteAnswer
+    switch answer.respond(value) {
+    case .some(let answer):
+      kept = answer
+    case nil:
+      // The service's answer does not fit this transaction's value: a programming error the
+      // tests of every keyed method catch. The write stands, without its key.
+      try db.rows(DecrementWriteKeyCount.self, write.playerID)
       return .value(value)
-    case .failure(let error):
-      try db.rows(
-        InsertWriteKey.self, write.playerID, write.key, write.digest, write.atUnixMs,
-        [UInt8]?.none, encode(error))
-      write.noteKept(.error(error))
-      return .failed(error)
     }
+    try insert(db, write, kept)
+    return .value(value)
+  }
+
+  /// Keeps `refusal` as the answer of `write`, which changed nothing, in a transaction of its
+  /// own; or ends with the answer an earlier call kept under the key.
+  static func keepRefusal<T: Sendable>(
+    _ db: any StoreSession, _ write: KeyedWrite, _ refusal: DomainError
+  ) throws -> Outcome<T> {
+    if let stored = try stored(db, playerID: write.playerID, key: write.key),
+      stored.createdAtUnixMs >= write.expiredBefore
+    {
+      return .answeredBefore(stored)
+    }
+    // Out of keys: the refusal is the answer, but it cannot be kept.
+    if try countKey(db, write) != nil { return .failed(refusal) }
+    try insert(db, write, .error(refusal))
+    return .failed(refusal)
+  }
+
+  /// Inserts the key with `answer`, or takes the place of an expired one under the same key;
+  /// throws `KeyHeld` when a live one holds it.
+  static func insert(_ db: any StoreSession, _ write: KeyedWrite, _ answer: WriteAnswer) throws {
+    let (response, error): ([UInt8]?, String?) =
+      switch answer {
+      case .response(let bytes): (bytes, nil)
+      case .error(let error): (nil, encode(error))
+      }
+    guard
+      try db.row(
+        InsertWriteKey.self, write.playerID, write.key, write.digest, write.atUnixMs, response,
+        error, write.expiredBefore) != nil
+    else { throw KeyHeld() }
+    write.noteKept(answer)
   }
 
   /// Counts a new key against the player's allowance: nil when it fits, else the refusal. A
@@ -203,10 +229,12 @@ enum InsertWriteKey: StoreStatement {
   static let sql = """
     INSERT INTO write_key (player_id, key, digest, created_at_ms, response, error)
     VALUES ($1, $2, $3, $4, $5, $6)
+    ON CONFLICT (player_id, key) DO UPDATE SET digest = excluded.digest,
+      created_at_ms = excluded.created_at_ms, response = excluded.response,
+      error = excluded.error
+    WHERE write_key.created_at_ms < $7
+    RETURNING 1
     """
-}
-enum DeleteWriteKey: StoreStatement {
-  static let sql = "DELETE FROM write_key WHERE player_id = $1 AND key = $2"
 }
 enum IncrementWriteKeyCount: StoreStatement {
   static let sql = """
