@@ -429,5 +429,29 @@ let package = Package(
       ],
       swiftSettings: defaultSwiftSettings
     ),
+    // The fault-injecting TCP proxy of the chaos test.
+    .target(
+      name: "ChaosSupport",
+      dependencies: [
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      path: "Tests/ChaosSupport",
+      swiftSettings: defaultSwiftSettings
+    ),
+    // Client sessions through that proxy against `badminton-server` processes that are killed
+    // and restarted (issue 27), and the proxy's own tests.
+    .testTarget(
+      name: "BadmintonChaosTests",
+      dependencies: [
+        "BadmintonAPI",
+        "BadmintonRPC",
+        "ChaosSupport",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      swiftSettings: defaultSwiftSettings
+    ),
   ]
 )
