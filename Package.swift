@@ -445,6 +445,7 @@ let package = Package(
       name: "BadmintonChaosTests",
       dependencies: [
         "BadmintonAPI",
+        "BadmintonClient",
         "BadmintonRPC",
         "ChaosSupport",
         .product(name: "GRDB", package: "GRDB.swift"),

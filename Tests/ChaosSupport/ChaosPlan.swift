@@ -23,9 +23,10 @@ public enum ChaosFault: String, Sendable, CaseIterable, Hashable, Comparable {
 
 /// Which faults the proxy gives new connections, and how.
 ///
-/// Each new connection draws at most one fault, with the chances below (their sum at most 1; the
-/// rest of the connections pass untouched). A refusal refuses that connection and the next few
-/// (`refusalRun`), so that a client sees the server gone for a while.
+/// Each new connection draws at most one fault that ends it, with the chances below (their sum
+/// at most 1; the other connections are not ended by the proxy), and, independently, whether
+/// its chunks are delayed. A refusal refuses that connection and the next few (`refusalRun`),
+/// so that a client sees the server gone for a while.
 public struct ChaosPlan: Sendable, Hashable {
   /// Chance of `ChaosFault.cutRequest`.
   public var cutRequest: Double
@@ -33,10 +34,10 @@ public struct ChaosPlan: Sendable, Hashable {
   public var cutAnswer: Double
   /// Chance of `ChaosFault.dropAnswer`.
   public var dropAnswer: Double
-  /// Chance of `ChaosFault.delay`.
-  public var delay: Double
   /// Chance of `ChaosFault.refuse` (starting a run of refusals).
   public var refuse: Double
+  /// Chance of `ChaosFault.delay`, on top of any of the others.
+  public var delay: Double
   /// The frame of its direction (from 1) inside which a cut or a drop fires.
   public var faultFrame: ClosedRange<Int>
   /// How long a delayed connection holds each chunk, in milliseconds.
@@ -46,17 +47,18 @@ public struct ChaosPlan: Sendable, Hashable {
 
   /// A plan with the given chances; no fault unless given.
   public init(
-    cutRequest: Double = 0, cutAnswer: Double = 0, dropAnswer: Double = 0, delay: Double = 0,
-    refuse: Double = 0, faultFrame: ClosedRange<Int> = 1...8,
+    cutRequest: Double = 0, cutAnswer: Double = 0, dropAnswer: Double = 0, refuse: Double = 0,
+    delay: Double = 0, faultFrame: ClosedRange<Int> = 1...8,
     delayMilliseconds: ClosedRange<Int> = 1...20, refusalRun: ClosedRange<Int> = 1...3
   ) {
-    precondition(cutRequest + cutAnswer + dropAnswer + delay + refuse <= 1)
+    precondition(cutRequest + cutAnswer + dropAnswer + refuse <= 1 + 1e-9)
+    precondition((0...1).contains(delay))
     precondition(faultFrame.lowerBound >= 1 && refusalRun.lowerBound >= 1)
     self.cutRequest = cutRequest
     self.cutAnswer = cutAnswer
     self.dropAnswer = dropAnswer
-    self.delay = delay
     self.refuse = refuse
+    self.delay = delay
     self.faultFrame = faultFrame
     self.delayMilliseconds = delayMilliseconds
     self.refusalRun = refusalRun
@@ -69,19 +71,25 @@ public struct ChaosPlan: Sendable, Hashable {
   func draw(using random: inout ChaosRandom) -> ConnectionFault {
     let roll = Double.random(in: 0..<1, using: &random)
     let frame = Int.random(in: faultFrame, using: &random)
-    var bound = cutRequest
-    if roll < bound { return .cut(.client, frame: frame) }
-    bound += cutAnswer
-    if roll < bound { return .cut(.server, frame: frame) }
-    bound += dropAnswer
-    if roll < bound { return .drop(frame: frame) }
-    bound += delay
-    if roll < bound {
-      return .delay(milliseconds: Int.random(in: delayMilliseconds, using: &random))
+    let delayed = Double.random(in: 0..<1, using: &random) < delay
+    let milliseconds = Int.random(in: delayMilliseconds, using: &random)
+    let run = Int.random(in: refusalRun, using: &random)
+    let endings: [(chance: Double, ConnectionFault.Ending)] = [
+      (cutRequest, .cut(.client, frame: frame)), (cutAnswer, .cut(.server, frame: frame)),
+      (dropAnswer, .drop(frame: frame)), (refuse, .refuse(run: run)),
+    ]
+    var ending = ConnectionFault.Ending.none
+    var bound = 0.0
+    for (chance, candidate) in endings {
+      bound += chance
+      if roll < bound {
+        ending = candidate
+        break
+      }
     }
-    bound += refuse
-    if roll < bound { return .refuse(run: Int.random(in: refusalRun, using: &random)) }
-    return .none
+    // A refused connection carries nothing to delay.
+    if case .refuse = ending { return ConnectionFault(ending: ending, delayMilliseconds: nil) }
+    return ConnectionFault(ending: ending, delayMilliseconds: delayed ? milliseconds : nil)
   }
 }
 
@@ -96,16 +104,38 @@ enum Side: Hashable, Sendable {
   var other: Side { self == .client ? .server : .client }
 }
 
-/// The fault one connection was given.
-enum ConnectionFault: Hashable, Sendable {
+/// The faults one connection was given.
+struct ConnectionFault: Hashable, Sendable {
+  /// How the proxy ends the connection, if it does.
+  enum Ending: Hashable, Sendable {
+    /// Not ended by the proxy.
+    case none
+    /// Cut inside frame `frame` of the bytes coming from `side`.
+    case cut(Side, frame: Int)
+    /// Swallow the server's bytes from the start of its frame `frame`; cut once it is whole.
+    case drop(frame: Int)
+    /// Refuse this connection and `run - 1` more.
+    case refuse(run: Int)
+  }
+
+  var ending: Ending
+  /// Every chunk is held this long, when set.
+  var delayMilliseconds: Int?
+
   /// No fault.
-  case none
-  /// Cut inside frame `frame` of the bytes coming from `side`.
-  case cut(Side, frame: Int)
-  /// Swallow the server's bytes from the start of its frame `frame`; cut once it is whole.
-  case drop(frame: Int)
-  /// Hold every chunk this long.
-  case delay(milliseconds: Int)
-  /// Refuse this connection and `run - 1` more.
-  case refuse(run: Int)
+  static let none = ConnectionFault(ending: .none, delayMilliseconds: nil)
+
+  /// The kinds of fault, in the order of `ChaosFault`.
+  var kinds: [ChaosFault] {
+    var kinds: [ChaosFault] =
+      switch ending {
+      case .none: []
+      case .cut(.client, _): [.cutRequest]
+      case .cut(.server, _): [.cutAnswer]
+      case .drop: [.dropAnswer]
+      case .refuse: [.refuse]
+      }
+    if delayMilliseconds != nil { kinds.append(.delay) }
+    return kinds
+  }
 }

@@ -28,6 +28,7 @@ public final class ChaosProxy: Sendable {
     var counts: [ChaosFault: Int] = [:]
     var links: [UInt64: NIOLoopBound<Link>] = [:]
     var passed = 0
+    var drawn: [ChaosFault: Int] = [:]
   }
 
   private init(
@@ -67,6 +68,10 @@ public final class ChaosProxy: Sendable {
 
   /// The faults injected so far, by kind.
   public var counts: [ChaosFault: Int] { state.withLock { $0.counts } }
+
+  /// The faults new connections drew, by kind, whether or not they fired (a cut planned for a
+  /// frame the connection never carried did not).
+  public var drawn: [ChaosFault: Int] { state.withLock { $0.drawn } }
 
   /// Connections accepted that drew no fault.
   public var connectionsPassed: Int { state.withLock { $0.passed } }
@@ -154,15 +159,16 @@ public final class ChaosProxy: Sendable {
       state.nextConnection += 1
       if state.refusalsLeft > 0 {
         state.refusalsLeft -= 1
-        return (number, .refuse(run: 1))
+        return (number, ConnectionFault(ending: .refuse(run: 1), delayMilliseconds: nil))
       }
       var random = ChaosRandom(seed: seed, stream: number)
       let fault = state.plan.draw(using: &random)
-      if case .refuse(let run) = fault { state.refusalsLeft = run - 1 }
+      if case .refuse(let run) = fault.ending { state.refusalsLeft = run - 1 }
       if fault == .none { state.passed += 1 }
+      for kind in fault.kinds { state.drawn[kind, default: 0] += 1 }
       return (number, fault)
     }
-    if case .refuse = fault {
+    if case .refuse = fault.ending {
       count(.refuse)
       channel.close(promise: nil)
       return
@@ -219,13 +225,16 @@ final class Link {
   private var handlers: [Side: RelayHandler] = [:]
   private var scanners: [Side: FrameScanner] = [.client: FrameScanner(), .server: FrameScanner()]
   private var isConnected = false
+  /// Nothing more is read: a fault fired or a side closed. What is still held for a delay is
+  /// delivered, then both sides close.
+  private var isEnding = false
+  /// Both sides are closed, or closing.
   private var isClosed = false
   /// Dropping: the server's bytes are swallowed until its frame `frame` is whole.
   private var swallowingUntil: Int?
   private var delayCounted = false
-  private var delayed: [(target: Side, bytes: ByteBuffer, due: NIODeadline)] = []
-  private var delayScheduled = false
-  private var closeWhenDelivered = false
+  private var held: [(target: Side, bytes: ByteBuffer, due: NIODeadline)] = []
+  private var deliveryScheduled = false
 
   init(
     fault: ConnectionFault, cutPoint: UInt64, eventLoop: any EventLoop,
@@ -243,7 +252,7 @@ final class Link {
 
   /// The server side is connected: both sides may read.
   func connected() {
-    guard !isClosed else {
+    guard !isEnding else {
       handlers[.server]?.close()
       return
     }
@@ -254,7 +263,7 @@ final class Link {
 
   /// Whether `side` may read: the link is up and the other side can take more.
   func mayRead(_ side: Side) -> Bool {
-    isConnected && !isClosed && (handlers[side.other]?.isWritable ?? false)
+    isConnected && !isEnding && (handlers[side.other]?.isWritable ?? false)
   }
 
   /// `side` can take more again: the other side may read.
@@ -264,53 +273,72 @@ final class Link {
 
   /// Bytes arrived from `side`.
   func received(_ buffer: ByteBuffer, from side: Side) {
-    guard !isClosed else { return }
+    guard !isEnding else { return }
     if side == .server, let frame = swallowingUntil {
       swallow(buffer, until: frame)
       return
     }
-    switch fault {
+    switch fault.ending {
     case .cut(side, let frame):
       forwardCutting(buffer, from: side, inFrame: frame)
     case .drop(let frame) where side == .server:
       forwardDropping(buffer, fromFrame: frame)
-    case .delay(let milliseconds):
-      if !delayCounted {
-        delayCounted = true
-        count(.delay)
-      }
-      delayed.append((side.other, buffer, .now() + .milliseconds(Int64(milliseconds))))
-      scheduleDelivery()
     default:
       scanners[side]!.scan(buffer.readableBytesView)
-      handlers[side.other]?.write(buffer)
+      deliver(buffer, to: side.other)
     }
   }
 
   /// `side`'s reads are done for now: what was written to the other side goes out.
   func readComplete(_ side: Side) {
-    handlers[side.other]?.flush()
+    if fault.delayMilliseconds == nil { handlers[side.other]?.flush() }
   }
 
   /// `side` closed: the other side is closed once what it was sent is written.
   func closed(_ side: Side) {
+    end()
+  }
+
+  /// Closes both sides at once, dropping what is held.
+  func close() {
     guard !isClosed else { return }
-    if !delayed.isEmpty {
-      closeWhenDelivered = true
-      return
-    }
+    isEnding = true
     isClosed = true
-    handlers[side.other]?.closeAfterWrites()
+    held.removeAll()
+    handlers[.client]?.close()
+    handlers[.server]?.close()
     onClose?()
   }
 
-  /// Closes both sides at once.
-  func close() {
+  /// Sends `buffer` to `target`, now or after the connection's delay.
+  private func deliver(_ buffer: ByteBuffer, to target: Side) {
+    guard let milliseconds = fault.delayMilliseconds else {
+      handlers[target]?.write(buffer)
+      return
+    }
+    if !delayCounted {
+      delayCounted = true
+      count(.delay)
+    }
+    held.append((target, buffer, .now() + .milliseconds(Int64(milliseconds))))
+    scheduleDelivery()
+  }
+
+  /// Reads nothing more; once what is held is delivered, closes both sides after their writes.
+  private func end() {
+    guard !isEnding else { return }
+    isEnding = true
+    handlers[.client]?.stopReading()
+    handlers[.server]?.stopReading()
+    if held.isEmpty { closeAfterWrites() }
+  }
+
+  private func closeAfterWrites() {
     guard !isClosed else { return }
     isClosed = true
-    delayed.removeAll()
-    handlers[.client]?.close()
-    handlers[.server]?.close()
+    // Each side closes once its own writes are out (a cut's prefix included).
+    handlers[.client]?.closeAfterWrites()
+    handlers[.server]?.closeAfterWrites()
     onClose?()
   }
 
@@ -330,12 +358,12 @@ final class Link {
       return false
     }
     guard let cutAt else {
-      handlers[side.other]?.write(buffer)
+      deliver(buffer, to: side.other)
       return
     }
-    cut(
-      sending: buffer.getSlice(at: buffer.readerIndex, length: cutAt)!, to: side.other,
-      as: side == .client ? .cutRequest : .cutAnswer)
+    deliver(buffer.getSlice(at: buffer.readerIndex, length: cutAt)!, to: side.other)
+    self.count(side == .client ? .cutRequest : .cutAnswer)
+    end()
   }
 
   /// Forwards the server's `buffer` up to the start of its frame `frame`, then swallows.
@@ -347,11 +375,11 @@ final class Link {
       return false
     }
     guard let startsAt else {
-      handlers[.client]?.write(buffer)
+      deliver(buffer, to: .client)
       return
     }
     if startsAt > 0 {
-      handlers[.client]?.write(buffer.getSlice(at: buffer.readerIndex, length: startsAt)!)
+      deliver(buffer.getSlice(at: buffer.readerIndex, length: startsAt)!, to: .client)
     }
     swallowingUntil = frame
     swallow(
@@ -364,44 +392,27 @@ final class Link {
   private func swallow(_ buffer: ByteBuffer, until frame: Int) {
     scanners[.server]!.scan(buffer.readableBytesView)
     if scanners[.server]!.framesCompleted >= frame {
-      cut(sending: ByteBuffer(), to: .client, as: .dropAnswer)
+      count(.dropAnswer)
+      end()
     }
-  }
-
-  /// Sends `prefix` to `target`, then closes both sides; counts `fault`.
-  private func cut(sending prefix: ByteBuffer, to target: Side, as fault: ChaosFault) {
-    isClosed = true
-    count(fault)
-    onClose?()
-    let client = handlers[.client]
-    let server = handlers[.server]
-    handlers[target]?.write(prefix)
-    handlers[target]?.closeAfterWrites {
-      client?.close()
-      server?.close()
-    }
-    handlers[target.other]?.stopReading()
   }
 
   private func scheduleDelivery() {
-    guard !delayScheduled, let first = delayed.first else { return }
-    delayScheduled = true
+    guard !deliveryScheduled, let first = held.first else { return }
+    deliveryScheduled = true
     eventLoop.scheduleTask(deadline: first.due) { [self] in
-      delayScheduled = false
+      deliveryScheduled = false
       guard !isClosed else { return }
       let now = NIODeadline.now()
       var targets = Set<Side>()
-      while let next = delayed.first, next.due <= now {
-        delayed.removeFirst()
+      while let next = held.first, next.due <= now {
+        held.removeFirst()
         handlers[next.target]?.write(next.bytes)
         targets.insert(next.target)
       }
       for target in targets { handlers[target]?.flush() }
-      if delayed.isEmpty && closeWhenDelivered {
-        isClosed = true
-        handlers[.client]?.closeAfterWrites()
-        handlers[.server]?.closeAfterWrites()
-        onClose?()
+      if held.isEmpty && isEnding {
+        closeAfterWrites()
       } else {
         scheduleDelivery()
       }

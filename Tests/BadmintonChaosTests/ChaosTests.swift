@@ -1,0 +1,206 @@
+import BadmintonAPI
+import BadmintonClient
+import BadmintonRPC
+import ChaosSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Issue 27's chaos test: client sessions (`BadmintonSession`) through the fault-injecting
+/// proxy against a `badminton-server` process that is SIGKILLed and restarted, driving a seeded
+/// random workload; then the store is checked against what the clients were told. The size and
+/// the seed come from the environment (`ChaosSettings`); `scripts/chaos` runs it longer.
+@Suite("Chaos: writes and events through a faulty network and a crashing server")
+struct ChaosTests {
+  /// The figures of a run, printed and, with `BADMINTON_CHAOS_REPORT`, written as JSON.
+  struct Figures: Codable {
+    var seed: UInt64
+    var operations: Int
+    var writes: Int
+    var reads: Int
+    var readFailures: Int
+    var refusals: [String: Int]
+    var devices: Int
+    var players: Int
+    var faults: [String: Int]
+    var faultsDrawn: [String: Int]
+    var connections: Int
+    var kills: Int
+    var serverStarts: Int
+    var relogins: Int
+    var queuedAtEnd: Int
+    var seconds: Double
+    var audit: ChaosAudit
+  }
+
+  /// Runs `body` on a thread of its own: process starts and waits block.
+  static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+  }
+
+  @Test(
+    "every write told it succeeded is stored once, every event reaches every device once and in order, no queue keeps anything"
+  )
+  func chaos_exactlyOnce() async throws {
+    let settings = ChaosSettings.fromEnvironment()
+    let root = settings.directory.appendingPathComponent("badminton-chaos-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    let server = ChaosServer(dataDirectory: root.appendingPathComponent("data"))
+    let clock = ContinuousClock()
+    let began = clock.now
+    try await Self.blocking { try server.start() }
+
+    // The players, registered straight to the server.
+    let direct = RPCClient(host: "127.0.0.1", port: server.port)
+    var players: [ChaosPlayer] = []
+    for index in 0..<settings.players {
+      let phone = "+86137\(String(format: "%08d", Int(settings.seed % 1000) * 100 + index))"
+      let password = "chaos password \(index)"
+      let registered = try await direct.accounts.register(
+        RegisterRequest(phone: phone, nickname: "Chaos \(index)", password: password, selfLevel: 5))
+      players.append(
+        ChaosPlayer(index: index, id: registered.userID, phone: phone, password: password))
+    }
+    await direct.close()
+    let world = ChaosWorld(players: players)
+    let ledger = ChaosLedger()
+
+    let proxy = try await ChaosProxy.start(upstreamPort: server.port, seed: settings.seed)
+    var devices: [ChaosDevice] = []
+    for player in players + players.prefix(settings.secondDevices) {
+      let index = devices.count
+      let folder = root.appendingPathComponent("device-\(index)")
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      let device = ChaosDevice(
+        index: index, player: player, directory: folder, proxyPort: proxy.port,
+        seed: settings.seed)
+      try device.open(ledger: ledger)
+      try await device.login(ledger: ledger)
+      devices.append(device)
+    }
+
+    // The workload, faults on; the driver whose operation passes a threshold kills the server
+    // and restarts it (every second time with the proxy not listening meanwhile).
+    proxy.plan = settings.plan
+    let thresholds = (0..<settings.kills).map {
+      settings.operations * ($0 + 1) / (settings.kills + 1)
+    }
+    let kills = Kills()
+    @Sendable func afterOperation(_ done: Int) async {
+      let kill = kills.count.withLock { next -> Int? in
+        guard next < thresholds.count, done >= thresholds[next] else { return nil }
+        next += 1
+        return next
+      }
+      guard let kill else { return }
+      try? await Self.blocking { server.kill() }
+      if kill % 2 == 0 { try? await proxy.stopListening() }
+      try? await Self.blocking { try server.start() }
+      try? await proxy.startListening()
+    }
+    let count = devices.count
+    await withTaskGroup(of: Void.self) { group in
+      for device in devices {
+        let numbers = Array(stride(from: device.index, to: settings.operations, by: count))
+        group.addTask {
+          await device.drive(
+            operations: numbers, world: world, ledger: ledger, after: afterOperation)
+        }
+      }
+    }
+    proxy.plan = .none
+
+    // Every write was answered: no queue holds anything.
+    var queuedAtEnd = 0
+    for device in devices {
+      queuedAtEnd += await device.current.queuedWrites().count
+      queuedAtEnd += device.current.status.pendingWrites
+    }
+
+    // The events the store holds now are all there will be: stop the server to read them, start
+    // it again, and wait until every device has delivered its player's last one.
+    try await Self.blocking { server.stop() }
+    let last = try ChaosAudit.lastSequences(path: server.databasePath)
+    try await Self.blocking { try server.start() }
+    let deadline = clock.now + .seconds(120)
+    while devices.contains(where: { $0.lastDelivered < last[$0.player.id, default: 0] }),
+      clock.now < deadline
+    {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    for device in devices { await device.close() }
+    await proxy.stop()
+    try await Self.blocking { server.stop() }
+
+    let state = ledger.state.withLock { $0 }
+    let audit = try ChaosAudit.run(
+      path: server.databasePath, ledger: state, pairs: world.pairs,
+      delivered: devices.map { ($0.player.id, $0.index, $0.delivered.withLock { $0 }) })
+    let writes =
+      state.posts.count + state.cancels.count + state.messages.count + state.friendRequests.count
+      + state.accepts.count + state.removals.count + state.dayStatuses.count
+    let figures = Figures(
+      seed: settings.seed, operations: ledger.completed.load(ordering: .relaxed), writes: writes,
+      reads: state.reads, readFailures: state.readFailures, refusals: state.refusals,
+      devices: devices.count, players: players.count,
+      faults: Dictionary(uniqueKeysWithValues: proxy.counts.map { ($0.key.rawValue, $0.value) }),
+      faultsDrawn: Dictionary(
+        uniqueKeysWithValues: proxy.drawn.map { ($0.key.rawValue, $0.value) }),
+      connections: proxy.connectionsAccepted, kills: kills.count.withLock { $0 },
+      serverStarts: server.starts, relogins: state.relogins, queuedAtEnd: queuedAtEnd,
+      seconds: (clock.now - began).seconds, audit: audit)
+    Self.report(figures, to: settings.report)
+
+    #expect(figures.operations == settings.operations)
+    #expect(figures.kills == settings.kills)
+    #expect(audit.totalDuplicates == 0, "duplicates: \(audit.duplicates), \(audit.problems)")
+    #expect(audit.totalLosses == 0, "losses: \(audit.losses), \(audit.problems)")
+    #expect(
+      audit.storedThoughRefused.values.reduce(0, +) == 0,
+      "refused but stored: \(audit.storedThoughRefused), \(audit.problems)")
+    #expect(audit.eventsOutOfOrder == 0 && audit.eventsUnknown == 0, "\(audit.problems)")
+    #expect(queuedAtEnd == 0)
+    if audit.problems.isEmpty {
+      try? FileManager.default.removeItem(at: root)
+    } else {
+      print("chaos: the run's files are kept in \(root.path)")
+    }
+  }
+
+  /// Prints the figures, one line each, and writes them to `path` as JSON when given.
+  static func report(_ figures: Figures, to path: String?) {
+    let audit = figures.audit
+    let faults = figures.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+    let lines = [
+      "chaos: seed \(figures.seed), \(figures.players) players on \(figures.devices) devices, \(String(format: "%.1f", figures.seconds)) s",
+      "chaos: operations \(figures.operations) (writes \(figures.writes), reads \(figures.reads), reads failed \(figures.readFailures))",
+      "chaos: refusals \(figures.refusals.sorted { $0.key < $1.key })",
+      "chaos: faults \(faults.joined(separator: ", ")) over \(figures.connections) connections (drawn \(figures.faultsDrawn.sorted { $0.key < $1.key }))",
+      "chaos: server SIGKILLs \(figures.kills), starts \(figures.serverStarts), relogins \(figures.relogins)",
+      "chaos: events stored \(audit.eventsStored), delivered \(audit.eventsDelivered), duplicated \(audit.eventDuplicates), missed \(audit.eventsMissed), out of order \(audit.eventsOutOfOrder)",
+      "chaos: duplicates \(audit.totalDuplicates) \(audit.duplicates), losses \(audit.totalLosses) \(audit.losses), refused but stored \(audit.storedThoughRefused), queued at end \(figures.queuedAtEnd)",
+    ]
+    print(lines.joined(separator: "\n"))
+    for problem in audit.problems { print("chaos: problem: \(problem)") }
+    guard let path else { return }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    if let data = try? encoder.encode(figures) {
+      FileManager.default.createFile(atPath: path, contents: data)
+    }
+  }
+}
+
+/// The kills made so far.
+private final class Kills: Sendable {
+  let count = Mutex(0)
+}
+
+extension Duration {
+  /// In seconds.
+  fileprivate var seconds: Double {
+    Double(components.seconds) + Double(components.attoseconds) / 1e18
+  }
+}

@@ -1,0 +1,319 @@
+import BadmintonAPI
+import BadmintonClient
+import BadmintonRPC
+import ChaosSupport
+import Foundation
+import Synchronization
+
+/// One device of a player: a `BadmintonSession` through the proxy, with its files in a folder
+/// of its own, the events it delivered, and the workload it drives, one operation at a time.
+final class ChaosDevice: Sendable {
+  let index: Int
+  let player: ChaosPlayer
+  let directory: URL
+  /// The token and the event cursor: kept across app restarts, as the file would be.
+  let tokenStore = InMemoryTokenStore()
+  /// Every event sequence the session delivered, in order.
+  let delivered = Mutex<[UInt64]>([])
+  private let session = Mutex<BadmintonSession?>(nil)
+  private let keys = Atomic<Int>(0)
+  private let random: Mutex<ChaosRandom>
+  private let watchers = Mutex<[Task<Void, Never>]>([])
+  private let port: Int
+  private let seed: UInt64
+
+  init(index: Int, player: ChaosPlayer, directory: URL, proxyPort: Int, seed: UInt64) {
+    self.index = index
+    self.player = player
+    self.directory = directory
+    self.port = proxyPort
+    self.seed = seed
+    self.random = Mutex(ChaosRandom(seed: seed ^ 0xD1CE, stream: UInt64(index)))
+  }
+
+  /// The session now.
+  var current: BadmintonSession { session.withLock { $0! } }
+
+  /// Opens the session (again, after an app restart) and starts taking its events and
+  /// watching for a sign-out.
+  func open(ledger: ChaosLedger) throws {
+    var configuration = SessionConfiguration(
+      host: "127.0.0.1", port: port, tokenStore: tokenStore,
+      queuePath: directory.appendingPathComponent("writes.queue").path)
+    // Short waits: the run is about what happens, not about how long the phone waits.
+    configuration.backoff = ConnectionBackoff(
+      base: .milliseconds(20), multiplier: 1.6, maximum: .milliseconds(300),
+      minimumConnectTimeout: .seconds(5))
+    configuration.callTimeout = .seconds(20)
+    configuration.environment = SessionEnvironment(
+      random: { [self] in random.withLock { Double.random(in: 0...1, using: &$0) } },
+      // Never reused, across app restarts too.
+      makeKey: { [self] in
+        "chaos-\(seed)-d\(index)-\(keys.add(1, ordering: .relaxed).newValue)"
+      })
+    let session = try BadmintonSession(configuration: configuration)
+    self.session.withLock { $0 = session }
+    let events = Task { [self] in
+      for await event in session.events {
+        delivered.withLock { $0.append(event.sequence) }
+      }
+    }
+    watchers.withLock { $0 = [events] }
+    if (try? tokenStore.load())??.token != nil { watchSignOut(ledger: ledger) }
+  }
+
+  /// Logs in again whenever the session is signed out (the server ended its session, which it
+  /// should not), counting each time.
+  private func watchSignOut(ledger: ChaosLedger) {
+    let session = current
+    let player = self.player
+    let relogin = Task {
+      for await status in session.statusUpdates() where status.connection == .signedOut {
+        // The server ended the session (it should not): log in again until it works.
+        while !Task.isCancelled {
+          do {
+            try await session.login(phone: player.phone, password: player.password)
+            ledger.state.withLock { $0.relogins += 1 }
+            break
+          } catch {
+            try? await Task.sleep(for: .milliseconds(20))
+          }
+        }
+      }
+    }
+    watchers.withLock { $0.append(relogin) }
+  }
+
+  /// Logs in, through the proxy, until it works; then watches for a sign-out.
+  func login(ledger: ChaosLedger) async throws {
+    while true {
+      do {
+        try await current.login(phone: player.phone, password: player.password)
+        watchSignOut(ledger: ledger)
+        return
+      } catch let error as RPCError where error.code == .unavailable {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+    }
+  }
+
+  /// Closes the session; its queue file and token stay for the next one.
+  func close() async {
+    let session = self.session.withLock { $0 }
+    await session?.close()
+    let watchers = self.watchers.withLock { $0 }
+    for watcher in watchers { watcher.cancel() }
+    for watcher in watchers { await watcher.value }
+  }
+
+  /// The last sequence delivered, 0 before any.
+  var lastDelivered: UInt64 { delivered.withLock { $0.last ?? 0 } }
+
+  // MARK: The workload
+
+  /// Runs `operations` operations (their numbers, for distinct slots and texts) against the
+  /// world, telling the ledger each answer; `after` runs after each one (the kills).
+  func drive(
+    operations: [Int], world: ChaosWorld, ledger: ChaosLedger, after: (Int) async -> Void
+  ) async {
+    for number in operations {
+      await operate(number, world: world, ledger: ledger)
+      let done = ledger.completed.add(1, ordering: .relaxed).newValue
+      await after(done)
+    }
+  }
+
+  private func roll(_ range: Range<Int>) -> Int {
+    random.withLock { Int.random(in: range, using: &$0) }
+  }
+
+  private func operate(_ number: Int, world: ChaosWorld, ledger: ChaosLedger) async {
+    let dice = roll(0..<100)
+    switch dice {
+    case 0..<30: await sendMessage(number, world: world, ledger: ledger)
+    case 30..<62: await availability(number, world: world, ledger: ledger, preferCancel: dice >= 55)
+    case 62..<72: await dayStatus(number, ledger: ledger)
+    case 72..<85:
+      if await !friendAction(world: world, ledger: ledger) { await read(number, ledger: ledger) }
+    default: await read(number, ledger: ledger)
+    }
+  }
+
+  /// Sends a write through the session: its answer, or the definite error.
+  private func write<Request: ProtobufMessage, Response: ProtobufMessage>(
+    _ method: MethodDescriptor<Request, Response>, _ request: Request, ledger: ChaosLedger
+  ) async -> Result<Response, ChaosLedger.Answer> {
+    do {
+      return .success(try await current.write(method, request))
+    } catch {
+      let answer = ChaosLedger.refusal(error)
+      ledger.answered(answer)
+      return .failure(answer)
+    }
+  }
+
+  private func sendMessage(_ number: Int, world: ChaosWorld, ledger: ChaosLedger) async {
+    let others = world.players.filter { $0.id != player.id }
+    let recipient = others[roll(0..<others.count)]
+    let text = "chaos \(seed) message \(number)"
+    let result = await write(
+      Messages.sendMessage,
+      SendMessageRequest(recipientID: recipient.id, clientMessageID: "m\(number)", text: text),
+      ledger: ledger)
+    let answer: ChaosLedger.Answer =
+      switch result {
+      case .success(let message): .succeeded(id: message.id)
+      case .failure(let refusal): refusal
+      }
+    ledger.state.withLock {
+      $0.messages.append(
+        .init(sender: player.id, recipient: recipient.id, text: text, answer: answer))
+    }
+  }
+
+  private func availability(
+    _ number: Int, world: ChaosWorld, ledger: ChaosLedger, preferCancel: Bool
+  ) async {
+    if preferCancel || !world.reservePost(player.id) {
+      if let id = world.takeActive(player.id, pick: { self.roll(0..<$0) }) {
+        let result = await write(
+          Matching.cancelAvailability, CancelAvailabilityRequest(availabilityID: id),
+          ledger: ledger)
+        let answer: ChaosLedger.Answer =
+          switch result {
+          case .success: .succeeded(id: id)
+          case .failure(let refusal): refusal
+          }
+        ledger.state.withLock {
+          $0.cancels.append(.init(player: player.id, availability: id, answer: answer))
+        }
+        return
+      }
+      guard world.reservePost(player.id) else {
+        await read(number, ledger: ledger)
+        return
+      }
+    }
+    // A slot no other post of this player has: the day from the number, the start from the
+    // number, the length from the device.
+    let day = ChaosDates.day(after: 1 + number % 12)
+    let start = Int32((number / 12) % 1300)
+    let end = start + 60 + Int32(index % 20)
+    var request = PostAvailabilityRequest()
+    request.mode = .singles
+    request.date = LocalDate(year: day.0, month: day.1, day: day.2)
+    request.startMinute = start
+    request.endMinute = end
+    request.timeZone = "UTC"
+    request.location = GeoPoint(latitude: player.latitude, longitude: player.longitude)
+    request.radiusMiles = 10
+    let result = await write(Matching.postAvailability, request, ledger: ledger)
+    let answer: ChaosLedger.Answer
+    switch result {
+    case .success(let availability):
+      world.posted(player.id, id: availability.id)
+      answer = .succeeded(id: availability.id)
+    case .failure(let refusal):
+      world.posted(player.id, id: nil)
+      answer = refusal
+    }
+    ledger.state.withLock {
+      $0.posts.append(
+        .init(
+          player: player.id, date: ChaosDates.text(day), start: start, end: end, answer: answer))
+    }
+  }
+
+  private func dayStatus(_ number: Int, ledger: ChaosLedger) async {
+    // Each device has dates of its own, so that its answers' order is the store's order.
+    let day = ChaosDates.day(after: 20 + index * 20 + number % 20)
+    let note = "chaos \(seed) day \(number)"
+    let status: DayStatus = [.free, .busy, .eveningOnly][roll(0..<3)]
+    let result = await write(
+      Schedule.updateDayStatus,
+      UpdateDayStatusRequest(
+        date: LocalDate(year: day.0, month: day.1, day: day.2), status: status, note: note,
+        timeZone: "UTC"),
+      ledger: ledger)
+    let answer: ChaosLedger.Answer =
+      switch result {
+      case .success: .succeeded(id: 0)
+      case .failure(let refusal): refusal
+      }
+    ledger.state.withLock {
+      $0.dayStatuses.append(
+        .init(player: player.id, date: ChaosDates.text(day), note: note, answer: answer))
+    }
+  }
+
+  /// Asks a player to be friends, accepts a request, or ends a friendship: false when no pair
+  /// of this player is free to act on.
+  private func friendAction(world: ChaosWorld, ledger: ChaosLedger) async -> Bool {
+    guard let (other, pairState) = world.reservePair(for: player.id, pick: { self.roll(0..<$0) })
+    else { return false }
+    switch pairState {
+    case .strangers:
+      let result = await write(
+        Friends.sendFriendRequest, SendFriendRequestRequest(userID: other), ledger: ledger)
+      switch result {
+      case .success(let request):
+        world.release(
+          player.id, other,
+          as: request.state == .pending ? .requested(id: request.id, sender: player.id) : .unknown)
+        ledger.state.withLock {
+          $0.friendRequests.append(
+            .init(sender: player.id, recipient: other, answer: .succeeded(id: request.id)))
+        }
+      case .failure(let refusal):
+        world.release(player.id, other, as: .unknown)
+        ledger.state.withLock {
+          $0.friendRequests.append(.init(sender: player.id, recipient: other, answer: refusal))
+        }
+      }
+    case .requested(let id, _):
+      let result = await write(
+        Friends.acceptFriendRequest, AnswerFriendRequestRequest(requestID: id), ledger: ledger)
+      let answer: ChaosLedger.Answer =
+        switch result {
+        case .success: .succeeded(id: id)
+        case .failure(let refusal): refusal
+        }
+      world.release(player.id, other, as: answer == .succeeded(id: id) ? .friends : .unknown)
+      ledger.state.withLock {
+        $0.accepts.append(.init(recipient: player.id, request: id, answer: answer))
+      }
+    case .friends:
+      let result = await write(
+        Friends.removeFriend, RemoveFriendRequest(userID: other), ledger: ledger)
+      let answer: ChaosLedger.Answer =
+        switch result {
+        case .success: .succeeded(id: 0)
+        case .failure(let refusal): refusal
+        }
+      world.release(player.id, other, as: answer == .succeeded(id: 0) ? .strangers : .unknown)
+      ledger.state.withLock {
+        $0.removals.append(.init(player: player.id, friend: other, answer: answer))
+      }
+    case .busy, .unknown:
+      world.release(player.id, other, as: pairState)
+    }
+    return true
+  }
+
+  private func read(_ number: Int, ledger: ChaosLedger) async {
+    do {
+      switch number % 3 {
+      case 0: _ = try await current.call(Matching.listMyAvailability, ListMyAvailabilityRequest())
+      case 1:
+        _ = try await current.call(Schedule.getMySchedule, GetMyScheduleRequest(timeZone: "UTC"))
+      default: _ = try await current.call(Friends.listFriends, ListFriendsRequest())
+      }
+      ledger.state.withLock { $0.reads += 1 }
+    } catch {
+      ledger.state.withLock {
+        $0.reads += 1
+        $0.readFailures += 1
+      }
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import ChaosSupport
+import Foundation
+
+/// How big a chaos run is and how hard the proxy hits it, from the environment:
+///
+/// | variable | default | meaning |
+/// | --- | --- | --- |
+/// | `BADMINTON_CHAOS_OPERATIONS` | 10000 | operations of the workload, writes and reads |
+/// | `BADMINTON_CHAOS_KILLS` | 3 | SIGKILLs of the server during the workload, each followed by a restart |
+/// | `BADMINTON_CHAOS_SEED` | 27 | seed of the workload and of the proxy's faults |
+/// | `BADMINTON_CHAOS_PLAYERS` | 6 | players; the first two have a second device (session) |
+/// | `BADMINTON_CHAOS_FAULT_RATE` | 1 | share of connections the proxy ends with a fault (a cut, a dropped answer, a refusal) |
+/// | `BADMINTON_CHAOS_REPORT` | none | a file the figures are written to, as JSON |
+/// | `BADMINTON_CHAOS_DIR` | the temporary folder | where the run's data folder and queues go |
+struct ChaosSettings: Sendable {
+  var operations = 10_000
+  var kills = 3
+  var seed: UInt64 = 27
+  var players = 6
+  /// Players with a second device: the first ones.
+  var secondDevices = 2
+  var faultRate = 1.0
+  var report: String?
+  var directory: URL = FileManager.default.temporaryDirectory
+
+  /// The settings the environment gives, the defaults for the rest.
+  static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+    -> ChaosSettings
+  {
+    var settings = ChaosSettings()
+    if let value = environment["BADMINTON_CHAOS_OPERATIONS"].flatMap(Int.init), value > 0 {
+      settings.operations = value
+    }
+    if let value = environment["BADMINTON_CHAOS_KILLS"].flatMap(Int.init), value >= 0 {
+      settings.kills = value
+    }
+    if let value = environment["BADMINTON_CHAOS_SEED"].flatMap({ UInt64($0) }) {
+      settings.seed = value
+    }
+    if let value = environment["BADMINTON_CHAOS_PLAYERS"].flatMap(Int.init), (2...8).contains(value)
+    {
+      settings.players = value
+      settings.secondDevices = min(settings.secondDevices, value)
+    }
+    if let value = environment["BADMINTON_CHAOS_FAULT_RATE"].flatMap(Double.init),
+      (0...1).contains(value)
+    {
+      settings.faultRate = value
+    }
+    settings.report = environment["BADMINTON_CHAOS_REPORT"]
+    if let value = environment["BADMINTON_CHAOS_DIR"] {
+      settings.directory = URL(fileURLWithPath: value)
+    }
+    return settings
+  }
+
+  /// The proxy's plan: `faultRate` of the connections ended by a fault, shared among the
+  /// kinds, inside one of the first 60 frames of its direction; a fifth of them delayed too.
+  var plan: ChaosPlan {
+    ChaosPlan(
+      cutRequest: faultRate * 0.3, cutAnswer: faultRate * 0.25, dropAnswer: faultRate * 0.35,
+      refuse: faultRate * 0.1, delay: 0.2, faultFrame: 1...60, delayMilliseconds: 1...10,
+      refusalRun: 1...3)
+  }
+}
