@@ -28,6 +28,8 @@ struct ChaosTests {
     var kills: Int
     var serverStarts: Int
     var relogins: Int
+    var appRestarts: Int
+    var unanswered: Int
     var queuedAtEnd: Int
     var seconds: Double
     var audit: ChaosAudit
@@ -106,7 +108,8 @@ struct ChaosTests {
         let numbers = Array(stride(from: device.index, to: settings.operations, by: count))
         group.addTask {
           await device.drive(
-            operations: numbers, world: world, ledger: ledger, after: afterOperation)
+            operations: numbers, appRestarts: settings.appRestarts, world: world, ledger: ledger,
+            after: afterOperation)
         }
       }
     }
@@ -149,9 +152,11 @@ struct ChaosTests {
       faultsDrawn: Dictionary(
         uniqueKeysWithValues: proxy.drawn.map { ($0.key.rawValue, $0.value) }),
       connections: proxy.connectionsAccepted, kills: kills.count.withLock { $0 },
-      serverStarts: server.starts, relogins: state.relogins, queuedAtEnd: queuedAtEnd,
+      serverStarts: server.starts, relogins: state.relogins, appRestarts: state.appRestarts,
+      unanswered: state.unanswered, queuedAtEnd: queuedAtEnd,
       seconds: (clock.now - began).seconds, audit: audit)
     Self.report(figures, to: settings.report)
+    for problem in state.problems { print("chaos: harness problem: \(problem)") }
 
     #expect(figures.operations == settings.operations)
     #expect(figures.kills == settings.kills)
@@ -162,7 +167,8 @@ struct ChaosTests {
       "refused but stored: \(audit.storedThoughRefused), \(audit.problems)")
     #expect(audit.eventsOutOfOrder == 0 && audit.eventsUnknown == 0, "\(audit.problems)")
     #expect(queuedAtEnd == 0)
-    if audit.problems.isEmpty {
+    #expect(state.unanswered == 0 && state.problems.isEmpty, "\(state.problems)")
+    if audit.problems.isEmpty && state.problems.isEmpty {
       try? FileManager.default.removeItem(at: root)
     } else {
       print("chaos: the run's files are kept in \(root.path)")
@@ -178,9 +184,9 @@ struct ChaosTests {
       "chaos: operations \(figures.operations) (writes \(figures.writes), reads \(figures.reads), reads failed \(figures.readFailures))",
       "chaos: refusals \(figures.refusals.sorted { $0.key < $1.key })",
       "chaos: faults \(faults.joined(separator: ", ")) over \(figures.connections) connections (drawn \(figures.faultsDrawn.sorted { $0.key < $1.key }))",
-      "chaos: server SIGKILLs \(figures.kills), starts \(figures.serverStarts), relogins \(figures.relogins)",
+      "chaos: server SIGKILLs \(figures.kills), starts \(figures.serverStarts), app restarts \(figures.appRestarts), relogins \(figures.relogins)",
       "chaos: events stored \(audit.eventsStored), delivered \(audit.eventsDelivered), duplicated \(audit.eventDuplicates), missed \(audit.eventsMissed), out of order \(audit.eventsOutOfOrder)",
-      "chaos: duplicates \(audit.totalDuplicates) \(audit.duplicates), losses \(audit.totalLosses) \(audit.losses), refused but stored \(audit.storedThoughRefused), queued at end \(figures.queuedAtEnd)",
+      "chaos: duplicates \(audit.totalDuplicates) \(audit.duplicates), losses \(audit.totalLosses) \(audit.losses), refused but stored \(audit.storedThoughRefused), queued at end \(figures.queuedAtEnd), never answered \(figures.unanswered)",
     ]
     print(lines.joined(separator: "\n"))
     for problem in audit.problems { print("chaos: problem: \(problem)") }

@@ -16,6 +16,10 @@ final class ChaosDevice: Sendable {
   /// Every event sequence the session delivered, in order.
   let delivered = Mutex<[UInt64]>([])
   private let session = Mutex<BadmintonSession?>(nil)
+  /// The answers the sessions handed over on `outcomes`, by key.
+  private let outcomes = Mutex<[String: WriteOutcome]>([:])
+  /// Tasks that end with the session: taking its events and its outcomes.
+  private let followers = Mutex<[Task<Void, Never>]>([])
   private let keys = Atomic<Int>(0)
   private let random: Mutex<ChaosRandom>
   private let watchers = Mutex<[Task<Void, Never>]>([])
@@ -53,12 +57,19 @@ final class ChaosDevice: Sendable {
       })
     let session = try BadmintonSession(configuration: configuration)
     self.session.withLock { $0 = session }
+    // Both end when the session closes, after what it handed over.
     let events = Task { [self] in
       for await event in session.events {
         delivered.withLock { $0.append(event.sequence) }
       }
     }
-    watchers.withLock { $0 = [events] }
+    let answers = Task { [self] in
+      for await outcome in session.outcomes {
+        outcomes.withLock { $0[outcome.key] = outcome }
+      }
+    }
+    followers.withLock { $0 = [events, answers] }
+    watchers.withLock { $0 = [] }
     if (try? tokenStore.load())??.token != nil { watchSignOut(ledger: ledger) }
   }
 
@@ -75,6 +86,8 @@ final class ChaosDevice: Sendable {
             try await session.login(phone: player.phone, password: player.password)
             ledger.state.withLock { $0.relogins += 1 }
             break
+          } catch ClientError.closed {
+            return
           } catch {
             try? await Task.sleep(for: .milliseconds(20))
           }
@@ -104,6 +117,7 @@ final class ChaosDevice: Sendable {
     let watchers = self.watchers.withLock { $0 }
     for watcher in watchers { watcher.cancel() }
     for watcher in watchers { await watcher.value }
+    for follower in followers.withLock({ $0 }) { await follower.value }
   }
 
   /// The last sequence delivered, 0 before any.
@@ -114,13 +128,75 @@ final class ChaosDevice: Sendable {
   /// Runs `operations` operations (their numbers, for distinct slots and texts) against the
   /// world, telling the ledger each answer; `after` runs after each one (the kills).
   func drive(
-    operations: [Int], world: ChaosWorld, ledger: ChaosLedger, after: (Int) async -> Void
+    operations: [Int], appRestarts: Int, world: ChaosWorld, ledger: ChaosLedger,
+    after: (Int) async -> Void
   ) async {
-    for number in operations {
+    // Evenly spread through the device's operations.
+    let restarts = Set((0..<appRestarts).map { operations.count * ($0 + 1) / (appRestarts + 1) })
+    for (position, number) in operations.enumerated() {
+      if restarts.contains(position) { await appRestart(number, world: world, ledger: ledger) }
       await operate(number, world: world, ledger: ledger)
       let done = ledger.completed.add(1, ordering: .relaxed).newValue
       await after(done)
     }
+  }
+
+  /// The app is killed with writes queued and not yet answered, and started again: the new
+  /// session sends them from the queue file, and their answers come on `outcomes` (of the old
+  /// session when it got them before it closed).
+  private func appRestart(_ number: Int, world: ChaosWorld, ledger: ChaosLedger) async {
+    let others = world.players.filter { $0.id != player.id }
+    var queued: [(key: String, message: ChaosLedger.Message)] = []
+    for part in 0..<3 {
+      let recipient = others[roll(0..<others.count)]
+      let text = "chaos \(seed) message \(number) queued \(part)"
+      let request = SendMessageRequest(
+        recipientID: recipient.id, clientMessageID: "m\(number)q\(part)", text: text)
+      guard let key = try? await current.enqueue(Messages.sendMessage, request) else { continue }
+      queued.append(
+        (
+          key,
+          .init(
+            sender: player.id, recipient: recipient.id, text: text, answer: .refused(reason: ""))
+        ))
+    }
+    await close()
+    do {
+      try open(ledger: ledger)
+    } catch {
+      ledger.state.withLock { $0.problems.append("device \(index) did not open again: \(error)") }
+      return
+    }
+    ledger.state.withLock { $0.appRestarts += 1 }
+    for (key, message) in queued {
+      var message = message
+      guard let outcome = await outcome(key) else {
+        ledger.state.withLock {
+          $0.unanswered += 1
+          $0.problems.append("device \(index): no answer for queued write \(key)")
+        }
+        continue
+      }
+      do {
+        let sent = try outcome.response(as: DirectMessage.self)
+        message.answer = .succeeded(id: sent.id)
+      } catch {
+        message.answer = ChaosLedger.refusal(error)
+        ledger.answered(message.answer)
+      }
+      ledger.state.withLock { $0.messages.append(message) }
+    }
+  }
+
+  /// The outcome of the queued write `key`, once a session handed it over; nil when none came
+  /// within a minute (the run then fails).
+  private func outcome(_ key: String) async -> WriteOutcome? {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while ContinuousClock.now < deadline {
+      if let outcome = outcomes.withLock({ $0[key] }) { return outcome }
+      try? await Task.sleep(for: .milliseconds(5))
+    }
+    return nil
   }
 
   private func roll(_ range: Range<Int>) -> Int {

@@ -72,6 +72,10 @@ final class ChaosLedger: Sendable {
     var refusals: [String: Int] = [:]
     var relogins = 0
     var appRestarts = 0
+    /// Queued writes whose answer never came.
+    var unanswered = 0
+    /// What went wrong in the harness itself.
+    var problems: [String] = []
   }
 
   let state = Mutex(State())

@@ -6,7 +6,8 @@ import Foundation
 /// | variable | default | meaning |
 /// | --- | --- | --- |
 /// | `BADMINTON_CHAOS_OPERATIONS` | 10000 | operations of the workload, writes and reads |
-/// | `BADMINTON_CHAOS_KILLS` | 3 | SIGKILLs of the server during the workload, each followed by a restart |
+/// | `BADMINTON_CHAOS_KILLS` | 5 | SIGKILLs of the server during the workload, each followed by a restart |
+/// | `BADMINTON_CHAOS_APP_RESTARTS` | 2 | app restarts of each device: the session closed with writes queued, then opened again on the same files |
 /// | `BADMINTON_CHAOS_SEED` | 27 | seed of the workload and of the proxy's faults |
 /// | `BADMINTON_CHAOS_PLAYERS` | 6 | players; the first two have a second device (session) |
 /// | `BADMINTON_CHAOS_FAULT_RATE` | 1 | share of connections the proxy ends with a fault (a cut, a dropped answer, a refusal) |
@@ -14,7 +15,8 @@ import Foundation
 /// | `BADMINTON_CHAOS_DIR` | the temporary folder | where the run's data folder and queues go |
 struct ChaosSettings: Sendable {
   var operations = 10_000
-  var kills = 3
+  var kills = 5
+  var appRestarts = 2
   var seed: UInt64 = 27
   var players = 6
   /// Players with a second device: the first ones.
@@ -33,6 +35,9 @@ struct ChaosSettings: Sendable {
     }
     if let value = environment["BADMINTON_CHAOS_KILLS"].flatMap(Int.init), value >= 0 {
       settings.kills = value
+    }
+    if let value = environment["BADMINTON_CHAOS_APP_RESTARTS"].flatMap(Int.init), value >= 0 {
+      settings.appRestarts = value
     }
     if let value = environment["BADMINTON_CHAOS_SEED"].flatMap({ UInt64($0) }) {
       settings.seed = value
