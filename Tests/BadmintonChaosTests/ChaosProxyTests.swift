@@ -216,6 +216,23 @@ struct ChaosProxyTests {
     }
   }
 
+  @Test("a delayed connection that is cut delivers what came before the cut, late, then closes")
+  func delayThenCut_deliversThePrefixThenCloses() async throws {
+    try await Self.withProxy(
+      ChaosPlan(cutAnswer: 1, delay: 1, faultFrame: 3...3, delayMilliseconds: 5...5)
+    ) { proxy, _ in
+      var random = ChaosRandom(seed: 11)
+      let frames = Self.frames(4, using: &random)
+      let (back, closedByPeer) = try await Self.exchange(
+        port: proxy.port, chunks: frames, expected: frames.joined().count)
+      #expect(closedByPeer)
+      #expect(back.count > frames[0].count + frames[1].count)
+      #expect(back.count < frames[0].count + frames[1].count + frames[2].count)
+      #expect(back == Array(frames.joined().prefix(back.count)))
+      #expect(proxy.counts == [.cutAnswer: 1, .delay: 1])
+    }
+  }
+
   @Test("a refusal turns away its run of connections; the next one passes")
   func refuse_turnsAwayARun() async throws {
     try await Self.withProxy(ChaosPlan(refuse: 1, refusalRun: 3...3)) { proxy, _ in

@@ -53,6 +53,8 @@ struct ChaosTests {
     let clock = ContinuousClock()
     let began = clock.now
     try await Self.blocking { try server.start() }
+    // A run that throws half-way leaves no server behind (a finished run has stopped it).
+    defer { server.kill() }
 
     // The players, registered straight to the server.
     let direct = RPCClient(host: "127.0.0.1", port: server.port)
@@ -69,7 +71,14 @@ struct ChaosTests {
     let world = ChaosWorld(players: players)
     let ledger = ChaosLedger()
 
-    let proxy = try await ChaosProxy.start(upstreamPort: server.port, seed: settings.seed)
+    // On a port below the ephemeral range, as the server's: it stops listening for a while.
+    var bound: ChaosProxy?
+    for _ in 0..<20 where bound == nil {
+      bound = try? await ChaosProxy.start(
+        port: ChaosProxy.portOutsideEphemeralRange(), upstreamPort: server.port,
+        seed: settings.seed)
+    }
+    let proxy = try #require(bound)
     var devices: [ChaosDevice] = []
     for player in players + players.prefix(settings.secondDevices) {
       let index = devices.count
@@ -83,6 +92,7 @@ struct ChaosTests {
       devices.append(device)
     }
 
+    let allDevices = devices
     // The workload, faults on; the driver whose operation passes a threshold kills the server
     // and restarts it (every second time with the proxy not listening meanwhile).
     proxy.plan = settings.plan
@@ -97,10 +107,17 @@ struct ChaosTests {
         return next
       }
       guard let kill else { return }
-      try? await Self.blocking { server.kill() }
-      if kill % 2 == 0 { try? await proxy.stopListening() }
-      try? await Self.blocking { try server.start() }
-      try? await proxy.startListening()
+      do {
+        try await Self.blocking { server.kill() }
+        if kill % 2 == 0 { try await proxy.stopListening() }
+        try await Self.blocking { try server.start() }
+        try await proxy.startListening()
+      } catch {
+        // The run cannot go on: every device stops, its writes unanswered.
+        ledger.state.withLock { $0.problems.append("kill \(kill): \(error)") }
+        ledger.aborted.store(true, ordering: .relaxed)
+        for device in allDevices { await device.close() }
+      }
     }
     let count = devices.count
     await withTaskGroup(of: Void.self) { group in
@@ -129,7 +146,7 @@ struct ChaosTests {
     try await Self.blocking { try server.start() }
     let deadline = clock.now + .seconds(120)
     while devices.contains(where: { $0.lastDelivered < last[$0.player.id, default: 0] }),
-      clock.now < deadline
+      clock.now < deadline, !ledger.aborted.load(ordering: .relaxed)
     {
       try await Task.sleep(for: .milliseconds(20))
     }

@@ -1,3 +1,4 @@
+import Foundation
 public import NIOCore
 public import NIOPosix
 import Synchronization
@@ -60,6 +61,20 @@ public final class ChaosProxy: Sendable {
     return proxy
   }
 
+  /// A port below the system's ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`), so
+  /// that no outgoing connection takes it as its local port while nothing listens on it (a
+  /// proxy that stopped listening, a server being restarted). Not checked for being free.
+  public static func portOutsideEphemeralRange() -> Int {
+    let range =
+      (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+      ?? ""
+    let lowest =
+      range.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap {
+        Int($0)
+      } ?? 32768
+    return Int.random(in: 10_000..<max(lowest, 10_001))
+  }
+
   /// The faults for new connections from now on; open connections keep theirs.
   public var plan: ChaosPlan {
     get { state.withLock { $0.plan } }
@@ -90,10 +105,23 @@ public final class ChaosProxy: Sendable {
     try await listener.close()
   }
 
-  /// Listens again on the same port.
+  /// Listens again on the same port. While the proxy was not listening, a connection may have
+  /// taken the port as its local port (when it is in the system's ephemeral range): the bind is
+  /// tried again every 20 ms, at most 250 times.
   public func startListening() async throws {
     guard state.withLock({ $0.listener == nil }) else { return }
-    let listener = try await Self.bind(host: host, port: port, group: group)
+    var attempts = 0
+    var bound: Listener?
+    while bound == nil {
+      do {
+        bound = try await Self.bind(host: host, port: port, group: group)
+      } catch {
+        attempts += 1
+        if attempts >= 250 { throw error }
+        try await Task.sleep(for: .milliseconds(20))
+      }
+    }
+    let listener = bound!
     listener.accept = { [weak self] channel in self?.admit(channel) }
     state.withLock { $0.listener = listener.channel }
   }

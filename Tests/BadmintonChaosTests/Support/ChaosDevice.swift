@@ -133,7 +133,8 @@ final class ChaosDevice: Sendable {
   ) async {
     // Evenly spread through the device's operations.
     let restarts = Set((0..<appRestarts).map { operations.count * ($0 + 1) / (appRestarts + 1) })
-    for (position, number) in operations.enumerated() {
+    for (position, number) in operations.enumerated()
+    where !ledger.aborted.load(ordering: .relaxed) {
       if restarts.contains(position) { await appRestart(number, world: world, ledger: ledger) }
       await operate(number, world: world, ledger: ledger)
       let done = ledger.completed.add(1, ordering: .relaxed).newValue

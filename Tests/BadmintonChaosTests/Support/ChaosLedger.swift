@@ -81,6 +81,8 @@ final class ChaosLedger: Sendable {
   let state = Mutex(State())
   /// Operations done, writes and reads.
   let completed = Atomic<Int>(0)
+  /// The harness cannot go on (the server or the proxy did not come back): the devices stop.
+  let aborted = Atomic<Bool>(false)
 
   /// Notes a write's answer under its reason when refused.
   func answered(_ answer: Answer) {

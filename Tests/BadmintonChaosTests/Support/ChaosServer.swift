@@ -1,3 +1,4 @@
+import ChaosSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -44,21 +45,27 @@ final class ChaosServer: @unchecked Sendable {
   /// Starts the server (on a free port the first time, on the same port after) and waits for
   /// its "listening on" line. A restart whose port is still held by the killed process's
   /// connections is tried again, at most 50 times.
+  ///
+  /// The first start picks a port below the system's ephemeral range, so that while the server
+  /// is down no outgoing connection can take its port as a local port; another one when it is
+  /// taken.
   func start() throws {
+    let first = port == 0
     var attempt = 0
     while true {
+      let port = first ? ChaosProxy.portOutsideEphemeralRange() : self.port
       do {
-        try startOnce()
+        try startOnce(port: port)
         return
-      } catch let error as DidNotStart where port != 0 && attempt < 50 {
+      } catch let error as DidNotStart where attempt < 50 {
         attempt += 1
         _ = error
-        usleep(100_000)
+        if !first { usleep(100_000) }
       }
     }
   }
 
-  private func startOnce() throws {
+  private func startOnce(port: Int) throws {
     if !FileManager.default.fileExists(atPath: logFile.path) {
       _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
     }
