@@ -119,6 +119,34 @@ struct ChaosTests {
         for device in allDevices { await device.close() }
       }
     }
+    // A run in which no operation finishes for two minutes (by default) is stuck (a write that never gets a
+    // definite answer): it stops with what each device was waiting for, rather than hang.
+    let watchdog = Task {
+      var last = -1
+      var since = clock.now
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(1))
+        let done = ledger.completed.load(ordering: .relaxed)
+        if done != last {
+          (last, since) = (done, clock.now)
+          continue
+        }
+        guard clock.now - since > .seconds(settings.stallSeconds) else { continue }
+        var waiting: [String] = []
+        for device in allDevices {
+          let first = await device.current.queuedWrites().first
+          waiting.append(
+            "device \(device.index): \(device.current.status), first queued \(first?.methodPath ?? "none")"
+          )
+        }
+        ledger.state.withLock {
+          $0.problems.append("no operation finished for \(settings.stallSeconds) s: \(waiting)")
+        }
+        ledger.aborted.store(true, ordering: .relaxed)
+        for device in allDevices { await device.close() }
+        return
+      }
+    }
     let count = devices.count
     await withTaskGroup(of: Void.self) { group in
       for device in devices {
@@ -130,6 +158,7 @@ struct ChaosTests {
         }
       }
     }
+    watchdog.cancel()
     proxy.plan = .none
 
     // Every write was answered: no queue holds anything.

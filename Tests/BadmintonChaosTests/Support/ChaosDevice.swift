@@ -136,7 +136,7 @@ final class ChaosDevice: Sendable {
     for (position, number) in operations.enumerated()
     where !ledger.aborted.load(ordering: .relaxed) {
       if restarts.contains(position) { await appRestart(number, world: world, ledger: ledger) }
-      await operate(number, world: world, ledger: ledger)
+      await operate(number, position: position, world: world, ledger: ledger)
       let done = ledger.completed.add(1, ordering: .relaxed).newValue
       await after(done)
     }
@@ -204,11 +204,15 @@ final class ChaosDevice: Sendable {
     random.withLock { Int.random(in: range, using: &$0) }
   }
 
-  private func operate(_ number: Int, world: ChaosWorld, ledger: ChaosLedger) async {
+  private func operate(
+    _ number: Int, position: Int, world: ChaosWorld, ledger: ChaosLedger
+  ) async {
     let dice = roll(0..<100)
     switch dice {
     case 0..<30: await sendMessage(number, world: world, ledger: ledger)
-    case 30..<62: await availability(number, world: world, ledger: ledger, preferCancel: dice >= 55)
+    case 30..<62:
+      await availability(
+        number, position: position, world: world, ledger: ledger, preferCancel: dice >= 55)
     case 62..<72: await dayStatus(number, ledger: ledger)
     case 72..<85:
       if await !friendAction(world: world, ledger: ledger) { await read(number, ledger: ledger) }
@@ -249,7 +253,7 @@ final class ChaosDevice: Sendable {
   }
 
   private func availability(
-    _ number: Int, world: ChaosWorld, ledger: ChaosLedger, preferCancel: Bool
+    _ number: Int, position: Int, world: ChaosWorld, ledger: ChaosLedger, preferCancel: Bool
   ) async {
     if preferCancel || !world.reservePost(player.id) {
       if let id = world.takeActive(player.id, pick: { self.roll(0..<$0) }) {
@@ -271,11 +275,13 @@ final class ChaosDevice: Sendable {
         return
       }
     }
-    // A slot no other post of this player has: the day from the number, the start from the
-    // number, the length from the device.
-    let day = ChaosDates.day(after: 1 + number % 12)
-    let start = Int32((number / 12) % 1300)
-    let end = start + 60 + Int32(index % 20)
+    // A slot no other post of this player has: the day and the start from the operation's
+    // position among the device's, the length from the device (at most 20 devices) and, past
+    // 15,600 positions, from the position too.
+    precondition(position < 62_400 && index < 20, "more operations than distinct slots")
+    let day = ChaosDates.day(after: 1 + position % 12)
+    let start = Int32((position / 12) % 1300)
+    let end = start + 60 + Int32(index) + Int32(position / 15_600) * 20
     var request = PostAvailabilityRequest()
     request.mode = .singles
     request.date = LocalDate(year: day.0, month: day.1, day: day.2)
@@ -303,7 +309,7 @@ final class ChaosDevice: Sendable {
 
   private func dayStatus(_ number: Int, ledger: ChaosLedger) async {
     // Each device has dates of its own, so that its answers' order is the store's order.
-    let day = ChaosDates.day(after: 20 + index * 20 + number % 20)
+    let day = ChaosDates.day(after: 20 + index * 18 + number % 18)
     let note = "chaos \(seed) day \(number)"
     let status: DayStatus = [.free, .busy, .eveningOnly][roll(0..<3)]
     let result = await write(

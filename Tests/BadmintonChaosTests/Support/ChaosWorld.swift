@@ -9,10 +9,11 @@ struct ChaosPlayer: Sendable, Hashable {
   var phone: String
   var password: String
 
-  /// Far from every other player (15 degrees of latitude and 40 of longitude apart), so that no
-  /// post finds partners and the events are the ones the workload makes.
-  var latitude: Double { -60 + Double(index) * 15 }
-  var longitude: Double { -170 + Double(index) * 40 }
+  /// Far from every other player (at least 21 degrees of longitude apart, hundreds of miles
+  /// at these latitudes), so that no post finds partners and the events are the ones the
+  /// workload makes.
+  var latitude: Double { -60 + Double(index % 9) * 15 }
+  var longitude: Double { -170 + Double(index) * 21 }
 }
 
 /// What the workload believes the store holds, so that each operation is one the server should
