@@ -229,15 +229,19 @@ struct ChaosTests {
   /// Prints the figures, one line each, and writes them to `path` as JSON when given.
   static func report(_ figures: Figures, to path: String?) {
     let audit = figures.audit
-    let faults = figures.faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+    /// `name count, name count`, by name; `none` when empty.
+    func list(_ counts: [String: Int]) -> String {
+      counts.isEmpty
+        ? "none"
+        : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
     let lines = [
       "chaos: seed \(figures.seed), \(figures.players) players on \(figures.devices) devices, \(String(format: "%.1f", figures.seconds)) s",
-      "chaos: operations \(figures.operations) (writes \(figures.writes), reads \(figures.reads), reads failed \(figures.readFailures))",
-      "chaos: refusals \(figures.refusals.sorted { $0.key < $1.key })",
-      "chaos: faults \(faults.joined(separator: ", ")) over \(figures.connections) connections (drawn \(figures.faultsDrawn.sorted { $0.key < $1.key }))",
+      "chaos: operations \(figures.operations) (writes \(figures.writes), reads \(figures.reads), reads failed \(figures.readFailures)); writes refused: \(list(figures.refusals))",
+      "chaos: faults injected \(list(figures.faults)) over \(figures.connections) connections (drawn: \(list(figures.faultsDrawn)))",
       "chaos: server SIGKILLs \(figures.kills), starts \(figures.serverStarts), app restarts \(figures.appRestarts), relogins \(figures.relogins)",
       "chaos: events stored \(audit.eventsStored), delivered \(audit.eventsDelivered), duplicated \(audit.eventDuplicates), missed \(audit.eventsMissed), out of order \(audit.eventsOutOfOrder)",
-      "chaos: duplicates \(audit.totalDuplicates) \(audit.duplicates), losses \(audit.totalLosses) \(audit.losses), refused but stored \(audit.storedThoughRefused), queued at end \(figures.queuedAtEnd), never answered \(figures.unanswered)",
+      "chaos: duplicates \(audit.totalDuplicates) (\(list(audit.duplicates))), losses \(audit.totalLosses) (\(list(audit.losses))), refused but stored \(list(audit.storedThoughRefused)), queued at end \(figures.queuedAtEnd), never answered \(figures.unanswered)",
     ]
     print(lines.joined(separator: "\n"))
     for problem in audit.problems { print("chaos: problem: \(problem)") }
