@@ -148,9 +148,9 @@ public final class ChaosProxy: Sendable {
 
   /// A bound listener whose accepted channels go to `accept`, set once the proxy exists.
   private final class Listener: @unchecked Sendable {
-    // `accept` is set right after the bind, before any connection can be handed to it: the
-    // child channel initializer runs only once the listener is active and a client connected,
-    // and it reads `accept` under the lock.
+    // `channel` is written once, by `bind`, before the listener is handed out, and only read
+    // after. `accept` is read and written under the lock; a connection accepted before it is
+    // set is closed.
     private let lock = Mutex<(@Sendable (any Channel) -> Void)?>(nil)
     var channel: (any Channel)!
     var localAddress: SocketAddress? { channel.localAddress }
