@@ -448,6 +448,7 @@ let package = Package(
         "BadmintonClient",
         "BadmintonRPC",
         "ChaosSupport",
+        "PostgresTestCluster",
         .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

@@ -3,6 +3,7 @@ import BadmintonClient
 import BadmintonRPC
 import ChaosSupport
 import Foundation
+import PostgresTestCluster
 import Synchronization
 import Testing
 
@@ -14,6 +15,7 @@ import Testing
 struct ChaosTests {
   /// The figures of a run, printed and, with `BADMINTON_CHAOS_REPORT`, written as JSON.
   struct Figures: Codable {
+    var store: String
     var seed: UInt64
     var operations: Int
     var writes: Int
@@ -49,7 +51,18 @@ struct ChaosTests {
     let settings = ChaosSettings.fromEnvironment()
     let root = settings.directory.appendingPathComponent("badminton-chaos-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-    let server = ChaosServer(dataDirectory: root.appendingPathComponent("data"))
+    let postgresDatabase =
+      settings.postgres ? PostgresTestCluster.newDatabaseName() : nil
+    let server = ChaosServer(
+      dataDirectory: root.appendingPathComponent("data"),
+      database: try postgresDatabase.map { try PostgresTestCluster.makeDatabase(named: $0) })
+    /// The store's rows as a SQLite file: the server's own, or a copy of PostgreSQL's.
+    @Sendable func storePath() throws -> String {
+      guard let postgresDatabase else { return server.databasePath }
+      return try ChaosSnapshot.copy(
+        postgresDatabase: postgresDatabase,
+        to: root.appendingPathComponent("postgres-copy.sqlite").path)
+    }
     let clock = ContinuousClock()
     let began = clock.now
     try await Self.blocking { try server.start() }
@@ -175,7 +188,7 @@ struct ChaosTests {
       // The events the store holds now are all there will be: stop the server to read them,
       // start it again, and wait until every device has delivered its player's last one.
       try await Self.blocking { server.stop() }
-      let last = try ChaosAudit.lastSequences(path: server.databasePath)
+      let last = try ChaosAudit.lastSequences(path: try storePath())
       try await Self.blocking { try server.start() }
       let deadline = clock.now + .seconds(settings.stallSeconds)
       while devices.contains(where: { $0.lastDelivered < last[$0.player.id, default: 0] }),
@@ -190,13 +203,14 @@ struct ChaosTests {
 
     let state = ledger.state.withLock { $0 }
     let audit = try ChaosAudit.run(
-      path: server.databasePath, ledger: state, pairs: world.pairs,
+      path: try storePath(), ledger: state, pairs: world.pairs,
       delivered: devices.map { ($0.player.id, $0.index, $0.delivered.withLock { $0 }) })
     let writes =
       state.posts.count + state.cancels.count + state.messages.count + state.friendRequests.count
       + state.accepts.count + state.removals.count + state.dayStatuses.count
     let figures = Figures(
-      seed: settings.seed, operations: ledger.completed.load(ordering: .relaxed), writes: writes,
+      store: settings.postgres ? "PostgreSQL" : "SQLite", seed: settings.seed,
+      operations: ledger.completed.load(ordering: .relaxed), writes: writes,
       reads: state.reads, readFailures: state.readFailures, refusals: state.refusals,
       devices: devices.count, players: players.count,
       faults: Dictionary(uniqueKeysWithValues: proxy.counts.map { ($0.key.rawValue, $0.value) }),
@@ -236,7 +250,7 @@ struct ChaosTests {
         : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
     let lines = [
-      "chaos: seed \(figures.seed), \(figures.players) players on \(figures.devices) devices, \(String(format: "%.1f", figures.seconds)) s",
+      "chaos: \(figures.store), seed \(figures.seed), \(figures.players) players on \(figures.devices) devices, \(String(format: "%.1f", figures.seconds)) s",
       "chaos: operations \(figures.operations) (writes \(figures.writes), reads \(figures.reads), reads failed \(figures.readFailures)); writes refused: \(list(figures.refusals))",
       "chaos: faults injected \(list(figures.faults)) over \(figures.connections) connections (drawn: \(list(figures.faultsDrawn)))",
       "chaos: server SIGKILLs \(figures.kills), starts \(figures.serverStarts), app restarts \(figures.appRestarts), relogins \(figures.relogins)",

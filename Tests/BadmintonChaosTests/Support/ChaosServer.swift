@@ -28,8 +28,12 @@ final class ChaosServer: @unchecked Sendable {
     var description: String { "badminton-server exited with \(status): \(log)" }
   }
 
-  init(dataDirectory: URL) {
+  /// The PostgreSQL database (`--database`) it serves from instead of SQLite, when set.
+  let database: String?
+
+  init(dataDirectory: URL, database: String? = nil) {
     self.dataDirectory = dataDirectory
+    self.database = database
     self.logFile = dataDirectory.deletingLastPathComponent().appendingPathComponent("server.log")
   }
 
@@ -73,11 +77,12 @@ final class ChaosServer: @unchecked Sendable {
     log.seekToEndOfFile()
     let process = Process()
     process.executableURL = Self.executable
-    process.arguments = [
-      "--port", String(port), "--data-dir", dataDirectory.path, "--log-level", "error",
-      "--scrypt-log-n", "10", "--registrations-per-address-per-hour", "0",
-      "--shutdown-grace-seconds", "5",
-    ]
+    process.arguments =
+      [
+        "--port", String(port), "--data-dir", dataDirectory.path, "--log-level", "error",
+        "--scrypt-log-n", "10", "--registrations-per-address-per-hour", "0",
+        "--shutdown-grace-seconds", "5",
+      ] + (database.map { ["--database", $0] } ?? [])
     let output = Pipe()
     process.standardOutput = output
     process.standardError = log

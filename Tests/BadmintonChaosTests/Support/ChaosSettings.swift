@@ -12,6 +12,7 @@ import Foundation
 /// | `BADMINTON_CHAOS_PLAYERS` | 6 | players (2 to 16; raised so that no player passes the server's 10,000 keyed writes a day); the first two have a second device (session) |
 /// | `BADMINTON_CHAOS_FAULT_RATE` | 1 | share of connections the proxy ends with a fault (a cut, a dropped answer, a refusal) |
 /// | `BADMINTON_CHAOS_STALL_SECONDS` | 120 | a run in which no operation finishes for this long stops and fails, saying what each device waits for |
+/// | `BADMINTON_CHAOS_STORE` | sqlite | `postgresql` serves from a database of the tests' PostgreSQL cluster (`PostgresTestCluster`) |
 /// | `BADMINTON_CHAOS_REPORT` | none | a file the figures are written to, as JSON |
 /// | `BADMINTON_CHAOS_DIR` | the temporary folder | where the run's data folder and queues go |
 struct ChaosSettings: Sendable {
@@ -24,6 +25,7 @@ struct ChaosSettings: Sendable {
   var secondDevices = 2
   var faultRate = 1.0
   var stallSeconds = 120
+  var postgres = false
   var report: String?
   var directory: URL = FileManager.default.temporaryDirectory
 
@@ -59,6 +61,7 @@ struct ChaosSettings: Sendable {
     if let value = environment["BADMINTON_CHAOS_STALL_SECONDS"].flatMap(Int.init), value > 0 {
       settings.stallSeconds = value
     }
+    settings.postgres = environment["BADMINTON_CHAOS_STORE"] == "postgresql"
     settings.report = environment["BADMINTON_CHAOS_REPORT"]
     if let value = environment["BADMINTON_CHAOS_DIR"] {
       settings.directory = URL(fileURLWithPath: value)
