@@ -88,7 +88,7 @@ public struct KeyedWrites: RPCService {
           return try Self.replay(answered.stored, digest: digest)
         }
         throw error
-      } catch  where !write.isTaken {
+      } catch let error where !write.isTaken {
         // Refused for now (a rate, the database out of reach) before its store call: a repeat
         // of a write that committed earlier still gets that write's answer.
         if let stored = try? await kept(player, key, now) {
