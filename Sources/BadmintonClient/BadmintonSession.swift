@@ -414,10 +414,26 @@ public actor BadmintonSession {
 
   /// Sends the queue's first write whenever connected, until its answer is definite.
   private func runWrites() async {
+    // The head write's attempts in a row that got no definite answer: each retry waits the
+    // backoff of that many failures (or the server's retry_after, if longer), so that a server
+    // that answers but cannot serve (its database out of reach) is not sent the write again at
+    // once, however quickly the connection comes back.
+    var unanswered: (key: String, attempts: Int)?
+    // The pause owed before the head write is sent again, once.
+    var owed: (key: String, pause: Duration)?
     while !closed {
       guard let write = queue.writes.first, let token = stored?.token, connection == .connected
       else {
         await waitForChange()
+        continue
+      }
+      if let pause = owed, pause.key == write.key {
+        owed = nil
+        do {
+          try await environment.sleep(pause.pause)
+        } catch {
+          return
+        }
         continue
       }
       let epoch = self.epoch
@@ -435,6 +451,14 @@ public actor BadmintonSession {
         case .definite:
           finish(write, with: .failure(error))
         case .retryAfterReconnect:
+          let attempts = unanswered?.key == write.key ? (unanswered?.attempts ?? 0) : 0
+          unanswered = (write.key, attempts + 1)
+          owed = (
+            write.key,
+            max(
+              configuration.backoff.delay(afterFailures: attempts, random: environment.random()),
+              error.retryAfter ?? .zero)
+          )
           if error.code == .deadlineExceeded { replaceClient(client) }
           connectionLost(epoch: epoch)
         case .retryAfter(let wait):

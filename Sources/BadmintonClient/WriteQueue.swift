@@ -41,6 +41,10 @@ final class WriteQueue {
   private let file: AppendOnlyFile
   private let lockDescriptor: Int32
   private var fileBytes: Int
+  /// Set when the file may no longer match what the queue holds (a torn record that could not
+  /// be cut off, a rewrite that failed half-way): the next change rewrites the whole log first,
+  /// so that nothing is ever appended behind a bad record or into a file no longer at the path.
+  private var needsRewrite = false
   /// The log is rewritten when it is larger than this and twice what it holds.
   private let compactionThreshold: Int
 
@@ -56,10 +60,18 @@ final class WriteQueue {
     let lockPath = path + ".lock"
     lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard lockDescriptor >= 0 else { throw FileIO.fail("open", lockPath) }
-    guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-      let error = FileIO.fail("lock", lockPath)
-      _ = Self.closeDescriptor(lockDescriptor)
-      throw error
+    // A session closing, or a process that was being started while it held the lock (a child
+    // holds the parent's descriptors until it execs), may hold it a moment longer: wait up to a
+    // second for it, then refuse.
+    var attempts = 0
+    while flock(lockDescriptor, LOCK_EX | LOCK_NB) != 0 {
+      attempts += 1
+      guard errno == EWOULDBLOCK || errno == EINTR, attempts < 50 else {
+        let error = FileIO.fail("lock", lockPath)
+        _ = Self.closeDescriptor(lockDescriptor)
+        throw error
+      }
+      usleep(20_000)
     }
     do {
       let bytes = try FileIO.contents(of: path) ?? []
@@ -92,16 +104,41 @@ final class WriteQueue {
   /// Adds `write` at the end, durably; throws `ClientError.queueFull` when it holds `limit`.
   func append(_ write: QueuedWrite) throws {
     guard writes.count < limit else { throw ClientError.queueFull(limit: limit) }
+    if needsRewrite { try rewrite() }
     let record = Self.record(Self.added, Self.body(of: write))
     do {
       try file.append(record)
     } catch {
       // A part written would hide every later record from the next open.
-      try? file.truncate(to: fileBytes)
+      cutBack()
       throw error
     }
     fileBytes += record.count
     writes.append(write)
+  }
+
+  /// Cuts off what a failed append may have left; when even that fails, the next change
+  /// rewrites the log.
+  private func cutBack() {
+    do {
+      try file.truncate(to: fileBytes)
+    } catch {
+      needsRewrite = true
+    }
+  }
+
+  /// Writes the whole log again from what the queue holds, atomically, and reopens it.
+  private func rewrite() throws {
+    var bytes: [UInt8] = []
+    for write in writes { bytes += Self.record(Self.added, Self.body(of: write)) }
+    needsRewrite = true
+    let replaced = Result { try FileIO.replace(file.path, with: bytes, mode: 0o600) }
+    // The path holds the new log if the rename happened, the old one if not: either way the file
+    // to append to is the one at the path now.
+    try file.reopen()
+    try replaced.get()
+    fileBytes = bytes.count
+    needsRewrite = false
   }
 
   /// Removes the write with `key` and records that durably; nothing when there is none.
@@ -110,7 +147,9 @@ final class WriteQueue {
     // Gone from memory even when the file cannot record it: a write left in the file is sent
     // again with its key by the next session, which the server answers as the first time.
     writes.remove(at: index)
-    if writes.isEmpty {
+    if needsRewrite {
+      try rewrite()
+    } else if writes.isEmpty {
       try file.truncate(to: 0)
       fileBytes = 0
     } else {
@@ -118,7 +157,7 @@ final class WriteQueue {
       do {
         try file.append(record)
       } catch {
-        try? file.truncate(to: fileBytes)
+        cutBack()
         throw error
       }
       fileBytes += record.count
@@ -132,9 +171,7 @@ final class WriteQueue {
     var bytes: [UInt8] = []
     for write in writes { bytes += Self.record(Self.added, Self.body(of: write)) }
     guard fileBytes > 2 * bytes.count else { return }
-    try FileIO.replace(file.path, with: bytes, mode: 0o600)
-    try file.reopen()
-    fileBytes = bytes.count
+    try rewrite()
   }
 
   // MARK: Encoding

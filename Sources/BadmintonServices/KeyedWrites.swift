@@ -21,16 +21,19 @@ public struct KeyedWrites: RPCService {
   private let store: any WriteKeyStore
   private let clock: any WallClock
   private let limit: Int
-  private let running = RunningKeys()
+  private let running: RunningKeys
 
-  /// Keys kept in `store`, read against `clock`; a player holds at most `limit` keys.
+  /// Keys kept in `store`, read against `clock`; a player holds at most `limit` keys, and this
+  /// instance holds the latest answers up to `recentAnswerBytes` (0: none, every repeat goes to
+  /// the store).
   public init(
     store: any WriteKeyStore, clock: any WallClock,
-    limit: Int = WriteKeyRules.maximumKeysPerPlayer
+    limit: Int = WriteKeyRules.maximumKeysPerPlayer, recentAnswerBytes: Int = 16 << 20
   ) {
     self.store = store
     self.clock = clock
     self.limit = limit
+    self.running = RunningKeys(recentBytes: recentAnswerBytes)
   }
 
   public func registerMethods(in registry: inout HandlerRegistry) {
@@ -149,7 +152,9 @@ func withKeyedAnswer<Value: Sendable, Response: ProtobufMessage>(
     if let value = value as? Value { return .response(respond(value).serializedBytes()) }
     // A transaction that commits what it must and refuses the call after (room writes).
     if let (value, refusal) = value as? (Value, DomainError?) {
-      return refusal.map { .error($0) } ?? .response(respond(value).serializedBytes())
+      guard let refusal else { return .response(respond(value).serializedBytes()) }
+      // A refusal for now is no answer: the key is not kept.
+      return WriteKeyRules.isFinal(refusal) ? .error(refine(refusal)) : nil
     }
     return nil
   } refine: {

@@ -39,6 +39,9 @@ public struct PlayerServicesConfiguration: Sendable {
   /// Idempotency keys one player may hold at once (those of the last 24 hours). Default
   /// `WriteKeyRules.maximumKeysPerPlayer`.
   public var writeKeysPerPlayer: Int
+  /// Bytes of recent keyed answers each instance holds, so that a repeat on the same instance
+  /// needs no transaction; 0 for none. Default 16 MiB.
+  public var recentWriteAnswerBytes: Int
 
   /// A configuration with the defaults for whatever is not given.
   public init(
@@ -55,8 +58,10 @@ public struct PlayerServicesConfiguration: Sendable {
     uploadsPerAddressPerHour: Int = 20,
     openUploadBytes: Int64 = 1 << 30,
     maximumResponseBytes: Int = WireConfiguration().maximumBodySize,
-    writeKeysPerPlayer: Int = WriteKeyRules.maximumKeysPerPlayer
+    writeKeysPerPlayer: Int = WriteKeyRules.maximumKeysPerPlayer,
+    recentWriteAnswerBytes: Int = 16 << 20
   ) {
+    self.recentWriteAnswerBytes = max(0, recentWriteAnswerBytes)
     self.writeKeysPerPlayer = max(1, writeKeysPerPlayer)
     let slots = max(1, passwordHashSlots ?? ProcessInfo.processInfo.activeProcessorCount)
     self.passwordHashSlots = slots
@@ -186,7 +191,9 @@ public struct PlayerServices: Sendable {
         ScheduleService(store: store, clock: clock, budget: budget),
         surveys,
         // Last: it wraps the keyed writes the services above registered.
-        KeyedWrites(store: store, clock: clock, limit: configuration.writeKeysPerPlayer),
+        KeyedWrites(
+          store: store, clock: clock, limit: configuration.writeKeysPerPlayer,
+          recentAnswerBytes: configuration.recentWriteAnswerBytes),
       ],
       authenticator: SessionAuthenticator(
         sessions: projections.sessions, suspensions: suspensions, clock: clock,

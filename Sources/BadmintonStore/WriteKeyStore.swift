@@ -17,7 +17,7 @@ public final class KeyedWrite: Sendable {
   /// At most this many keys held by the player (`WriteKeyRules.maximumKeysPerPlayer`).
   public let limit: Int
   private let answered = Atomic<Bool>(false)
-  private let keptAnswer = Mutex<WriteAnswer?>(nil)
+  private let answers = Mutex<(pending: WriteAnswer?, kept: WriteAnswer?)>((nil, nil))
 
   public init(playerID: Int64, key: String, digest: [UInt8], atUnixMs: Int64, limit: Int) {
     self.playerID = playerID
@@ -39,14 +39,22 @@ public final class KeyedWrite: Sendable {
   /// Whether a transaction took the key (and so stored the answer, or found one stored).
   public var isTaken: Bool { answered.load(ordering: .relaxed) }
 
-  /// Notes the answer the taking transaction keeps with the key; the last run of that
-  /// transaction notes last, so once it has committed this is what it kept.
-  public func noteKept(_ answer: WriteAnswer) {
-    keptAnswer.withLock { $0 = answer }
+  /// Notes, inside a run of a transaction, the answer it inserts with the key (nil at the start
+  /// of each run: a transaction run again starts afresh).
+  public func notePending(_ answer: WriteAnswer?) {
+    answers.withLock { $0.pending = answer }
   }
 
-  /// The answer kept with the key, once its transaction has committed.
-  public var kept: WriteAnswer? { keptAnswer.withLock { $0 } }
+  /// Called once a transaction has committed: what its last run inserted is now kept.
+  public func confirmPending() {
+    answers.withLock { answers in
+      if let pending = answers.pending { answers.kept = pending }
+      answers.pending = nil
+    }
+  }
+
+  /// The answer kept with the key by a transaction that committed; nil while none has.
+  public var kept: WriteAnswer? { answers.withLock { $0.kept } }
 }
 
 /// The answer a keyed write gave: the encoded response, or the error it failed with.

@@ -15,6 +15,7 @@ extension WriteKeyStore where Self: StoreEngine {
     let outcome = try await writeTransaction { db -> WriteKeyRows.Outcome<Bool> in
       try WriteKeyRows.keepRefusal(db, write, error)
     }
+    write.confirmPending()
     if case .answeredBefore(let stored) = outcome { throw AnsweredBefore(stored: stored) }
   }
 
@@ -70,8 +71,11 @@ public enum WriteKeyRows {
       return try await run { db in .value(try body(db)) }.get()
     }
     let write = answer.write
+    // What a run inserts counts as kept only once `run` has returned: committed.
     do {
-      return try await run { db in try keep(db, answer, body) }.get()
+      let outcome = try await run { db in try keep(db, answer, body) }
+      write.confirmPending()
+      return try outcome.get()
     } catch is KeyHeld {
       return try await run { db in
         guard let stored = try stored(db, playerID: write.playerID, key: write.key) else {
@@ -81,7 +85,9 @@ public enum WriteKeyRows {
       }.get()
     } catch let error as DomainError where WriteKeyRules.isFinal(error) {
       let refusal = answer.refine(error)
-      return try await run { db in try keepRefusal(db, write, refusal) }.get()
+      let outcome: Outcome<T> = try await run { db in try keepRefusal(db, write, refusal) }
+      write.confirmPending()
+      return try outcome.get()
     }
   }
 
@@ -95,6 +101,7 @@ public enum WriteKeyRows {
     _ body: (any StoreSession) throws -> T
   ) throws -> Outcome<T> {
     let write = answer.write
+    write.notePending(nil)
     if let refusal = try countKey(db, write) { return .failed(refusal) }
     let value = try body(db)
     let kept: WriteAnswer
@@ -116,6 +123,7 @@ public enum WriteKeyRows {
   static func keepRefusal<T: Sendable>(
     _ db: any StoreSession, _ write: KeyedWrite, _ refusal: DomainError
   ) throws -> Outcome<T> {
+    write.notePending(nil)
     if let stored = try stored(db, playerID: write.playerID, key: write.key),
       stored.createdAtUnixMs >= write.expiredBefore
     {
@@ -140,7 +148,7 @@ public enum WriteKeyRows {
         InsertWriteKey.self, write.playerID, write.key, write.digest, write.atUnixMs, response,
         error, write.expiredBefore) != nil
     else { throw KeyHeld() }
-    write.noteKept(answer)
+    write.notePending(answer)
   }
 
   /// Counts a new key against the player's allowance: nil when it fits, else the refusal. A

@@ -68,15 +68,16 @@ struct KeyedWritesProcessTests {
       let (one, two) = (instances[0], instances[1])
       let ann = try await MultiInstanceTests.player("Ann", through: one.client)
       let bo = try await MultiInstanceTests.player("Bo", through: two.client)
-      let message = SendMessageRequest(recipientID: bo.id, clientMessageID: "m", text: "Hello")
+      // A friend request: without its key, a repeat would be refused FRIEND_REQUEST_PENDING.
+      let ask = SendFriendRequestRequest(userID: bo.id)
       let sent = await Self.call(
-        one.client, Messages.sendMessage, message, token: ann.token, key: "hello")
+        one.client, Friends.sendFriendRequest, ask, token: ann.token, key: "hello")
       guard case .response = sent else {
-        Issue.record("the message was refused: \(sent)")
+        Issue.record("the request was refused: \(sent)")
         return
       }
       #expect(
-        await Self.call(two.client, Messages.sendMessage, message, token: ann.token, key: "hello")
+        await Self.call(two.client, Friends.sendFriendRequest, ask, token: ann.token, key: "hello")
           == sent)
       // Eight repeats of one post, four through each instance, at once: one availability.
       let post = MultiInstanceTests.slot(600, 720)
@@ -97,7 +98,8 @@ struct KeyedWritesProcessTests {
       await one.close()
       let again = try Instance.start(database: database)
       #expect(
-        await Self.call(again.client, Messages.sendMessage, message, token: ann.token, key: "hello")
+        await Self.call(
+          again.client, Friends.sendFriendRequest, ask, token: ann.token, key: "hello")
           == sent)
       await again.close()
     }

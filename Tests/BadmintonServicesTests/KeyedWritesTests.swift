@@ -9,6 +9,8 @@ import StoreTestSupport
 import Synchronization
 import Testing
 
+import enum BadmintonDomain.ScheduleRules
+
 /// Counts the store's commits while a test watches.
 final class CommitCounter: Sendable {
   private let count = Mutex<Int>(0)
@@ -78,11 +80,35 @@ extension PlayerWorld {
     let counter = CommitCounter(store)
     let first = await call()
     let before = counter.commits
+    let events = try await eventCounts()
     let second = await call()
     #expect(second == first, "\(method.path)", sourceLocation: sourceLocation)
-    #expect(counter.commits == before, "\(method.path) wrote again", sourceLocation: sourceLocation)
+    // No event appended for anyone: the repeat's transaction, if it ran, was undone.
+    #expect(try await eventCounts() == events, "\(method.path)", sourceLocation: sourceLocation)
+    if RepeatCheck.current.fromMemory {
+      // Answered on the instance that answered the first: no transaction at all.
+      #expect(
+        counter.commits == before, "\(method.path) wrote again", sourceLocation: sourceLocation)
+    }
     return first
   }
+
+  /// How many events each player of the check has.
+  func eventCounts() async throws -> [Int] {
+    var counts: [Int] = []
+    for player in RepeatCheck.current.players {
+      counts.append(try await store.events(playerID: player, after: 0, limit: 100_000).count)
+    }
+    return counts
+  }
+}
+
+/// What `twice` checks of a repeat: whether it is answered from the instance's memory, and whose
+/// events must not grow.
+struct RepeatCheck: Sendable {
+  var fromMemory = true
+  var players: [Int64] = []
+  @TaskLocal static var current = RepeatCheck()
 }
 
 @Suite("Idempotency keys: every write answers once per key")
@@ -103,14 +129,27 @@ struct KeyedWritesTests {
   }
 
   @Test(
-    "each of the 31 keyed writes, repeated with its key, gets its first answer and commits nothing",
-    arguments: StoreKind.allCases)
-  func everyKeyedWrite_answersOnce(kind: StoreKind) async throws {
-    try await withPlayerWorld(kind) { world in
+    "each of the 31 keyed writes, repeated with its key, gets its first answer and writes nothing: from the instance's memory (no transaction), and from the store",
+    arguments: StoreKind.allCases, [true, false])
+  func everyKeyedWrite_answersOnce(kind: StoreKind, fromMemory: Bool) async throws {
+    try await withPlayerWorld(kind, recentWriteAnswerBytes: fromMemory ? 16 << 20 : 0) { world in
       let alice = try await world.player(nickname: "Alice")
       let bob = try await world.player(nickname: "Bob")
       let carol = try await world.player(nickname: "Carol")
       let admin = try await world.administrator()
+      let check = RepeatCheck(
+        fromMemory: fromMemory, players: [alice.id, bob.id, carol.id, admin.id])
+      try await RepeatCheck.$current.withValue(check) {
+        try await Self.everyKeyedWrite(world, alice, bob, carol, admin)
+      }
+    }
+  }
+
+  static func everyKeyedWrite(
+    _ world: PlayerWorld, _ alice: PlayerWorld.Player, _ bob: PlayerWorld.Player,
+    _ carol: PlayerWorld.Player, _ admin: PlayerWorld.Player
+  ) async throws {
+    do {
       var covered: Set<String> = []
       func note(_ method: MethodInfo) { covered.insert(method.path) }
 
@@ -353,13 +392,14 @@ struct KeyedWritesTests {
   }
 
   @Test(
-    "a refusal is the key's answer for good: a repeat gets it even once the call would succeed",
+    "a refusal is the key's answer for good: a repeat gets it, from the store, even once the call would succeed",
     arguments: StoreKind.allCases)
   func refusal_isKept(kind: StoreKind) async throws {
-    try await withPlayerWorld(kind) { world in
+    // No answers held in memory: every repeat goes to the store.
+    try await withPlayerWorld(kind, recentWriteAnswerBytes: 0) { world in
       let alice = try await world.player()
       let bob = try await world.player()
-      // Refused inside the store's transaction: Bob has no location, so no availability yet.
+      // Refused inside the store's transaction: no such availability.
       let missing = await Self.call(
         world, Matching.cancelAvailability, CancelAvailabilityRequest(availabilityID: 1),
         as: alice, key: "cancel")
@@ -367,31 +407,40 @@ struct KeyedWritesTests {
         Issue.record("cancelling nothing answered \(missing)")
         return
       }
-      // Refused before the store: a friend request to oneself.
-      let own = await Self.call(
-        world, Friends.sendFriendRequest, SendFriendRequestRequest(userID: alice.id), as: alice,
-        key: "self")
-      guard case .error = own else {
-        Issue.record("a request to oneself answered \(own)")
+      // Refused before the store, in memory: a day too far ahead to plan.
+      let ahead = ScheduleRules.maximumDaysAhead + 1
+      let later = Date(timeIntervalSince1970: Double(world.clock.nowUnixMs()) / 1000)
+        .addingTimeInterval(Double(ahead) * 86_400)
+      var utc = Calendar(identifier: .gregorian)
+      utc.timeZone = TimeZone(identifier: "UTC")!
+      let parts = utc.dateComponents([.year, .month, .day], from: later)
+      let day = UpdateDayStatusRequest(
+        date: LocalDate(
+          year: Int32(parts.year!), month: Int32(parts.month!), day: Int32(parts.day!)),
+        status: .free, note: "far", timeZone: "UTC")
+      let early = await Self.call(world, Schedule.updateDayStatus, day, as: alice, key: "day")
+      guard case .error(.invalidArgument, _, _, _) = early else {
+        Issue.record("a day too far ahead answered \(early)")
         return
       }
-      // A block Alice makes and lifts in between changes nothing of what the key answers.
-      let blocked = await Self.call(
-        world, Friends.unblock, UnblockRequest(userID: bob.id), as: alice, key: "unblock")
-      let counter = CommitCounter(world.store)
+      // The next day (20 hours on, past midnight UTC: the clock starts at 08:00) the same request
+      // is in range: under a new key it succeeds, under the first key, still within its 24
+      // hours, it gets the first answer, and stores nothing.
+      world.clock.advance(by: 20 * 3_600_000)
+      let repeated = await Self.call(world, Schedule.updateDayStatus, day, as: alice, key: "day")
+      #expect(repeated == early)
       #expect(
         await Self.call(
           world, Matching.cancelAvailability, CancelAvailabilityRequest(availabilityID: 1),
           as: alice, key: "cancel") == missing)
-      #expect(
-        await Self.call(
-          world, Friends.sendFriendRequest, SendFriendRequestRequest(userID: alice.id),
-          as: alice, key: "self") == own)
-      #expect(
-        await Self.call(
-          world, Friends.unblock, UnblockRequest(userID: bob.id), as: alice, key: "unblock")
-          == blocked)
-      #expect(counter.commits == 0)
+      guard
+        case .response = await Self.call(
+          world, Schedule.updateDayStatus, day, as: alice, key: "day-2")
+      else {
+        Issue.record("the day was refused once in range")
+        return
+      }
+      _ = bob
     }
   }
 

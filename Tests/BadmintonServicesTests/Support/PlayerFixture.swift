@@ -72,7 +72,7 @@ struct PlayerWorld {
 /// whose frame bodies and paged answers are limited to `maximumBodySize` bytes.
 func withPlayerWorld<T>(
   _ kind: StoreKind, maximumBodySize: Int = WireConfiguration().maximumBodySize,
-  writeKeysPerPlayer: Int = 10_000,
+  writeKeysPerPlayer: Int = 10_000, recentWriteAnswerBytes: Int = 16 << 20,
   _ body: (PlayerWorld) async throws -> T
 ) async throws -> T {
   try await withStore(kind) { store in
@@ -91,7 +91,8 @@ func withPlayerWorld<T>(
         // Every test player comes from one address; the limits have tests of their own.
         loginPolicyPerPhone: .unlimited, loginPolicyPerAddress: .unlimited,
         registrationsPerAddressPerHour: 0, uploadsPerAddressPerHour: 0,
-        maximumResponseBytes: maximumBodySize, writeKeysPerPlayer: writeKeysPerPlayer),
+        maximumResponseBytes: maximumBodySize, writeKeysPerPlayer: writeKeysPerPlayer,
+        recentWriteAnswerBytes: recentWriteAnswerBytes),
       clock: clock)
     var logger = Logger(label: "test.server")
     logger.logLevel = .critical
