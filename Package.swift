@@ -411,6 +411,9 @@ let package = Package(
         "BadmintonServices",
         "BadmintonSQLite",
         "BadmintonStore",
+        // A port below the ephemeral range, which no other test's port 0 takes between a stop
+        // and a restart.
+        "ChaosSupport",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "PropertyBased", package: "swift-property-based"),

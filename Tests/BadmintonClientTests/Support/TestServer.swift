@@ -4,6 +4,7 @@ import BadmintonRPC
 import BadmintonSQLite
 import BadmintonServices
 import BadmintonStore
+import ChaosSupport
 import Foundation
 import Logging
 import NIOCore
@@ -39,8 +40,19 @@ final class TestServer: Sendable {
         passwordCost: .testing, maximumBufferedEvents: maximumBufferedEvents,
         loginPolicyPerPhone: .unlimited, loginPolicyPerAddress: .unlimited,
         registrationsPerAddressPerHour: 0, uploadsPerAddressPerHour: 0))
-    let (task, port) = try await serve(services, port: 0)
-    return TestServer(services: services, port: port, serving: task)
+    // Below the ephemeral range, where the other tests' port 0 never lands: the port is still
+    // free when a test starts the server again on it. One taken by another process is drawn
+    // again.
+    var attempts = 0
+    while true {
+      do {
+        let (task, port) = try await serve(
+          services, port: ChaosProxy.portOutsideEphemeralRange())
+        return TestServer(services: services, port: port, serving: task)
+      } catch  where attempts < 20 {
+        attempts += 1
+      }
+    }
   }
 
   private static func serve(_ services: PlayerServices, port: Int) async throws -> (
@@ -69,8 +81,18 @@ final class TestServer: Sendable {
   /// Serves again on the same port.
   func restart() async throws {
     await stop()
-    let (task, _) = try await Self.serve(services, port: port)
-    serving.withLock { $0 = task }
+    var attempts = 0
+    while true {
+      do {
+        let (task, _) = try await Self.serve(services, port: port)
+        serving.withLock { $0 = task }
+        return
+      } catch  where attempts < 100 {
+        // The port the listener just closed may take a moment to be free again.
+        attempts += 1
+        try await Task.sleep(for: .milliseconds(20))
+      }
+    }
   }
 
   /// Stops the server and the test's client.
