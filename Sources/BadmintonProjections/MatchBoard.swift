@@ -12,17 +12,16 @@ import Synchronization
 /// indexed with the level its player had when it was committed, whoever posted it. At start it
 /// is built by applying the stored rows as the same changes (`rebuilt(from:nowUnixMs:)`).
 ///
-/// The index is kept in parts, one per mode and coarse region of the globe (`MatchRegions`),
-/// each under its own read-write lock, and the bookings under another. A search takes the read
-/// locks of the few parts it can find anything in, and the bookings', together; the writer of
-/// the feed takes the write locks of the parts and bookings one committed transaction changes,
-/// together, so a search sees a transaction's changes all or not at all, and waits only for
-/// writes to its own parts (and a write only for the searches of its parts). Searches never
-/// wait for each other. Locks are taken parts first, in ascending order of their keys, then the
-/// bookings'; the locks prefer writers (see `ReadWriteLock`). One writer changes the board at a
-/// time (the feed's, the housekeeping's, or the benchmarks'): the state only writers use (the
-/// levels, the availability waiting for a level) is under a mutex of its own, and the parts and
-/// bookings are read by that writer without their locks, since no one else changes them.
+/// The index is kept in parts, one per mode and coarse region of the globe (`MatchRegions`), so
+/// that a search looks only at the few parts it can find anything in. Searches read a published
+/// version of the board: every part's `MatchIndex.Snapshot` and the bookings, values no later
+/// change alters. One writer changes the board at a time (the feed's, the housekeeping's, or the
+/// benchmarks'); it applies a committed transaction to its own copy of the parts and bookings it
+/// touches, where only the pieces a change reaches are copied, and then publishes the next
+/// version whole. A search takes the version published when it starts (a lock held only to copy
+/// that reference, never while a search or a change runs) and reads it to the end, so a search
+/// sees a transaction's changes all or not at all, a search never waits for the writer, and the
+/// writer never waits for a search.
 public final class MatchBoard: Sendable {
   /// What a match books: its players, for its slot.
   public struct Booking: Hashable, Sendable {
@@ -48,42 +47,37 @@ public final class MatchBoard: Sendable {
     public var levels: [Int64: Int]
   }
 
-  /// A value under a lock of its own, reached by hand: read while the lock is held for reading
-  /// or by the board's one writer, changed only by that writer while it holds the lock for
-  /// writing.
-  ///
-  /// The value lives at a fixed address of its own and is reached in place (no copy, no retain
-  /// of its storage), so that searches do not touch the reference counts the writer's in-place
-  /// changes check.
-  private final class Locked<Value>: @unchecked Sendable {
-    let lock = ReadWriteLock()
-    private let storage: UnsafeMutablePointer<Value>
+  /// A map from ids to values in 64 tables, so that a change to a version other versions
+  /// share copies one table, not the whole map.
+  private struct Shards<Value: Sendable>: Sendable {
+    private var tables: [[Int64: Value]] = Array(repeating: [:], count: 64)
 
-    var value: Value {
-      unsafeAddress { UnsafePointer(storage) }
-      unsafeMutableAddress { storage }
+    private static func table(_ id: Int64) -> Int {
+      Int((UInt64(bitPattern: id) &* 0x9E37_79B9_7F4A_7C15) >> 58)
     }
 
-    init(_ value: Value) {
-      storage = .allocate(capacity: 1)
-      storage.initialize(to: value)
+    subscript(id: Int64) -> Value? {
+      get { tables[Self.table(id)][id] }
+      set { tables[Self.table(id)][id] = newValue }
     }
 
-    deinit {
-      storage.deinitialize(count: 1)
-      storage.deallocate()
+    subscript(id: Int64, default value: @autoclosure () -> Value) -> Value {
+      get { tables[Self.table(id)][id, default: value()] }
+      set { tables[Self.table(id)][id] = newValue }
+    }
+
+    /// Every id and its value, in no particular order.
+    var all: [(id: Int64, value: Value)] {
+      tables.flatMap { $0.map { (id: $0.key, value: $0.value) } }
     }
   }
 
-  /// One part of the index: the availability of one mode in one region.
-  private typealias Part = Locked<MatchIndex>
-
   /// The matches booking their players.
-  private struct Bookings {
+  private struct Bookings: Sendable {
     /// The bookings of matches, by match id.
-    var matches: [Int64: Booking] = [:]
+    var matches = Shards<Booking>()
     /// The same bookings by player: match id to slot.
-    var booked: [Int64: [Int64: TimeSlot]] = [:]
+    var booked = Shards<[Int64: TimeSlot]>()
 
     /// The domain's booking rule over the player's matches the board holds (only those that
     /// hold their players' time are on it).
@@ -103,12 +97,20 @@ public final class MatchBoard: Sendable {
     }
 
     mutating func unbook(_ matchID: Int64) {
-      guard let booking = matches.removeValue(forKey: matchID) else { return }
+      guard let booking = matches[matchID] else { return }
+      matches[matchID] = nil
       for player in booking.playerIDs {
         booked[player]?[matchID] = nil
         if booked[player]?.isEmpty == true { booked[player] = nil }
       }
     }
+  }
+
+  /// What searches read: one version of the board.
+  private struct Published: Sendable {
+    /// Each part's snapshot, by key (see `key(_:_:)`).
+    var parts: [Int: MatchIndex.Snapshot] = [:]
+    var bookings = Bookings()
   }
 
   /// What only the writer uses.
@@ -121,6 +123,13 @@ public final class MatchBoard: Sendable {
     /// While the board is built at start: the changes committed meanwhile, applied once the
     /// stored rows are.
     var held: [StoreChange]?
+    /// Each part's index, by key: the next version, which shares all it has not changed with
+    /// the published one. A part once made stays.
+    var parts: [Int: MatchIndex] = [:]
+    /// The bookings, likewise.
+    var bookings = Bookings()
+    /// False while stored rows are loaded: nothing is published until all are.
+    var publishing = true
   }
 
   /// A change to the board, as the writer applies it.
@@ -131,10 +140,9 @@ public final class MatchBoard: Sendable {
   }
 
   private let regions = MatchRegions()
-  /// The parts made so far, by key (see `key(_:_:)`); a part once made stays.
-  private let parts = Locked<[Int: Part]>([:])
-  private let bookings = Locked(Bookings())
   private let writer = Mutex(Writer())
+  /// The version searches read; its lock is held only to copy or replace it.
+  private let published = Mutex(Published())
 
   /// An empty board.
   public init() {}
@@ -168,21 +176,28 @@ public final class MatchBoard: Sendable {
   }
 
   /// Applies the stored rows: players first, so every availability finds its level.
+  ///
+  /// Nothing is published while they are applied, and everything once they all are: a search
+  /// meanwhile sees the board as it was, and loading pays for no version in between.
   private func load(from store: any ServerStore, nowUnixMs: Int64) async throws {
+    writer.withLock { $0.publishing = false }
     let apply: @Sendable (StoreChange) -> Void = { [self] change in
       writer.withLock { commit(changes([change]), &$0) }
     }
     try await store.replayPlayerLevels(apply)
     try await store.replayConfirmedMatches(endingAfter: nowUnixMs, apply)
     try await store.replayActiveAvailability(nowUnixMs: nowUnixMs, apply)
+    writer.withLock { writer in
+      writer.publishing = true
+      publish(Array(writer.parts.keys), bookings: true, writer)
+    }
   }
 
   /// Applies the changes of one committed transaction, all at once: no search sees some of
   /// them without the others.
   ///
-  /// The changes that would change nothing (a login, an event, a new location) are sorted out
-  /// first, without taking any lock the searches take, so that they never make the database's
-  /// writer wait for the searches under way.
+  /// The changes that would change nothing (a login, an event, a new location) publish
+  /// nothing.
   public func apply(_ changes: [StoreChange]) {
     writer.withLock { writer in
       if writer.held != nil {
@@ -219,107 +234,91 @@ public final class MatchBoard: Sendable {
     Self.key(regions.region(of: details.location), details.mode)
   }
 
-  /// The part with key `key`, made when there is none yet. Writer only.
-  private func part(_ key: Int) -> Part {
-    if let part = parts.value[key] { return part }
-    let part = Part(MatchIndex())
-    parts.lock.lockForWriting()
-    parts.value[key] = part
-    parts.lock.unlock()
-    return part
-  }
-
-  /// The key of the part holding availability `id`, if any. Writer only.
+  /// The key of the part holding availability `id`, if any.
   ///
   /// The store changes only an availability's state once it is posted, never its mode or
   /// location, so `record` names the only part that can hold it; without one (a deleted row)
   /// every part is looked in.
-  private func key(holding id: Int64, _ record: AvailabilityRecord?) -> Int? {
+  private func key(holding id: Int64, _ record: AvailabilityRecord?, _ writer: Writer) -> Int? {
     if let record {
       let key = key(of: record.details)
-      return parts.value[key]?.value.contains(id) == true ? key : nil
+      return writer.parts[key]?.contains(id) == true ? key : nil
     }
-    return parts.value.first { $0.value.value.contains(id) }?.key
+    return writer.parts.first { $0.value.contains(id) }?.key
   }
 
-  /// Applies the changes of one transaction, holding the locks of every part they change and,
-  /// when matches change, of the bookings; takes no lock when they change nothing the searches
-  /// read. Writer only.
+  /// Applies the changes of one transaction to the writer's parts and bookings, then publishes
+  /// the parts and bookings they changed, together; publishes nothing when they change nothing
+  /// the searches read.
   private func commit(_ changes: [Change], _ writer: inout Writer) {
-    // The parts the changes touch, by key: a new level reaches every part holding the player's
-    // availability, and puts the availability waiting for it in theirs.
     var touched: [Int] = []
-    func touch(_ key: Int) {
-      if !touched.contains(key) { touched.append(key) }
-    }
     var booking = false
     for change in changes {
       switch change {
       case .level(let playerID, let level):
-        // A player whose level was unknown has nothing on the index yet.
-        if let known = writer.levels[playerID], known != Int8(level) {
-          for (key, part) in parts.value where part.value.hasRequests(of: playerID) { touch(key) }
-        }
-        if let waiting = writer.unleveled[playerID] {
-          for record in waiting.values { touch(key(of: record.details)) }
-        }
+        setLevel(level, of: playerID, &writer, &touched)
       case .availability(let id, let record):
-        if let key = key(holding: id, record) { touch(key) }
-        if let record, record.state == .active { touch(key(of: record.details)) }
+        place(id, record, &writer, &touched)
       case .match(let id, let match):
-        if match.map({ BookingRules.holdsTime($0.state.status) }) == true
-          || bookings.value.matches[id] != nil
-        {
-          booking = true
+        let holds = match.map { BookingRules.holdsTime($0.state.status) } == true
+        guard holds || writer.bookings.matches[id] != nil else { continue }
+        booking = true
+        writer.bookings.unbook(id)
+        if let match, holds {
+          writer.bookings.book(id, Booking(playerIDs: match.playerIDs, slot: match.slot))
         }
       }
     }
-    touched.sort()
-    let locked = touched.map { part($0) }
-    for part in locked { part.lock.lockForWriting() }
-    if booking { bookings.lock.lockForWriting() }
-    defer {
-      if booking { bookings.lock.unlock() }
-      for part in locked { part.lock.unlock() }
-    }
-    for change in changes {
-      switch change {
-      case .level(let playerID, let level):
-        setLevel(level, of: playerID, in: locked, &writer)
-      case .availability(let id, let record):
-        place(id, record, &writer)
-      case .match(let id, let match):
-        guard booking else { continue }
-        bookings.value.unbook(id)
-        if let match, BookingRules.holdsTime(match.state.status) {
-          bookings.value.book(id, Booking(playerIDs: match.playerIDs, slot: match.slot))
-        }
-      }
+    if writer.publishing, !touched.isEmpty || booking {
+      publish(touched, bookings: booking, writer)
     }
   }
 
-  /// Sets a player's level on their availability in `locked` (every part that holds any) and
-  /// puts the availability that waited for it on the index.
-  private func setLevel(_ level: Int, of playerID: Int64, in locked: [Part], _ writer: inout Writer)
-  {
+  /// Publishes the writer's version of the parts with keys `keys` and, when `bookings`, of the
+  /// bookings, in one step: a search that starts after it sees all of them, one that started
+  /// before none.
+  private func publish(_ keys: [Int], bookings: Bool, _ writer: Writer) {
+    var next = published.withLock { $0 }
+    for key in keys { next.parts[key] = writer.parts[key]?.snapshot }
+    if bookings { next.bookings = writer.bookings }
+    // The version replaced is let go outside the lock.
+    published.withLock { swap(&$0, &next) }
+  }
+
+  /// The version searches read now.
+  private var current: Published { published.withLock { $0 } }
+
+  /// Sets a player's level on their availability (in every part that holds any) and puts the
+  /// availability that waited for it on the index.
+  private func setLevel(
+    _ level: Int, of playerID: Int64, _ writer: inout Writer, _ touched: inout [Int]
+  ) {
     guard writer.levels[playerID] != Int8(level) else { return }
     let known = writer.levels[playerID] != nil
     writer.levels[playerID] = Int8(level)
     if known {
-      for part in locked where part.value.hasRequests(of: playerID) {
-        part.value.updateLevel(playerID: playerID, level: level)
+      for key in writer.parts.keys where writer.parts[key]!.hasRequests(of: playerID) {
+        writer.parts[key]!.updateLevel(playerID: playerID, level: level)
+        if !touched.contains(key) { touched.append(key) }
       }
     }
     if let waiting = writer.unleveled.removeValue(forKey: playerID) {
       for record in waiting.values {
-        part(key(of: record.details)).value.insert(Self.request(record, displayLevel: level))
+        let key = key(of: record.details)
+        writer.parts[key, default: MatchIndex()].insert(Self.request(record, displayLevel: level))
+        if !touched.contains(key) { touched.append(key) }
       }
     }
   }
 
   /// Puts availability `id` on the index when `record` is active, and takes it off otherwise.
-  private func place(_ id: Int64, _ record: AvailabilityRecord?, _ writer: inout Writer) {
-    if let key = key(holding: id, record) { part(key).value.remove(id) }
+  private func place(
+    _ id: Int64, _ record: AvailabilityRecord?, _ writer: inout Writer, _ touched: inout [Int]
+  ) {
+    if let key = key(holding: id, record, writer) {
+      writer.parts[key]!.remove(id)
+      if !touched.contains(key) { touched.append(key) }
+    }
     if !writer.unleveled.isEmpty {
       for (player, var waiting) in writer.unleveled where waiting.removeValue(forKey: id) != nil {
         writer.unleveled[player] = waiting.isEmpty ? nil : waiting
@@ -327,7 +326,10 @@ public final class MatchBoard: Sendable {
     }
     guard let record, record.state == .active else { return }
     if let level = writer.levels[record.playerID] {
-      part(key(of: record.details)).value.insert(Self.request(record, displayLevel: Int(level)))
+      let key = key(of: record.details)
+      writer.parts[key, default: MatchIndex()].insert(
+        Self.request(record, displayLevel: Int(level)))
+      if !touched.contains(key) { touched.append(key) }
     } else {
       writer.unleveled[record.playerID, default: [:]][id] = record
     }
@@ -352,96 +354,94 @@ public final class MatchBoard: Sendable {
     }
   }
 
+  /// Adds active availability, each with its player's level, without a store, and publishes
+  /// them once at the end: for benchmarks that fill a board.
+  @_spi(Benchmarks) public func insert(
+    contentsOf records: some Sequence<(record: AvailabilityRecord, displayLevel: Int)>
+  ) {
+    writer.withLock { writer in
+      writer.publishing = false
+      for (record, level) in records {
+        commit(
+          [.level(playerID: record.playerID, level), .availability(id: record.id, record)],
+          &writer)
+      }
+      writer.publishing = true
+      publish(Array(writer.parts.keys), bookings: true, writer)
+    }
+  }
+
   /// Drops the availability and bookings that have ended by `nowUnixMs` (the store keeps their
-  /// rows a while longer); returns how many availability were dropped. Each part drops its own
-  /// under its own lock.
+  /// rows a while longer), and publishes the board without them; returns how many availability
+  /// were dropped.
   @discardableResult
   public func removeExpired(nowUnixMs: Int64) -> Int {
     writer.withLock { writer in
-      bookings.lock.lockForWriting()
-      for (id, booking) in bookings.value.matches where booking.slot.endUnixMs <= nowUnixMs {
-        bookings.value.unbook(id)
+      var booking = false
+      for (id, held) in writer.bookings.matches.all where held.slot.endUnixMs <= nowUnixMs {
+        writer.bookings.unbook(id)
+        booking = true
       }
-      bookings.lock.unlock()
       for (player, waiting) in writer.unleveled {
         let left = waiting.filter { $0.value.details.slot.endUnixMs > nowUnixMs }
         writer.unleveled[player] = left.isEmpty ? nil : left
       }
       var removed = 0
-      for part in parts.value.values {
-        part.lock.lockForWriting()
-        removed += part.value.removeExpired(nowUnixMs: nowUnixMs).count
-        part.lock.unlock()
+      var touched: [Int] = []
+      for key in Array(writer.parts.keys) {
+        let dropped = writer.parts[key]!.removeExpired(nowUnixMs: nowUnixMs).count
+        if dropped > 0 {
+          removed += dropped
+          touched.append(key)
+        }
+      }
+      if writer.publishing, !touched.isEmpty || booking {
+        publish(touched, bookings: booking, writer)
       }
       return removed
     }
   }
 
-  /// Runs `body` holding the read locks of the parts with keys `keys` that exist, and of the
-  /// bookings.
-  private func reading<T>(_ keys: [Int], _ body: ([Part], Bookings) -> T) -> T {
-    // The parts' own locks are taken before the list of parts is let go: a part made in
-    // between could take a transaction a search then missed, while it saw a later one.
-    parts.lock.lockForReading()
-    let found = keys.sorted().compactMap { parts.value[$0] }
-    for part in found { part.lock.lockForReading() }
-    parts.lock.unlock()
-    bookings.lock.lockForReading()
-    defer {
-      bookings.lock.unlock()
-      for part in found { part.lock.unlock() }
-    }
-    return body(found, bookings.value)
-  }
-
-  /// Every part's key.
-  private var allKeys: [Int] {
-    parts.lock.lockForReading()
-    defer { parts.lock.unlock() }
-    return Array(parts.value.keys)
-  }
-
   /// What the board holds that has not ended by `nowUnixMs`.
   public func contents(nowUnixMs: Int64) -> Contents {
     writer.withLock { writer in
-      reading(allKeys) { found, bookings in
-        var availability: [Int64: MatchRequest] = [:]
-        for part in found {
-          for request in part.value.requests where request.slot.endUnixMs > nowUnixMs {
-            availability[request.id] = request
-          }
+      var availability: [Int64: MatchRequest] = [:]
+      for part in writer.parts.values {
+        for request in part.requests where request.slot.endUnixMs > nowUnixMs {
+          availability[request.id] = request
         }
-        return Contents(
-          availability: availability,
-          bookings: bookings.matches.filter { $0.value.slot.endUnixMs > nowUnixMs },
-          levels: writer.levels.mapValues(Int.init))
       }
+      var bookings: [Int64: Booking] = [:]
+      for (id, booking) in writer.bookings.matches.all where booking.slot.endUnixMs > nowUnixMs {
+        bookings[id] = booking
+      }
+      return Contents(
+        availability: availability, bookings: bookings,
+        levels: writer.levels.mapValues(Int.init))
     }
   }
 
   /// True when `playerID` has a match during any of `slot`.
   public func isBooked(_ playerID: Int64, during slot: TimeSlot) -> Bool {
-    bookings.lock.lockForReading()
-    defer { bookings.lock.unlock() }
-    return bookings.value.isBooked(playerID, during: slot)
+    current.bookings.isBooked(playerID, during: slot)
   }
 
-  /// The indexed form of availability `id`: looks in each part in turn, under its lock.
+  /// The indexed form of availability `id`, as the last transaction applied left it.
+  ///
+  /// Where an availability stands is known to the writer alone (a search never needs it), so
+  /// this waits for a transaction being applied, never for a search.
   public func request(_ id: Int64) -> MatchRequest? {
-    parts.lock.lockForReading()
-    let all = Array(parts.value.values)
-    parts.lock.unlock()
-    for part in all {
-      part.lock.lockForReading()
-      defer { part.lock.unlock() }
-      if let request = part.value.request(id) { return request }
+    writer.withLock { writer in
+      for part in writer.parts.values {
+        if let request = part.request(id) { return request }
+      }
+      return nil
     }
-    return nil
   }
 
   /// Availability in the index.
   public var count: Int {
-    reading(allKeys) { found, _ in found.reduce(0) { $0 + $1.value.count } }
+    current.parts.values.reduce(0) { $0 + $1.count }
   }
 
   /// Whether availability `id` is on the board.
@@ -452,14 +452,13 @@ public final class MatchBoard: Sendable {
     for query: MatchRequest, excluding excluded: Set<Int64>, limit: Int, after cursor: MatchCursor?
   ) -> MatchPage {
     let keys = regions.regions(searchedBy: query).map { Self.key($0, query.mode) }
-    return reading(keys) { found, bookings in
-      MatchPage.merging(
-        found.map { part in
-          part.value.search(
-            for: query, excluding: excluded,
-            isBusy: { bookings.busy(query.playerID, $0, $1) }, limit: limit, after: cursor)
-        }, limit: limit)
-    }
+    let version = current
+    return MatchPage.merging(
+      keys.compactMap { version.parts[$0] }.map { part in
+        part.search(
+          for: query, excluding: excluded,
+          isBusy: { version.bookings.busy(query.playerID, $0, $1) }, limit: limit, after: cursor)
+      }, limit: limit)
   }
 
   /// What each relaxation of `query` would find.
@@ -467,14 +466,14 @@ public final class MatchBoard: Sendable {
     -> [MatchRelaxation]
   {
     let keys = regions.regions(searchedByRelaxationsOf: query).map { Self.key($0, query.mode) }
-    return reading(keys) { found, bookings in
-      let parts = found.isEmpty ? [MatchIndex()] : found.map(\.value)
-      return MatchRelaxation.summing(
-        parts.map { index in
-          index.relaxations(
-            for: query, excluding: excluded,
-            isBusy: { bookings.busy(query.playerID, $0, $1) })
-        })
-    }
+    let version = current
+    let found = keys.compactMap { version.parts[$0] }
+    let parts = found.isEmpty ? [MatchIndex().snapshot] : found
+    return MatchRelaxation.summing(
+      parts.map { part in
+        part.relaxations(
+          for: query, excluding: excluded,
+          isBusy: { version.bookings.busy(query.playerID, $0, $1) })
+      })
   }
 }

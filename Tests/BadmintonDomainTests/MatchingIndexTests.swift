@@ -357,6 +357,52 @@ struct MatchingIndexTests {
     }
   }
 
+  @Test(
+    "a snapshot taken at any moment answers every search as the index did then, whatever changes follow"
+  )
+  func snapshot_keepsItsMoment() async throws {
+    await propertyCheck(count: 200, input: Self.scenes) { scene in
+      var index = MatchIndex(cellDegrees: scene.cellDegrees)
+      var model = Model()
+      // A snapshot after each of a few operations, with the model of that moment.
+      let count = scene.operations.count
+      let moments = Set([0, count / 3, count / 2, count * 2 / 3, count - 1].filter { $0 >= 0 })
+      var kept: [(snapshot: MatchIndex.Snapshot, model: Model)] = [(index.snapshot, model)]
+      for (number, operation) in scene.operations.enumerated() {
+        switch operation {
+        case .insert(let request): index.insert(request)
+        case .remove(let id): index.remove(id)
+        case .updateLevel(let playerID, let level):
+          index.updateLevel(playerID: playerID, level: level)
+        case .removeExpired(let now): index.removeExpired(nowUnixMs: now)
+        }
+        model.apply(operation)
+        if moments.contains(number) { kept.append((index.snapshot, model)) }
+      }
+      kept.append((index.snapshot, model))
+      let isBusy: (Int64, TimeSlot) -> Bool = { playerID, overlap in
+        scene.busyPlayers.contains(playerID) && overlap.overlap(with: scene.busyWindow) != nil
+      }
+      for (snapshot, then) in kept {
+        #expect(snapshot.count == then.requests.count)
+        #expect(Set(snapshot.requests) == Set(then.requests.keys.compactMap(then.current)))
+        let live = then.requests.keys.sorted()
+        var queries = scene.queries
+        if !live.isEmpty { queries += scene.livePicks.map { then.current(live[$0 % live.count])! } }
+        for query in queries {
+          let expected = then.scan(query, excluded: scene.excluded, isBusy: isBusy)
+          #expect(
+            snapshot.search(
+              for: query, excluding: scene.excluded, isBusy: isBusy, limit: 100_000
+            ).candidates == expected)
+          #expect(
+            snapshot.count(for: query, excluding: scene.excluded, isBusy: isBusy)
+              == expected.count)
+        }
+      }
+    }
+  }
+
   @Test("relaxations widen as far as 8 hours allow and skip what changes nothing")
   func relaxations_limits() {
     var index = MatchIndex()

@@ -160,15 +160,6 @@ struct MatchBoardTests {
 
   // MARK: Readers and writers
 
-  @Test("readers hold the board together; none gets in while a writer holds it")
-  func lock_sharesReadsAndExcludesWrites() {
-    let lock = ReadWriteLocked(0)
-    #expect(lock.read { _ in lock.tryRead { $0 + 1 } } == 1)
-    #expect(lock.write { _ in lock.tryRead { $0 } } == nil)
-    lock.write { $0 = 5 }
-    #expect(lock.read { $0 } == 5)
-  }
-
   @Test("searches running beside a writer see each committed transaction whole, never part of one")
   func concurrentSearches_seeWholeTransactions() async throws {
     let players = Self.players(Array(repeating: 5, count: 11))

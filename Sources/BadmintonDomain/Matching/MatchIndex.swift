@@ -4,63 +4,73 @@ internal import HeapModule
 /// the same mode, on the UTC days the search's slot touches, in the grid cells its radius can
 /// reach, instead of at every request.
 ///
-/// Requests live in one contiguous array of small entries whose free places are reused; buckets
-/// keyed by mode and UTC day map each grid cell to filings: an entry's place with a copy of its
-/// times and latitude, so that a search rules most requests out from the cell's own array
-/// without reaching into the entries. A request is filed under every UTC day its slot touches
-/// (at most two for a slot of 8 hours). Each entry carries its player's level, and a player's
-/// entries are chained to each other, so a level change reaches all of them at once.
+/// What searches read is a `Snapshot`: a value whose parts are shared between versions and
+/// copied only where a change reaches them (copy on write), so that a version handed to a
+/// search stays as it was however the index changes afterwards, and a change copies a few small
+/// pieces whatever the index's size. A snapshot keeps its requests in lists, one per bucket (a
+/// mode, the UTC day a slot starts on, and whether it runs into the next day) and grid cell;
+/// each list is a run of chunks of at most 64 requests, and each chunk keeps a small filing per
+/// request (its slot to the minute, latitude, level and tolerance) apart from the rest of it, so
+/// that a search rules most requests out from the filings alone. A change copies the chunks it
+/// touches, the list's run of chunk references, the bucket's table of cells and the table of
+/// buckets, and nothing else.
+///
+/// What only changes need, where each request stands and each player's requests, is kept by the
+/// index beside its snapshot and never shared with a search: a player's requests are chained
+/// through their entries, so a level change reaches all of them at once.
 public struct MatchIndex: Sendable {
-  private let grid: GeoGrid
-  private var entries: [Entry] = []
-  private var freePlaces: [Int32] = []
-  private var places: [Int64: Int32] = [:]
-  /// The place of the first entry in each player's chain.
-  private var players: [Int64: Int32] = [:]
-  private var buckets: [BucketKey: [Int: [Filing]]] = [:]
+  /// What a search reads: every request, as the index holds it now.
+  public private(set) var snapshot: Snapshot
+  /// Where each request stands: its list's number and its position in the list.
+  private var places: [Int64: Place] = [:]
+  /// The newest request of each player; the others follow through their entries' chain.
+  private var players: [Int64: Int64] = [:]
+  /// The lists requests stand in, by number (a number whose list emptied is reused).
+  private var lists: [ListKey] = []
+  private var listNumbers: [ListKey: Int32] = [:]
+  private var freeListNumbers: [Int32] = []
 
-  private static let dayMs: Int64 = 86_400_000
+  fileprivate static let dayMs: Int64 = 86_400_000
+  /// The chain's end.
+  fileprivate static let noRequest = Int64.min
 
-  /// A stored request with its player's current level, and the places of the player's previous
-  /// and next entries in their chain (-1 for none).
+  /// A request as its list keeps it, less its filing: what a search reads once the filing let
+  /// it through.
   fileprivate struct Entry {
     var id: Int64
     var playerID: Int64
     var startUnixMs: Int64
-    var endUnixMs: Int64
     var postedAtUnixMs: Int64
     var latitude: Double
     var longitude: Double
     /// The position others are shown (`LocationPrivacy.shownPosition`), kept so that a search
     /// does not compute it again for every request it looks at.
-    var shown: Coordinate
+    var shownLatitude: Double
+    var shownLongitude: Double
     var radiusMiles: Double
-    var skillTolerance: Int8
-    var mode: MatchMode
-    var level: Int8
-    var previousOfPlayer: Int32 = -1
-    var nextOfPlayer: Int32 = -1
-    /// Where the entry's filings stand in their cells' arrays: under the first UTC day its slot
-    /// touches and under the second (if any), so that a removal takes them out without a search.
-    var firstFilingSlot: Int32 = -1
-    var secondFilingSlot: Int32 = -1
+    /// The player's next older request, or `noRequest`.
+    var nextOfPlayer: Int64
+    var durationMs: Int32
+
+    var endUnixMs: Int64 { startUnixMs + Int64(durationMs) }
   }
 
-  /// A request as a cell lists it: its place in `entries`, and its slot (to the whole minute,
-  /// widened outwards) and latitude (single precision), for the quick tests of a search.
+  /// A request as a search first sees it: its slot (to the whole minute, widened outwards),
+  /// latitude (single precision), its player's level and its skill tolerance, for the quick
+  /// tests of a search.
   fileprivate struct Filing {
-    var place: Int32
     var startMinute: Int32
     var endMinute: Int32
     var latitude: Float
+    var level: Int8
+    var skillTolerance: Int8
 
-    init(place: Int32, _ entry: Entry) {
-      self.place = place
+    init(_ request: MatchRequest) {
       // Floor the start and ceil the end, so the copy never covers less than the slot; a slot
       // beyond what 32-bit minutes hold (before 2113 BC or after 6052) is marked with
       // the widest range, and `mayOverlap` leaves it to the exact rules.
-      if let start = Int32(exactly: MatchIndex.floorDivide(entry.startUnixMs, 60_000)),
-        let end = Int32(exactly: -MatchIndex.floorDivide(-entry.endUnixMs, 60_000))
+      if let start = Int32(exactly: MatchIndex.floorDivide(request.slot.startUnixMs, 60_000)),
+        let end = Int32(exactly: -MatchIndex.floorDivide(-request.slot.endUnixMs, 60_000))
       {
         self.startMinute = start
         self.endMinute = end
@@ -68,7 +78,9 @@ public struct MatchIndex: Sendable {
         self.startMinute = .min
         self.endMinute = .max
       }
-      self.latitude = Float(entry.latitude)
+      self.latitude = Float(request.location.latitude)
+      self.level = Int8(request.displayLevel)
+      self.skillTolerance = Int8(request.skillTolerance)
     }
 
     /// False only when the slot cannot share `minimum` minutes with the query's minutes.
@@ -78,14 +90,75 @@ public struct MatchIndex: Sendable {
     }
   }
 
-  private struct BucketKey: Hashable {
+  /// Up to `Cell.chunkSize` requests of one list: their filings and their entries, at the same
+  /// offsets.
+  fileprivate struct Chunk {
+    var filings: [Filing] = []
+    var entries: [Entry] = []
+  }
+
+  /// The requests of one bucket in one grid cell, in chunks: every chunk but the last is full,
+  /// so position `p` is offset `p % chunkSize` of chunk `p / chunkSize`.
+  fileprivate struct Cell {
+    static let chunkSize = 64
+    var chunks: [Chunk] = []
+    var count = 0
+
+    func filing(at position: Int) -> Filing {
+      chunks[position / Self.chunkSize].filings[position % Self.chunkSize]
+    }
+
+    func entry(at position: Int) -> Entry {
+      chunks[position / Self.chunkSize].entries[position % Self.chunkSize]
+    }
+
+    /// Adds a request at the end; returns its position.
+    mutating func append(_ filing: Filing, _ entry: Entry) -> Int {
+      if count % Self.chunkSize == 0 { chunks.append(Chunk()) }
+      chunks[chunks.count - 1].filings.append(filing)
+      chunks[chunks.count - 1].entries.append(entry)
+      count += 1
+      return count - 1
+    }
+
+    /// Removes the request at `position`, moving the last one into its place; returns the id
+    /// of the request moved, nil when none was.
+    mutating func remove(at position: Int) -> Int64? {
+      let last = chunks.count - 1
+      let filing = chunks[last].filings.removeLast()
+      let entry = chunks[last].entries.removeLast()
+      if chunks[last].filings.isEmpty { chunks.removeLast() }
+      count -= 1
+      guard position < count else { return nil }
+      chunks[position / Self.chunkSize].filings[position % Self.chunkSize] = filing
+      chunks[position / Self.chunkSize].entries[position % Self.chunkSize] = entry
+      return entry.id
+    }
+  }
+
+  /// Requests of one mode whose slots start on one UTC day, and whether they run into the
+  /// next (a slot lasts at most 8 hours, so it touches at most two days).
+  fileprivate struct BucketKey: Hashable {
     var day: Int64
     var mode: MatchMode
+    var spills: Bool
+  }
+
+  /// One list: a bucket's requests in one grid cell.
+  fileprivate struct ListKey: Hashable {
+    var bucket: BucketKey
+    var cell: Int
+  }
+
+  /// Where a request stands.
+  fileprivate struct Place {
+    var list: Int32
+    var position: Int32
   }
 
   /// An empty index whose grid cells are `cellDegrees` on a side (default 0.25 degrees).
   public init(cellDegrees: Double = 0.25) {
-    self.grid = GeoGrid(cellDegrees: cellDegrees)
+    snapshot = Snapshot(grid: GeoGrid(cellDegrees: cellDegrees))
   }
 
   /// Requests in the index.
@@ -93,7 +166,7 @@ public struct MatchIndex: Sendable {
 
   /// The request with id `requestID`, with its player's current level.
   public func request(_ requestID: Int64) -> MatchRequest? {
-    places[requestID].map { request(at: $0) }
+    places[requestID].map { snapshot.request(in: lists[Int($0.list)], at: Int($0.position)) }
   }
 
   /// Whether the request with id `requestID` is in the index.
@@ -103,7 +176,7 @@ public struct MatchIndex: Sendable {
   public func hasRequests(of playerID: Int64) -> Bool { players[playerID] != nil }
 
   /// Every request in the index, with its player's current level, in no particular order.
-  public var requests: [MatchRequest] { places.values.map { request(at: $0) } }
+  public var requests: [MatchRequest] { snapshot.requests }
 
   /// Adds `request`, replacing a request with the same id. The request's level becomes its
   /// player's level for all of the player's requests. The slot must last at most 8 hours.
@@ -115,112 +188,97 @@ public struct MatchIndex: Sendable {
     precondition(PlayerRules.allLevels.contains(request.displayLevel), "level out of range")
     precondition(MatchRules.skillTolerances.contains(request.skillTolerance), "bad tolerance")
     remove(request.id)
+    let shown = LocationPrivacy.shownPosition(of: request.location)
     let entry = Entry(
       id: request.id, playerID: request.playerID, startUnixMs: request.slot.startUnixMs,
-      endUnixMs: request.slot.endUnixMs, postedAtUnixMs: request.postedAtUnixMs,
-      latitude: request.location.latitude, longitude: request.location.longitude,
-      shown: LocationPrivacy.shownPosition(of: request.location), radiusMiles: request.radiusMiles,
-      skillTolerance: Int8(request.skillTolerance),
-      mode: request.mode, level: Int8(request.displayLevel))
-    let place: Int32
-    if let free = freePlaces.popLast() {
-      place = free
-      entries[Int(place)] = entry
-    } else {
-      precondition(entries.count < Int(Int32.max), "index full")
-      place = Int32(entries.count)
-      entries.append(entry)
-    }
-    places[request.id] = place
-    if let first = players[request.playerID] {
-      entries[Int(place)].nextOfPlayer = first
-      entries[Int(first)].previousOfPlayer = place
-    }
-    players[request.playerID] = place
-    setLevel(Int8(request.displayLevel), from: place)
-    let cell = grid.cell(of: request.location)
-    let filing = Filing(place: place, entry)
-    let days = Self.days(of: request.slot)
-    for day in days {
-      let key = BucketKey(day: day, mode: request.mode)
-      let slot = Int32(buckets[key]?[cell]?.count ?? 0)
-      buckets[key, default: [:]][cell, default: []].append(filing)
-      if day == days.lowerBound {
-        entries[Int(place)].firstFilingSlot = slot
-      } else {
-        entries[Int(place)].secondFilingSlot = slot
-      }
-    }
+      postedAtUnixMs: request.postedAtUnixMs, latitude: request.location.latitude,
+      longitude: request.location.longitude, shownLatitude: shown.latitude,
+      shownLongitude: shown.longitude, radiusMiles: request.radiusMiles,
+      nextOfPlayer: players[request.playerID] ?? Self.noRequest,
+      durationMs: Int32(request.slot.durationMs))
+    let day = Self.day(of: request.slot.startUnixMs)
+    let key = ListKey(
+      bucket: BucketKey(
+        day: day, mode: request.mode, spills: Self.day(of: request.slot.endUnixMs - 1) > day),
+      cell: snapshot.grid.cell(of: request.location))
+    let number = listNumber(key)
+    let position = snapshot.append(Filing(request), entry, to: key)
+    places[request.id] = Place(list: number, position: Int32(position))
+    players[request.playerID] = request.id
+    setLevel(Int8(request.displayLevel), of: request.playerID)
   }
 
   /// Removes the request with id `requestID` and returns it, if it was there.
   @discardableResult
   public mutating func remove(_ requestID: Int64) -> MatchRequest? {
     guard let place = places.removeValue(forKey: requestID) else { return nil }
-    let removed = request(at: place)
-    let entry = entries[Int(place)]
-    let cell = grid.cell(of: removed.location)
-    let days = Self.days(of: removed.slot)
-    for day in days {
-      let key = BucketKey(day: day, mode: entry.mode)
-      let slot = day == days.lowerBound ? entry.firstFilingSlot : entry.secondFilingSlot
-      // The cell's last filing takes the removed one's place; its entry learns where it went.
-      if let moved = buckets[key]![cell]!.swapRemove(at: Int(slot)) {
-        if day == Self.day(of: entries[Int(moved)].startUnixMs) {
-          entries[Int(moved)].firstFilingSlot = slot
-        } else {
-          entries[Int(moved)].secondFilingSlot = slot
-        }
-      }
-      if buckets[key]![cell]!.isEmpty {
-        buckets[key]![cell] = nil
-        if buckets[key]!.isEmpty { buckets[key] = nil }
-      }
-    }
-    if entry.previousOfPlayer >= 0 {
-      entries[Int(entry.previousOfPlayer)].nextOfPlayer = entry.nextOfPlayer
-    } else if entry.nextOfPlayer >= 0 {
-      players[entry.playerID] = entry.nextOfPlayer
+    let key = lists[Int(place.list)]
+    let removed = snapshot.request(in: key, at: Int(place.position))
+    let next = snapshot.entry(in: key, at: Int(place.position)).nextOfPlayer
+    // Out of the player's chain: the newest is in `players`, each older one after its newer.
+    if players[removed.playerID] == requestID {
+      players[removed.playerID] = next == Self.noRequest ? nil : next
     } else {
-      players[entry.playerID] = nil
+      var newer = players[removed.playerID]!
+      while true {
+        let at = places[newer]!
+        let newerKey = lists[Int(at.list)]
+        let older = snapshot.entry(in: newerKey, at: Int(at.position)).nextOfPlayer
+        if older == requestID {
+          snapshot.modifyEntry(in: newerKey, at: Int(at.position)) { $0.nextOfPlayer = next }
+          break
+        }
+        newer = older
+      }
     }
-    if entry.nextOfPlayer >= 0 {
-      entries[Int(entry.nextOfPlayer)].previousOfPlayer = entry.previousOfPlayer
+    let (moved, emptied) = snapshot.remove(in: key, at: Int(place.position))
+    if let moved { places[moved]!.position = place.position }
+    if emptied {
+      listNumbers[key] = nil
+      freeListNumbers.append(place.list)
     }
-    freePlaces.append(place)
     return removed
   }
 
   /// Sets the level of every request of `playerID`; a player without requests is ignored.
   public mutating func updateLevel(playerID: Int64, level: Int) {
     precondition(PlayerRules.allLevels.contains(level), "level out of range")
-    if let first = players[playerID] { setLevel(Int8(level), from: first) }
+    setLevel(Int8(level), of: playerID)
   }
 
-  /// Sets `level` on the entry at `place` and every entry after it in its player's chain.
-  private mutating func setLevel(_ level: Int8, from place: Int32) {
-    var next = place
-    while next >= 0 {
-      entries[Int(next)].level = level
-      next = entries[Int(next)].nextOfPlayer
+  /// Sets `level` on every request of `playerID` whose level differs.
+  private mutating func setLevel(_ level: Int8, of playerID: Int64) {
+    var next = players[playerID] ?? Self.noRequest
+    while next != Self.noRequest {
+      let at = places[next]!
+      let key = lists[Int(at.list)]
+      if snapshot.filing(in: key, at: Int(at.position)).level != level {
+        snapshot.modifyFiling(in: key, at: Int(at.position)) { $0.level = level }
+      }
+      next = snapshot.entry(in: key, at: Int(at.position)).nextOfPlayer
     }
+  }
+
+  /// The number of list `key`, given one when it has none.
+  private mutating func listNumber(_ key: ListKey) -> Int32 {
+    if let number = listNumbers[key] { return number }
+    let number: Int32
+    if let free = freeListNumbers.popLast() {
+      number = free
+      lists[Int(number)] = key
+    } else {
+      number = Int32(lists.count)
+      lists.append(key)
+    }
+    listNumbers[key] = number
+    return number
   }
 
   /// Removes every request whose slot has ended by `nowUnixMs` and returns their ids, ascending.
   /// Looks only at the buckets of UTC days up to the one holding `nowUnixMs`.
   @discardableResult
   public mutating func removeExpired(nowUnixMs: Int64) -> [Int64] {
-    // A slot that has ended by now last ran in the day of the millisecond before now, or earlier.
-    let lastDay = Self.day(of: nowUnixMs - 1)
-    var found = Set<Int64>()
-    for (key, cells) in buckets where key.day <= lastDay {
-      for filings in cells.values {
-        for filing in filings where entries[Int(filing.place)].endUnixMs <= nowUnixMs {
-          found.insert(entries[Int(filing.place)].id)
-        }
-      }
-    }
-    let expired = found.sorted()
+    let expired = snapshot.ended(by: nowUnixMs).sorted()
     for id in expired { remove(id) }
     return expired
   }
@@ -236,44 +294,8 @@ public struct MatchIndex: Sendable {
     isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }, limit: Int,
     after cursor: MatchCursor? = nil
   ) -> MatchPage {
-    precondition(limit > 0, "limit must be positive")
-    // Keep only the first page and one more in a bounded heap while visiting; that is enough
-    // unless booked players push the page past them.
-    let keep = limit + 1
-    var best = Heap<Ranked>()
-    var total = 0
-    visitCandidates(for: query, excluding: excluded) { candidate in
-      if let cursor, !(cursor < candidate.cursor) { return }
-      total += 1
-      if best.count < keep {
-        best.insert(Ranked(candidate))
-      } else if candidate.cursor < best.max!.candidate.cursor {
-        _ = best.replaceMax(with: Ranked(candidate))
-      }
-    }
-    let first = best.unordered.sorted().map(\.candidate)
-    var page: [MatchCandidate] = []
-    for candidate in first where !isBusy(candidate.playerID, candidate.overlap) {
-      if page.count == limit { return MatchPage(candidates: page, nextCursor: page.last!.cursor) }
-      page.append(candidate)
-    }
-    guard total > first.count else { return MatchPage(candidates: page, nextCursor: nil) }
-    // Booked players took places on the page: go on in result order past the ones kept.
-    var rest = candidates(for: query, excluding: excluded, after: first.last!.cursor)
-    rest.sort(by: MatchCandidate.precedes)
-    for candidate in rest where !isBusy(candidate.playerID, candidate.overlap) {
-      if page.count == limit { return MatchPage(candidates: page, nextCursor: page.last!.cursor) }
-      page.append(candidate)
-    }
-    return MatchPage(candidates: page, nextCursor: nil)
-  }
-
-  /// A candidate in a heap, ordered by the result order.
-  private struct Ranked: Comparable {
-    var candidate: MatchCandidate
-    init(_ candidate: MatchCandidate) { self.candidate = candidate }
-    static func < (a: Ranked, b: Ranked) -> Bool { a.candidate.cursor < b.candidate.cursor }
-    static func == (a: Ranked, b: Ranked) -> Bool { a.candidate.cursor == b.candidate.cursor }
+    snapshot.search(
+      for: query, excluding: excluded, isBusy: isBusy, limit: limit, after: cursor)
   }
 
   /// How many requests fit `query`, with the same exclusions as `search`, without building pages.
@@ -281,11 +303,7 @@ public struct MatchIndex: Sendable {
     for query: MatchRequest, excluding excluded: Set<Int64> = [],
     isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }
   ) -> Int {
-    var count = 0
-    visitCandidates(for: query, excluding: excluded) { candidate in
-      if !isBusy(candidate.playerID, candidate.overlap) { count += 1 }
-    }
-    return count
+    snapshot.count(for: query, excluding: excluded, isBusy: isBusy)
   }
 
   /// How many requests each relaxation of `query` would find (see `MatchRelaxation`), with the
@@ -294,72 +312,266 @@ public struct MatchIndex: Sendable {
     for query: MatchRequest, excluding excluded: Set<Int64> = [],
     isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }
   ) -> [MatchRelaxation] {
-    MatchRelaxation.options(for: query).map { kind, relaxed in
-      MatchRelaxation(
-        kind: kind, slot: relaxed.slot, skillTolerance: relaxed.skillTolerance,
-        radiusMiles: relaxed.radiusMiles,
-        candidateCount: count(for: relaxed, excluding: excluded, isBusy: isBusy))
-    }
+    snapshot.relaxations(for: query, excluding: excluded, isBusy: isBusy)
   }
 
-  private func candidates(
-    for query: MatchRequest, excluding excluded: Set<Int64>, after cursor: MatchCursor?
-  ) -> [MatchCandidate] {
-    var result: [MatchCandidate] = []
-    visitCandidates(for: query, excluding: excluded) { candidate in
-      if let cursor, !(cursor < candidate.cursor) { return }
-      result.append(candidate)
-    }
-    return result
-  }
+}
 
-  /// Calls `body` once for each request that fits `query` and whose player is not excluded.
-  private func visitCandidates(
-    for query: MatchRequest, excluding excluded: Set<Int64>, _ body: (MatchCandidate) -> Void
-  ) {
-    guard query.radiusMiles >= 0, query.slot.startUnixMs < query.slot.endUnixMs else { return }
-    let radius = Self.reachMiles(of: query)
-    let days = Self.days(of: query.slot)
-    let cells = grid.cells(around: query.location, radiusMiles: radius)
-    // A slot longer than the index's span of days need not visit the days in between.
-    let keys =
-      days.upperBound - days.lowerBound < Int64(buckets.count)
-      ? days.map { BucketKey(day: $0, mode: query.mode) }
-      : buckets.keys.filter { $0.mode == query.mode && days.contains($0.day) }
-    // Cheap tests first, each one a consequence of the rules, so that only requests that can
-    // fit get the full test of `MatchRules.candidate`: a slot that overlaps the query's by the
-    // minimum, and a latitude no further than the radius allows (a great circle is at least as
-    // long as the difference in latitude).
-    let queryStartMinute = Self.floorDivide(query.slot.startUnixMs, 60_000)
-    let queryEndMinute = -Self.floorDivide(-query.slot.endUnixMs, 60_000)
-    let minimumOverlapMinutes = TimeSlot.minimumOverlapMs / 60_000
-    // Single-precision latitudes are within a millionth of a degree or so; allow a thousandth.
-    let latitudeReach = radius / Geo.earthRadiusMiles * 180 / .pi + 1e-3
-    let queryShown = LocationPrivacy.shownPosition(of: query.location)
-    for key in keys {
-      guard let bucket = buckets[key] else { continue }
-      for cell in cells {
-        guard let filings = bucket[cell] else { continue }
-        for filing in filings {
-          guard
-            filing.mayOverlap(
-              queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
-            abs(Double(filing.latitude) - query.location.latitude) <= latitudeReach
-          else { continue }
-          let entry = entries[Int(filing.place)]
-          guard entry.playerID != query.playerID,
-            // A request filed under several of the query's days is looked at on the first.
-            max(Self.day(of: entry.startUnixMs), days.lowerBound) == key.day,
-            excluded.isEmpty || !excluded.contains(entry.playerID),
-            let candidate = MatchRules.candidate(
-              request(at: filing.place), shownAt: entry.shown, for: query, shownAt: queryShown)
-          else { continue }
-          body(candidate)
+extension MatchIndex {
+  /// The requests of a `MatchIndex` at one moment, searched as the index is: a value that no
+  /// later change to the index alters, cheap to copy and to keep.
+  public struct Snapshot: Sendable {
+    fileprivate let grid: GeoGrid
+    fileprivate var buckets: [BucketKey: [Int: Cell]] = [:]
+    /// Requests in the snapshot.
+    public private(set) var count = 0
+
+    fileprivate init(grid: GeoGrid) {
+      self.grid = grid
+    }
+
+    fileprivate func filing(in key: ListKey, at position: Int) -> Filing {
+      buckets[key.bucket]![key.cell]!.filing(at: position)
+    }
+
+    fileprivate func entry(in key: ListKey, at position: Int) -> Entry {
+      buckets[key.bucket]![key.cell]!.entry(at: position)
+    }
+
+    fileprivate func request(in key: ListKey, at position: Int) -> MatchRequest {
+      let cell = buckets[key.bucket]![key.cell]!
+      return Self.request(cell.filing(at: position), cell.entry(at: position), key.bucket.mode)
+    }
+
+    fileprivate mutating func modifyEntry(
+      in key: ListKey, at position: Int, _ body: (inout Entry) -> Void
+    ) {
+      body(
+        &buckets[key.bucket]![key.cell]!.chunks[position / Cell.chunkSize].entries[
+          position % Cell.chunkSize])
+    }
+
+    fileprivate mutating func modifyFiling(
+      in key: ListKey, at position: Int, _ body: (inout Filing) -> Void
+    ) {
+      body(
+        &buckets[key.bucket]![key.cell]!.chunks[position / Cell.chunkSize].filings[
+          position % Cell.chunkSize])
+    }
+
+    fileprivate mutating func append(_ filing: Filing, _ entry: Entry, to key: ListKey) -> Int {
+      count += 1
+      return buckets[key.bucket, default: [:]][key.cell, default: Cell()].append(filing, entry)
+    }
+
+    /// Removes the request at `position` of list `key`: the id of the request moved into its
+    /// place, and whether the list emptied (and went).
+    fileprivate mutating func remove(in key: ListKey, at position: Int) -> (Int64?, Bool) {
+      count -= 1
+      let moved = buckets[key.bucket]![key.cell]!.remove(at: position)
+      guard buckets[key.bucket]![key.cell]!.count == 0 else { return (moved, false) }
+      buckets[key.bucket]![key.cell] = nil
+      if buckets[key.bucket]!.isEmpty { buckets[key.bucket] = nil }
+      return (moved, true)
+    }
+
+    /// The ids of the requests whose slots have ended by `nowUnixMs`.
+    fileprivate func ended(by nowUnixMs: Int64) -> [Int64] {
+      // A slot that has ended by now started on the day of the millisecond before now, or
+      // earlier.
+      let lastDay = MatchIndex.day(of: nowUnixMs - 1)
+      var found: [Int64] = []
+      for (key, cells) in buckets where key.day <= lastDay {
+        for cell in cells.values {
+          for chunk in cell.chunks {
+            for entry in chunk.entries where entry.endUnixMs <= nowUnixMs { found.append(entry.id) }
+          }
+        }
+      }
+      return found
+    }
+
+    /// Every request in the snapshot, with its player's level then, in no particular order.
+    public var requests: [MatchRequest] {
+      var result: [MatchRequest] = []
+      result.reserveCapacity(count)
+      for (key, cells) in buckets {
+        for cell in cells.values {
+          for chunk in cell.chunks {
+            for offset in chunk.entries.indices {
+              result.append(Self.request(chunk.filings[offset], chunk.entries[offset], key.mode))
+            }
+          }
+        }
+      }
+      return result
+    }
+
+    private static func request(_ filing: Filing, _ entry: Entry, _ mode: MatchMode)
+      -> MatchRequest
+    {
+      MatchRequest(
+        id: entry.id, playerID: entry.playerID, mode: mode,
+        slot: TimeSlot(startUnixMs: entry.startUnixMs, endUnixMs: entry.endUnixMs),
+        location: Coordinate(latitude: entry.latitude, longitude: entry.longitude),
+        radiusMiles: entry.radiusMiles, skillTolerance: Int(filing.skillTolerance),
+        displayLevel: Int(filing.level), postedAtUnixMs: entry.postedAtUnixMs)
+    }
+
+    /// A page of the requests that fit `query` (see `MatchRules.candidate`), leaving out players
+    /// in `excluded` and those for whom `isBusy(playerID, overlap)` holds: up to `limit`
+    /// candidates that come after `cursor` in the result order.
+    ///
+    /// `isBusy` is asked only about candidates every other rule lets through, in result order, and
+    /// no further than the page needs.
+    public func search(
+      for query: MatchRequest, excluding excluded: Set<Int64> = [],
+      isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }, limit: Int,
+      after cursor: MatchCursor? = nil
+    ) -> MatchPage {
+      precondition(limit > 0, "limit must be positive")
+      // Keep only the first page and one more in a bounded heap while visiting; that is enough
+      // unless booked players push the page past them.
+      let keep = limit + 1
+      var best = Heap<Ranked>()
+      var total = 0
+      visitCandidates(for: query, excluding: excluded) { candidate in
+        if let cursor, !(cursor < candidate.cursor) { return }
+        total += 1
+        if best.count < keep {
+          best.insert(Ranked(candidate))
+        } else if candidate.cursor < best.max!.candidate.cursor {
+          _ = best.replaceMax(with: Ranked(candidate))
+        }
+      }
+      let first = best.unordered.sorted().map(\.candidate)
+      var page: [MatchCandidate] = []
+      for candidate in first where !isBusy(candidate.playerID, candidate.overlap) {
+        if page.count == limit { return MatchPage(candidates: page, nextCursor: page.last!.cursor) }
+        page.append(candidate)
+      }
+      guard total > first.count else { return MatchPage(candidates: page, nextCursor: nil) }
+      // Booked players took places on the page: go on in result order past the ones kept.
+      var rest = candidates(for: query, excluding: excluded, after: first.last!.cursor)
+      rest.sort(by: MatchCandidate.precedes)
+      for candidate in rest where !isBusy(candidate.playerID, candidate.overlap) {
+        if page.count == limit { return MatchPage(candidates: page, nextCursor: page.last!.cursor) }
+        page.append(candidate)
+      }
+      return MatchPage(candidates: page, nextCursor: nil)
+    }
+
+    /// A candidate in a heap, ordered by the result order.
+    private struct Ranked: Comparable {
+      var candidate: MatchCandidate
+      init(_ candidate: MatchCandidate) { self.candidate = candidate }
+      static func < (a: Ranked, b: Ranked) -> Bool { a.candidate.cursor < b.candidate.cursor }
+      static func == (a: Ranked, b: Ranked) -> Bool { a.candidate.cursor == b.candidate.cursor }
+    }
+
+    /// How many requests fit `query`, with the same exclusions as `search`, without building pages.
+    public func count(
+      for query: MatchRequest, excluding excluded: Set<Int64> = [],
+      isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }
+    ) -> Int {
+      var count = 0
+      visitCandidates(for: query, excluding: excluded) { candidate in
+        if !isBusy(candidate.playerID, candidate.overlap) { count += 1 }
+      }
+      return count
+    }
+
+    /// How many requests each relaxation of `query` would find (see `MatchRelaxation`), with the
+    /// same exclusions as `search`.
+    public func relaxations(
+      for query: MatchRequest, excluding excluded: Set<Int64> = [],
+      isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }
+    ) -> [MatchRelaxation] {
+      MatchRelaxation.options(for: query).map { kind, relaxed in
+        MatchRelaxation(
+          kind: kind, slot: relaxed.slot, skillTolerance: relaxed.skillTolerance,
+          radiusMiles: relaxed.radiusMiles,
+          candidateCount: count(for: relaxed, excluding: excluded, isBusy: isBusy))
+      }
+    }
+
+    private func candidates(
+      for query: MatchRequest, excluding excluded: Set<Int64>, after cursor: MatchCursor?
+    ) -> [MatchCandidate] {
+      var result: [MatchCandidate] = []
+      visitCandidates(for: query, excluding: excluded) { candidate in
+        if let cursor, !(cursor < candidate.cursor) { return }
+        result.append(candidate)
+      }
+      return result
+    }
+
+    /// Calls `body` once for each request that fits `query` and whose player is not excluded.
+    private func visitCandidates(
+      for query: MatchRequest, excluding excluded: Set<Int64>, _ body: (MatchCandidate) -> Void
+    ) {
+      guard query.radiusMiles >= 0, query.slot.startUnixMs < query.slot.endUnixMs else { return }
+      let radius = MatchIndex.reachMiles(of: query)
+      let days =
+        MatchIndex.day(
+          of: query.slot.startUnixMs)...MatchIndex.day(
+          of: query.slot.endUnixMs - 1)
+      // Slots that run into the next day may have started the day before the query's first.
+      let spilling = (days.lowerBound - 1)...days.upperBound
+      let cells = grid.cells(around: query.location, radiusMiles: radius)
+      // A slot longer than the snapshot's span of days need not visit the days in between.
+      let keys =
+        days.upperBound - days.lowerBound < Int64(buckets.count)
+        ? days.map { BucketKey(day: $0, mode: query.mode, spills: false) }
+          + spilling.map { BucketKey(day: $0, mode: query.mode, spills: true) }
+        : buckets.keys.filter {
+          $0.mode == query.mode && ($0.spills ? spilling : days).contains($0.day)
+        }
+      // Cheap tests first, each one a consequence of the rules, so that only requests that can
+      // fit get the full test of `MatchRules.candidate`: a slot that overlaps the query's by the
+      // minimum, levels the tolerances allow, and a latitude no further than the radius allows
+      // (a great circle is at least as long as the difference in latitude).
+      let queryStartMinute = MatchIndex.floorDivide(query.slot.startUnixMs, 60_000)
+      let queryEndMinute = -MatchIndex.floorDivide(-query.slot.endUnixMs, 60_000)
+      let minimumOverlapMinutes = TimeSlot.minimumOverlapMs / 60_000
+      // Single-precision latitudes are within a millionth of a degree or so; allow a thousandth.
+      let latitudeReach = radius / Geo.earthRadiusMiles * 180 / .pi + 1e-3
+      let queryShown = LocationPrivacy.shownPosition(of: query.location)
+      let queryLevel = query.displayLevel
+      let queryTolerance = query.skillTolerance
+      for key in keys {
+        guard let bucket = buckets[key] else { continue }
+        for cell in cells {
+          guard let list = bucket[cell] else { continue }
+          for chunk in list.chunks {
+            for offset in chunk.filings.indices {
+              let filing = chunk.filings[offset]
+              guard
+                filing.mayOverlap(
+                  queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
+                abs(Int(filing.level) - queryLevel)
+                  <= min(queryTolerance, Int(filing.skillTolerance)),
+                abs(Double(filing.latitude) - query.location.latitude) <= latitudeReach
+              else { continue }
+              let entry = chunk.entries[offset]
+              guard entry.playerID != query.playerID,
+                excluded.isEmpty || !excluded.contains(entry.playerID),
+                let candidate = MatchRules.candidate(
+                  Self.request(filing, entry, key.mode),
+                  shownAt: Coordinate(
+                    latitude: entry.shownLatitude, longitude: entry.shownLongitude),
+                  for: query, shownAt: queryShown)
+              else { continue }
+              body(candidate)
+            }
+          }
         }
       }
     }
   }
+}
 
+extension MatchIndex {
   /// How far from the query's location the true locations of fitting requests can lie: a
   /// request fits by the distance between cell centres, each at most
   /// `LocationPrivacy.maximumSnapMiles` from its true location.
@@ -368,37 +580,12 @@ public struct MatchIndex: Sendable {
       + 2 * LocationPrivacy.maximumSnapMiles
   }
 
-  private func request(at place: Int32) -> MatchRequest {
-    let entry = entries[Int(place)]
-    return MatchRequest(
-      id: entry.id, playerID: entry.playerID, mode: entry.mode,
-      slot: TimeSlot(startUnixMs: entry.startUnixMs, endUnixMs: entry.endUnixMs),
-      location: Coordinate(latitude: entry.latitude, longitude: entry.longitude),
-      radiusMiles: entry.radiusMiles, skillTolerance: Int(entry.skillTolerance),
-      displayLevel: Int(entry.level), postedAtUnixMs: entry.postedAtUnixMs)
-  }
-
   /// The UTC day, counted from 1970-01-01, holding the instant `unixMs`.
-  private static func day(of unixMs: Int64) -> Int64 { floorDivide(unixMs, dayMs) }
+  fileprivate static func day(of unixMs: Int64) -> Int64 { floorDivide(unixMs, dayMs) }
 
   /// `a / b` rounded down, for a positive `b`.
   fileprivate static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
     a >= 0 ? a / b : (a + 1) / b - 1
   }
 
-  /// The UTC days a non-empty slot touches.
-  private static func days(of slot: TimeSlot) -> ClosedRange<Int64> {
-    day(of: slot.startUnixMs)...day(of: slot.endUnixMs - 1)
-  }
-}
-
-extension Array where Element == MatchIndex.Filing {
-  /// Removes the filing at `index`, moving the last filing into its place; returns the place of
-  /// the entry whose filing moved, nil when none did.
-  fileprivate mutating func swapRemove(at index: Int) -> Int32? {
-    let last = removeLast()
-    guard index < count else { return nil }
-    self[index] = last
-    return last.place
-  }
 }
