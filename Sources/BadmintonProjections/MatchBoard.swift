@@ -18,8 +18,9 @@ import Synchronization
 /// change alters. One writer changes the board at a time (the feed's, the housekeeping's, or the
 /// benchmarks'); it applies a committed transaction to its own copy of the parts and bookings it
 /// touches, where only the pieces a change reaches are copied, and then publishes the next
-/// version whole. A search takes the version published when it starts (a lock held only to copy
-/// that reference, never while a search or a change runs) and reads it to the end, so a search
+/// version whole. A search takes the version published when it starts (a spin lock held only to
+/// copy that version's few references, never while a search or a change runs: `Published`)
+/// and reads it to the end, so a search
 /// sees a transaction's changes all or not at all, a search never waits for the writer, and the
 /// writer never waits for a search.
 public final class MatchBoard: Sendable {
@@ -47,23 +48,29 @@ public final class MatchBoard: Sendable {
     public var levels: [Int64: Int]
   }
 
-  /// A map from ids to values in 64 tables, so that a change to a version other versions
-  /// share copies one table, not the whole map.
+  /// A map from ids to values in 2^`bits` tables, so that a change to a version other
+  /// versions share copies one table and the list of tables, not the whole map.
   private struct Shards<Value: Sendable>: Sendable {
-    private var tables: [[Int64: Value]] = Array(repeating: [:], count: 64)
+    private let bits: UInt64
+    private var tables: [[Int64: Value]]
 
-    private static func table(_ id: Int64) -> Int {
-      Int((UInt64(bitPattern: id) &* 0x9E37_79B9_7F4A_7C15) >> 58)
+    init(bits: Int) {
+      self.bits = UInt64(bits)
+      tables = Array(repeating: [:], count: 1 << bits)
+    }
+
+    private func table(_ id: Int64) -> Int {
+      Int((UInt64(bitPattern: id) &* 0x9E37_79B9_7F4A_7C15) >> (64 - bits))
     }
 
     subscript(id: Int64) -> Value? {
-      get { tables[Self.table(id)][id] }
-      set { tables[Self.table(id)][id] = newValue }
+      get { tables[table(id)][id] }
+      set { tables[table(id)][id] = newValue }
     }
 
     subscript(id: Int64, default value: @autoclosure () -> Value) -> Value {
-      get { tables[Self.table(id)][id, default: value()] }
-      set { tables[Self.table(id)][id] = newValue }
+      get { tables[table(id)][id, default: value()] }
+      set { tables[table(id)][id] = newValue }
     }
 
     /// Every id and its value, in no particular order.
@@ -75,9 +82,9 @@ public final class MatchBoard: Sendable {
   /// The matches booking their players.
   private struct Bookings: Sendable {
     /// The bookings of matches, by match id.
-    var matches = Shards<Booking>()
+    var matches = Shards<Booking>(bits: 6)
     /// The same bookings by player: match id to slot.
-    var booked = Shards<[Int64: TimeSlot]>()
+    var booked = Shards<[Int64: TimeSlot]>(bits: 6)
 
     /// The domain's booking rule over the player's matches the board holds (only those that
     /// hold their players' time are on it).
@@ -107,9 +114,9 @@ public final class MatchBoard: Sendable {
   }
 
   /// What searches read: one version of the board.
-  private struct Published: Sendable {
+  private struct Version: Sendable {
     /// Each part's snapshot, by key (see `key(_:_:)`).
-    var parts: [Int: MatchIndex.Snapshot] = [:]
+    var parts = Shards<MatchIndex.Snapshot>(bits: 3)
     var bookings = Bookings()
   }
 
@@ -141,8 +148,8 @@ public final class MatchBoard: Sendable {
 
   private let regions = MatchRegions()
   private let writer = Mutex(Writer())
-  /// The version searches read; its lock is held only to copy or replace it.
-  private let published = Mutex(Published())
+  /// The version searches read.
+  private let published = Published(Version())
 
   /// An empty board.
   public init() {}
@@ -278,15 +285,14 @@ public final class MatchBoard: Sendable {
   /// bookings, in one step: a search that starts after it sees all of them, one that started
   /// before none.
   private func publish(_ keys: [Int], bookings: Bool, _ writer: Writer) {
-    var next = published.withLock { $0 }
-    for key in keys { next.parts[key] = writer.parts[key]?.snapshot }
+    var next = published.read()
+    for key in keys { next.parts[Int64(key)] = writer.parts[key]?.snapshot }
     if bookings { next.bookings = writer.bookings }
-    // The version replaced is let go outside the lock.
-    published.withLock { swap(&$0, &next) }
+    published.replace(&next)
   }
 
   /// The version searches read now.
-  private var current: Published { published.withLock { $0 } }
+  private var current: Version { published.read() }
 
   /// Sets a player's level on their availability (in every part that holds any) and puts the
   /// availability that waited for it on the index.
@@ -441,7 +447,7 @@ public final class MatchBoard: Sendable {
 
   /// Availability in the index.
   public var count: Int {
-    current.parts.values.reduce(0) { $0 + $1.count }
+    current.parts.all.reduce(0) { $0 + $1.value.count }
   }
 
   /// Whether availability `id` is on the board.
@@ -454,7 +460,7 @@ public final class MatchBoard: Sendable {
     let keys = regions.regions(searchedBy: query).map { Self.key($0, query.mode) }
     let version = current
     return MatchPage.merging(
-      keys.compactMap { version.parts[$0] }.map { part in
+      keys.compactMap { version.parts[Int64($0)] }.map { part in
         part.search(
           for: query, excluding: excluded,
           isBusy: { version.bookings.busy(query.playerID, $0, $1) }, limit: limit, after: cursor)
@@ -467,7 +473,7 @@ public final class MatchBoard: Sendable {
   {
     let keys = regions.regions(searchedByRelaxationsOf: query).map { Self.key($0, query.mode) }
     let version = current
-    let found = keys.compactMap { version.parts[$0] }
+    let found = keys.compactMap { version.parts[Int64($0)] }
     let parts = found.isEmpty ? [MatchIndex().snapshot] : found
     return MatchRelaxation.summing(
       parts.map { part in
