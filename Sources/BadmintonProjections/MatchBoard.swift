@@ -241,19 +241,6 @@ public final class MatchBoard: Sendable {
     Self.key(regions.region(of: details.location), details.mode)
   }
 
-  /// The key of the part holding availability `id`, if any.
-  ///
-  /// The store changes only an availability's state once it is posted, never its mode or
-  /// location, so `record` names the only part that can hold it; without one (a deleted row)
-  /// every part is looked in.
-  private func key(holding id: Int64, _ record: AvailabilityRecord?, _ writer: Writer) -> Int? {
-    if let record {
-      let key = key(of: record.details)
-      return writer.parts[key]?.contains(id) == true ? key : nil
-    }
-    return writer.parts.first { $0.value.contains(id) }?.key
-  }
-
   /// Applies the changes of one transaction to the writer's parts and bookings, then publishes
   /// the parts and bookings they changed, together; publishes nothing when they change nothing
   /// the searches read.
@@ -321,9 +308,14 @@ public final class MatchBoard: Sendable {
   private func place(
     _ id: Int64, _ record: AvailabilityRecord?, _ writer: inout Writer, _ touched: inout [Int]
   ) {
-    if let key = key(holding: id, record, writer) {
-      writer.parts[key]!.remove(id)
-      if !touched.contains(key) { touched.append(key) }
+    // The store changes only an availability's state once it is posted, never its mode or
+    // location, so `record` names the only part that can hold it; without one (a deleted row)
+    // every part is looked in.
+    if let key = record.map({ key(of: $0.details) })
+      ?? writer.parts.first(where: { $0.value.contains(id) })?.key,
+      writer.parts[key]?.remove(id) != nil, !touched.contains(key)
+    {
+      touched.append(key)
     }
     if !writer.unleveled.isEmpty {
       for (player, var waiting) in writer.unleveled where waiting.removeValue(forKey: id) != nil {

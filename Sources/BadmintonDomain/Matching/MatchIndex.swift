@@ -104,14 +104,6 @@ public struct MatchIndex: Sendable {
     var chunks: [Chunk] = []
     var count = 0
 
-    func filing(at position: Int) -> Filing {
-      chunks[position / Self.chunkSize].filings[position % Self.chunkSize]
-    }
-
-    func entry(at position: Int) -> Entry {
-      chunks[position / Self.chunkSize].entries[position % Self.chunkSize]
-    }
-
     /// Adds a request at the end; returns its position.
     mutating func append(_ filing: Filing, _ entry: Entry) -> Int {
       if count % Self.chunkSize == 0 { chunks.append(Chunk()) }
@@ -142,12 +134,21 @@ public struct MatchIndex: Sendable {
     var day: Int64
     var mode: MatchMode
     var spills: Bool
+
+    /// The fields in one word for hashing (equality still compares each field).
+    var mixed: Int64 { day &* 8 &+ Int64(mode.rawValue) &* 2 &+ (spills ? 1 : 0) }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(mixed) }
   }
 
   /// One list: a bucket's requests in one grid cell.
   fileprivate struct ListKey: Hashable {
     var bucket: BucketKey
     var cell: Int
+
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(bucket.mixed &* 0x61C8_8647 ^ Int64(truncatingIfNeeded: cell))
+    }
   }
 
   /// Where a request stands.
@@ -202,10 +203,18 @@ public struct MatchIndex: Sendable {
         day: day, mode: request.mode, spills: Self.day(of: request.slot.endUnixMs - 1) > day),
       cell: snapshot.grid.cell(of: request.location))
     let number = listNumber(key)
+    // Every request of a player carries the player's level: the others change only when the
+    // newest of them (and so all) has another.
+    let older = players[request.playerID].map { places[$0]! }
     let position = snapshot.append(Filing(request), entry, to: key)
     places[request.id] = Place(list: number, position: Int32(position))
     players[request.playerID] = request.id
-    setLevel(Int8(request.displayLevel), of: request.playerID)
+    if let older,
+      snapshot.read(lists[Int(older.list)], at: Int(older.position)).filing.level
+        != Int8(request.displayLevel)
+    {
+      setLevel(Int8(request.displayLevel), of: request.playerID)
+    }
   }
 
   /// Removes the request with id `requestID` and returns it, if it was there.
@@ -213,8 +222,9 @@ public struct MatchIndex: Sendable {
   public mutating func remove(_ requestID: Int64) -> MatchRequest? {
     guard let place = places.removeValue(forKey: requestID) else { return nil }
     let key = lists[Int(place.list)]
-    let removed = snapshot.request(in: key, at: Int(place.position))
-    let next = snapshot.entry(in: key, at: Int(place.position)).nextOfPlayer
+    let (filing, entry) = snapshot.read(key, at: Int(place.position))
+    let removed = Snapshot.request(filing, entry, key.bucket.mode)
+    let next = entry.nextOfPlayer
     // Out of the player's chain: the newest is in `players`, each older one after its newer.
     if players[removed.playerID] == requestID {
       players[removed.playerID] = next == Self.noRequest ? nil : next
@@ -223,7 +233,7 @@ public struct MatchIndex: Sendable {
       while true {
         let at = places[newer]!
         let newerKey = lists[Int(at.list)]
-        let older = snapshot.entry(in: newerKey, at: Int(at.position)).nextOfPlayer
+        let older = snapshot.read(newerKey, at: Int(at.position)).entry.nextOfPlayer
         if older == requestID {
           snapshot.modifyEntry(in: newerKey, at: Int(at.position)) { $0.nextOfPlayer = next }
           break
@@ -252,10 +262,11 @@ public struct MatchIndex: Sendable {
     while next != Self.noRequest {
       let at = places[next]!
       let key = lists[Int(at.list)]
-      if snapshot.filing(in: key, at: Int(at.position)).level != level {
+      let (filing, entry) = snapshot.read(key, at: Int(at.position))
+      if filing.level != level {
         snapshot.modifyFiling(in: key, at: Int(at.position)) { $0.level = level }
       }
-      next = snapshot.entry(in: key, at: Int(at.position)).nextOfPlayer
+      next = entry.nextOfPlayer
     }
   }
 
@@ -330,17 +341,15 @@ extension MatchIndex {
       self.grid = grid
     }
 
-    fileprivate func filing(in key: ListKey, at position: Int) -> Filing {
-      buckets[key.bucket]![key.cell]!.filing(at: position)
-    }
-
-    fileprivate func entry(in key: ListKey, at position: Int) -> Entry {
-      buckets[key.bucket]![key.cell]!.entry(at: position)
+    /// The filing and entry at `position` of list `key`.
+    fileprivate func read(_ key: ListKey, at position: Int) -> (filing: Filing, entry: Entry) {
+      let chunk = buckets[key.bucket]![key.cell]!.chunks[position / Cell.chunkSize]
+      return (chunk.filings[position % Cell.chunkSize], chunk.entries[position % Cell.chunkSize])
     }
 
     fileprivate func request(in key: ListKey, at position: Int) -> MatchRequest {
-      let cell = buckets[key.bucket]![key.cell]!
-      return Self.request(cell.filing(at: position), cell.entry(at: position), key.bucket.mode)
+      let (filing, entry) = read(key, at: position)
+      return Self.request(filing, entry, key.bucket.mode)
     }
 
     fileprivate mutating func modifyEntry(
@@ -407,7 +416,7 @@ extension MatchIndex {
       return result
     }
 
-    private static func request(_ filing: Filing, _ entry: Entry, _ mode: MatchMode)
+    fileprivate static func request(_ filing: Filing, _ entry: Entry, _ mode: MatchMode)
       -> MatchRequest
     {
       MatchRequest(
