@@ -91,24 +91,58 @@ public struct MatchIndex: Sendable {
   }
 
   /// Up to `Cell.chunkSize` requests of one list: their filings and their entries, at the same
-  /// offsets.
-  fileprivate struct Chunk {
-    var filings: [Filing] = []
-    var entries: [Entry] = []
+  /// offsets. A chunk is changed only while no version but the writer's holds it (see
+  /// `Cell.ownChunk`); one a snapshot holds is copied first, so a snapshot's chunks never
+  /// change.
+  fileprivate final class Chunk: @unchecked Sendable {
+    var filings: [Filing]
+    var entries: [Entry]
+
+    init(filings: [Filing] = [], entries: [Entry] = []) {
+      self.filings = filings
+      self.entries = entries
+    }
+
+    /// A chunk of its own with the same requests.
+    var copy: Chunk { Chunk(filings: filings, entries: entries) }
   }
 
-  /// The requests of one bucket in one grid cell, in chunks: every chunk but the last is full,
-  /// so position `p` is offset `p % chunkSize` of chunk `p / chunkSize`.
+  /// The requests of one bucket in one grid cell, in chunks, the chunks in segments: every
+  /// chunk but the last is full and every segment but the last, so position `p` is in chunk
+  /// `p / chunkSize`. A change copies the one segment and chunk it touches (and the list of
+  /// segments) when a snapshot shares them, whatever the list's length.
   fileprivate struct Cell {
-    static let chunkSize = 64
-    var chunks: [Chunk] = []
+    static let chunkSize = 32
+    static let segmentSize = 128
+    var segments: [[Chunk]] = []
     var count = 0
+
+    /// The chunk holding `position`.
+    func chunk(at position: Int) -> Chunk {
+      let number = position / Self.chunkSize
+      return segments[number / Self.segmentSize][number % Self.segmentSize]
+    }
+
+    /// The chunk holding `position`, copied first (with its segment) when a snapshot holds it.
+    mutating func ownChunk(at position: Int) -> Chunk {
+      let number = position / Self.chunkSize
+      let segment = number / Self.segmentSize
+      let place = number % Self.segmentSize
+      if !isKnownUniquelyReferenced(&segments[segment][place]) {
+        segments[segment][place] = segments[segment][place].copy
+      }
+      return segments[segment][place]
+    }
 
     /// Adds a request at the end; returns its position.
     mutating func append(_ filing: Filing, _ entry: Entry) -> Int {
-      if count % Self.chunkSize == 0 { chunks.append(Chunk()) }
-      chunks[chunks.count - 1].filings.append(filing)
-      chunks[chunks.count - 1].entries.append(entry)
+      if count % Self.chunkSize == 0 {
+        if (count / Self.chunkSize) % Self.segmentSize == 0 { segments.append([]) }
+        segments[segments.count - 1].append(Chunk())
+      }
+      let chunk = ownChunk(at: count)
+      chunk.filings.append(filing)
+      chunk.entries.append(entry)
       count += 1
       return count - 1
     }
@@ -116,14 +150,18 @@ public struct MatchIndex: Sendable {
     /// Removes the request at `position`, moving the last one into its place; returns the id
     /// of the request moved, nil when none was.
     mutating func remove(at position: Int) -> Int64? {
-      let last = chunks.count - 1
-      let filing = chunks[last].filings.removeLast()
-      let entry = chunks[last].entries.removeLast()
-      if chunks[last].filings.isEmpty { chunks.removeLast() }
+      let last = ownChunk(at: count - 1)
+      let filing = last.filings.removeLast()
+      let entry = last.entries.removeLast()
       count -= 1
+      if last.filings.isEmpty {
+        segments[segments.count - 1].removeLast()
+        if segments[segments.count - 1].isEmpty { segments.removeLast() }
+      }
       guard position < count else { return nil }
-      chunks[position / Self.chunkSize].filings[position % Self.chunkSize] = filing
-      chunks[position / Self.chunkSize].entries[position % Self.chunkSize] = entry
+      let chunk = ownChunk(at: position)
+      chunk.filings[position % Self.chunkSize] = filing
+      chunk.entries[position % Self.chunkSize] = entry
       return entry.id
     }
   }
@@ -343,7 +381,7 @@ extension MatchIndex {
 
     /// The filing and entry at `position` of list `key`.
     fileprivate func read(_ key: ListKey, at position: Int) -> (filing: Filing, entry: Entry) {
-      let chunk = buckets[key.bucket]![key.cell]!.chunks[position / Cell.chunkSize]
+      let chunk = buckets[key.bucket]![key.cell]!.chunk(at: position)
       return (chunk.filings[position % Cell.chunkSize], chunk.entries[position % Cell.chunkSize])
     }
 
@@ -355,17 +393,15 @@ extension MatchIndex {
     fileprivate mutating func modifyEntry(
       in key: ListKey, at position: Int, _ body: (inout Entry) -> Void
     ) {
-      body(
-        &buckets[key.bucket]![key.cell]!.chunks[position / Cell.chunkSize].entries[
-          position % Cell.chunkSize])
+      let chunk = buckets[key.bucket]![key.cell]!.ownChunk(at: position)
+      body(&chunk.entries[position % Cell.chunkSize])
     }
 
     fileprivate mutating func modifyFiling(
       in key: ListKey, at position: Int, _ body: (inout Filing) -> Void
     ) {
-      body(
-        &buckets[key.bucket]![key.cell]!.chunks[position / Cell.chunkSize].filings[
-          position % Cell.chunkSize])
+      let chunk = buckets[key.bucket]![key.cell]!.ownChunk(at: position)
+      body(&chunk.filings[position % Cell.chunkSize])
     }
 
     fileprivate mutating func append(_ filing: Filing, _ entry: Entry, to key: ListKey) -> Int {
@@ -392,8 +428,12 @@ extension MatchIndex {
       var found: [Int64] = []
       for (key, cells) in buckets where key.day <= lastDay {
         for cell in cells.values {
-          for chunk in cell.chunks {
-            for entry in chunk.entries where entry.endUnixMs <= nowUnixMs { found.append(entry.id) }
+          for segment in cell.segments {
+            for chunk in segment {
+              for entry in chunk.entries where entry.endUnixMs <= nowUnixMs {
+                found.append(entry.id)
+              }
+            }
           }
         }
       }
@@ -406,9 +446,12 @@ extension MatchIndex {
       result.reserveCapacity(count)
       for (key, cells) in buckets {
         for cell in cells.values {
-          for chunk in cell.chunks {
-            for offset in chunk.entries.indices {
-              result.append(Self.request(chunk.filings[offset], chunk.entries[offset], key.mode))
+          for segment in cell.segments {
+            for chunk in segment {
+              let (filings, entries) = (chunk.filings, chunk.entries)
+              for offset in entries.indices {
+                result.append(Self.request(filings[offset], entries[offset], key.mode))
+              }
             }
           }
         }
@@ -552,26 +595,29 @@ extension MatchIndex {
         guard let bucket = buckets[key] else { continue }
         for cell in cells {
           guard let list = bucket[cell] else { continue }
-          for chunk in list.chunks {
-            for offset in chunk.filings.indices {
-              let filing = chunk.filings[offset]
-              guard
-                filing.mayOverlap(
-                  queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
-                abs(Int(filing.level) - queryLevel)
-                  <= min(queryTolerance, Int(filing.skillTolerance)),
-                abs(Double(filing.latitude) - query.location.latitude) <= latitudeReach
-              else { continue }
-              let entry = chunk.entries[offset]
-              guard entry.playerID != query.playerID,
-                excluded.isEmpty || !excluded.contains(entry.playerID),
-                let candidate = MatchRules.candidate(
-                  Self.request(filing, entry, key.mode),
-                  shownAt: Coordinate(
-                    latitude: entry.shownLatitude, longitude: entry.shownLongitude),
-                  for: query, shownAt: queryShown)
-              else { continue }
-              body(candidate)
+          for segment in list.segments {
+            for chunk in segment {
+              let (filings, entries) = (chunk.filings, chunk.entries)
+              for offset in filings.indices {
+                let filing = filings[offset]
+                guard
+                  filing.mayOverlap(
+                    queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
+                  abs(Int(filing.level) - queryLevel)
+                    <= min(queryTolerance, Int(filing.skillTolerance)),
+                  abs(Double(filing.latitude) - query.location.latitude) <= latitudeReach
+                else { continue }
+                let entry = entries[offset]
+                guard entry.playerID != query.playerID,
+                  excluded.isEmpty || !excluded.contains(entry.playerID),
+                  let candidate = MatchRules.candidate(
+                    Self.request(filing, entry, key.mode),
+                    shownAt: Coordinate(
+                      latitude: entry.shownLatitude, longitude: entry.shownLongitude),
+                    for: query, shownAt: queryShown)
+                else { continue }
+                body(candidate)
+              }
             }
           }
         }
