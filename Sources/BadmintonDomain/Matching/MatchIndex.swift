@@ -23,7 +23,7 @@ public struct MatchIndex: Sendable {
   public private(set) var snapshot: Snapshot
   /// Where each request stands: its list's number and its position in the list.
   private var places: [Int64: Place] = [:]
-  /// The newest request of each player; the others follow through their entries' chain.
+  /// The newest request of each player; the others follow through their places' chain.
   private var players: [Int64: Int64] = [:]
   /// The lists requests stand in, by number (a number whose list emptied is reused).
   private var lists: [ListKey] = []
@@ -48,8 +48,6 @@ public struct MatchIndex: Sendable {
     var shownLatitude: Double
     var shownLongitude: Double
     var radiusMiles: Double
-    /// The player's next older request, or `noRequest`.
-    var nextOfPlayer: Int64
     var durationMs: Int32
 
     var endUnixMs: Int64 { startUnixMs + Int64(durationMs) }
@@ -113,7 +111,7 @@ public struct MatchIndex: Sendable {
   /// segments) when a snapshot shares them, whatever the list's length.
   fileprivate struct Cell {
     static let chunkSize = 32
-    static let segmentSize = 128
+    static let segmentSize = 32
     var segments: [[Chunk]] = []
     var count = 0
 
@@ -189,10 +187,11 @@ public struct MatchIndex: Sendable {
     }
   }
 
-  /// Where a request stands.
+  /// Where a request stands, and the player's next older request (`noRequest` for none).
   fileprivate struct Place {
     var list: Int32
     var position: Int32
+    var nextOfPlayer: Int64
   }
 
   /// An empty index whose grid cells are `cellDegrees` on a side (default 0.25 degrees).
@@ -233,7 +232,6 @@ public struct MatchIndex: Sendable {
       postedAtUnixMs: request.postedAtUnixMs, latitude: request.location.latitude,
       longitude: request.location.longitude, shownLatitude: shown.latitude,
       shownLongitude: shown.longitude, radiusMiles: request.radiusMiles,
-      nextOfPlayer: players[request.playerID] ?? Self.noRequest,
       durationMs: Int32(request.slot.durationMs))
     let day = Self.day(of: request.slot.startUnixMs)
     let key = ListKey(
@@ -245,7 +243,9 @@ public struct MatchIndex: Sendable {
     // newest of them (and so all) has another.
     let older = players[request.playerID].map { places[$0]! }
     let position = snapshot.append(Filing(request), entry, to: key)
-    places[request.id] = Place(list: number, position: Int32(position))
+    places[request.id] = Place(
+      list: number, position: Int32(position),
+      nextOfPlayer: players[request.playerID] ?? Self.noRequest)
     players[request.playerID] = request.id
     if let older,
       snapshot.read(lists[Int(older.list)], at: Int(older.position)).filing.level
@@ -262,18 +262,16 @@ public struct MatchIndex: Sendable {
     let key = lists[Int(place.list)]
     let (filing, entry) = snapshot.read(key, at: Int(place.position))
     let removed = Snapshot.request(filing, entry, key.bucket.mode)
-    let next = entry.nextOfPlayer
+    let next = place.nextOfPlayer
     // Out of the player's chain: the newest is in `players`, each older one after its newer.
     if players[removed.playerID] == requestID {
       players[removed.playerID] = next == Self.noRequest ? nil : next
     } else {
       var newer = players[removed.playerID]!
       while true {
-        let at = places[newer]!
-        let newerKey = lists[Int(at.list)]
-        let older = snapshot.read(newerKey, at: Int(at.position)).entry.nextOfPlayer
+        let older = places[newer]!.nextOfPlayer
         if older == requestID {
-          snapshot.modifyEntry(in: newerKey, at: Int(at.position)) { $0.nextOfPlayer = next }
+          places[newer]!.nextOfPlayer = next
           break
         }
         newer = older
@@ -300,11 +298,10 @@ public struct MatchIndex: Sendable {
     while next != Self.noRequest {
       let at = places[next]!
       let key = lists[Int(at.list)]
-      let (filing, entry) = snapshot.read(key, at: Int(at.position))
-      if filing.level != level {
+      if snapshot.read(key, at: Int(at.position)).filing.level != level {
         snapshot.modifyFiling(in: key, at: Int(at.position)) { $0.level = level }
       }
-      next = entry.nextOfPlayer
+      next = at.nextOfPlayer
     }
   }
 
@@ -388,13 +385,6 @@ extension MatchIndex {
     fileprivate func request(in key: ListKey, at position: Int) -> MatchRequest {
       let (filing, entry) = read(key, at: position)
       return Self.request(filing, entry, key.bucket.mode)
-    }
-
-    fileprivate mutating func modifyEntry(
-      in key: ListKey, at position: Int, _ body: (inout Entry) -> Void
-    ) {
-      let chunk = buckets[key.bucket]![key.cell]!.ownChunk(at: position)
-      body(&chunk.entries[position % Cell.chunkSize])
     }
 
     fileprivate mutating func modifyFiling(
