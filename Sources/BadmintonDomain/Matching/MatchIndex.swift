@@ -17,7 +17,7 @@ internal import HeapModule
 ///
 /// What only changes need, where each request stands and each player's requests, is kept by the
 /// index beside its snapshot and never shared with a search: a player's requests are chained
-/// through their entries, so a level change reaches all of them at once.
+/// through their places, so a level change reaches all of them at once.
 public struct MatchIndex: Sendable {
   /// What a search reads: every request, as the index holds it now.
   public private(set) var snapshot: Snapshot
