@@ -477,7 +477,19 @@ extension MatchIndex {
       let keep = limit + 1
       var best = Heap<Ranked>()
       var total = 0
-      visitCandidates(for: query, excluding: excluded) { candidate in
+      // Results go by skill difference first: once the heap is full, a request further off in
+      // level than its last cannot get in and is not worked out (it is only noted as a fit
+      // that may follow), nor is one nearer in level than the cursor's.
+      var passedOver = false
+      let admits = { (skillDifference: Int) -> Bool in
+        if let cursor, skillDifference < cursor.skillDifference { return false }
+        if best.count == keep, skillDifference > best.max!.candidate.skillDifference {
+          passedOver = true
+          return false
+        }
+        return true
+      }
+      visitCandidates(for: query, excluding: excluded, admits: admits) { candidate in
         if let cursor, !(cursor < candidate.cursor) { return }
         total += 1
         if best.count < keep {
@@ -492,7 +504,9 @@ extension MatchIndex {
         if page.count == limit { return MatchPage(candidates: page, nextCursor: page.last!.cursor) }
         page.append(candidate)
       }
-      guard total > first.count else { return MatchPage(candidates: page, nextCursor: nil) }
+      guard total > first.count || passedOver else {
+        return MatchPage(candidates: page, nextCursor: nil)
+      }
       // Booked players took places on the page: go on in result order past the ones kept.
       var rest = candidates(for: query, excluding: excluded, after: first.last!.cursor)
       rest.sort(by: MatchCandidate.precedes)
@@ -549,8 +563,12 @@ extension MatchIndex {
     }
 
     /// Calls `body` once for each request that fits `query` and whose player is not excluded.
+    ///
+    /// `admits` is asked first, with the skill difference, about each request the quick tests
+    /// let through; one it refuses is passed over.
     private func visitCandidates(
-      for query: MatchRequest, excluding excluded: Set<Int64>, _ body: (MatchCandidate) -> Void
+      for query: MatchRequest, excluding excluded: Set<Int64>,
+      admits: (Int) -> Bool = { _ in true }, _ body: (MatchCandidate) -> Void
     ) {
       guard query.radiusMiles >= 0, query.slot.startUnixMs < query.slot.endUnixMs else { return }
       let radius = MatchIndex.reachMiles(of: query)
@@ -595,7 +613,8 @@ extension MatchIndex {
                     queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
                   abs(Int(filing.level) - queryLevel)
                     <= min(queryTolerance, Int(filing.skillTolerance)),
-                  abs(Double(filing.latitude) - query.location.latitude) <= latitudeReach
+                  abs(Double(filing.latitude) - query.location.latitude) <= latitudeReach,
+                  admits(abs(Int(filing.level) - queryLevel))
                 else { continue }
                 let entry = entries[offset]
                 guard entry.playerID != query.playerID,
