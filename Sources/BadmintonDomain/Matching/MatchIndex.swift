@@ -9,11 +9,11 @@ internal import HeapModule
 /// search stays as it was however the index changes afterwards, and a change copies a few small
 /// pieces whatever the index's size. A snapshot keeps its requests in lists, one per bucket (a
 /// mode, the UTC day a slot starts on, and whether it runs into the next day) and grid cell;
-/// each list is a run of chunks of at most 64 requests, and each chunk keeps a small filing per
-/// request (its slot to the minute, latitude, level and tolerance) apart from the rest of it, so
-/// that a search rules most requests out from the filings alone. A change copies the chunks it
-/// touches, the list's run of chunk references, the bucket's table of cells and the table of
-/// buckets, and nothing else.
+/// each list is a run of chunks of at most 128 requests, in segments of 32 chunks, and each
+/// chunk keeps a small filing per request (its slot to the minute, latitude, level and
+/// tolerance) apart from the rest of it, so that a search rules most requests out from the
+/// filings alone. A change copies the chunks it touches, their segments, the list's run of
+/// segments, the bucket's table of cells and the table of buckets, and nothing else.
 ///
 /// What only changes need, where each request stands and each player's requests, is kept by the
 /// index beside its snapshot and never shared with a search: a player's requests are chained
@@ -110,7 +110,7 @@ public struct MatchIndex: Sendable {
   /// `p / chunkSize`. A change copies the one segment and chunk it touches (and the list of
   /// segments) when a snapshot shares them, whatever the list's length.
   fileprivate struct Cell {
-    static let chunkSize = 32
+    static let chunkSize = 128
     static let segmentSize = 32
     var segments: [[Chunk]] = []
     var count = 0
