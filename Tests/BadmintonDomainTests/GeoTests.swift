@@ -146,4 +146,147 @@ struct GeoTests {
       #expect(found.allSatisfy { $0.distanceMiles <= radius })
     }
   }
+
+  /// Everything `search` finds, page by page, each page starting after the last hit of the one
+  /// before.
+  private static func paged(
+    _ pageSizes: [Int], _ search: (_ after: NearbyHit?, _ limit: Int) -> [NearbyHit]
+  ) -> [NearbyHit] {
+    var found: [NearbyHit] = []
+    for pageNumber in 0... {
+      let limit = pageSizes[pageNumber % pageSizes.count]
+      let page = search(found.last, limit)
+      found += page
+      if page.count < limit { break }
+    }
+    return found
+  }
+
+  /// Players often at the very same position (as shown positions are, many to a cell, so that
+  /// a position's players fill several chunks), then changes: moves, removals and players new
+  /// to the index, in random order of ids. Searches from a few places at a few radii, exact or
+  /// in half-mile bands, with random page sizes.
+  private static let histories = Generator { rng in
+    let centre = Coordinate(
+      latitude: Double.random(in: -70...70, using: &rng),
+      longitude: Double.random(in: -180...180, using: &rng))
+    let spread = [0.02, 0.3, 1.0].randomElement(using: &rng)!
+    func near(_ rng: inout any SeededRandomNumberGenerator) -> Coordinate {
+      var longitude = centre.longitude + Double.random(in: -spread...spread, using: &rng)
+      if longitude >= 180 { longitude -= 360 }
+      if longitude < -180 { longitude += 360 }
+      return Coordinate(
+        latitude: centre.latitude + Double.random(in: -spread...spread, using: &rng),
+        longitude: longitude)
+    }
+    let shared = (0..<Int.random(in: 1...6, using: &rng)).map { _ in near(&rng) }
+    let fresh = Double.random(in: 0...0.5, using: &rng)
+    func position(_ rng: inout any SeededRandomNumberGenerator) -> Coordinate {
+      Double.random(in: 0..<1, using: &rng) < fresh
+        ? near(&rng) : shared.randomElement(using: &rng)!
+    }
+    // Now and then over a thousand players, so that a position holds several hundred.
+    let crowd = Int.random(in: 0..<3, using: &rng) == 0
+    let idRange = Int64(0)...Int64.random(in: 1...(crowd ? 2000 : 600), using: &rng)
+    let players = (0..<Int.random(in: 0...(crowd ? 1500 : 400), using: &rng)).map { _ in
+      (Int64.random(in: idRange, using: &rng), position(&rng))
+    }
+    // nil removes the player.
+    let changes = (0..<Int.random(in: 1...300, using: &rng)).map { _ in
+      (
+        Int64.random(in: idRange, using: &rng),
+        Int.random(in: 0..<4, using: &rng) == 0 ? nil : position(&rng)
+      )
+    }
+    let snapshotsAt = (0..<3).map { _ in Int.random(in: 0...changes.count, using: &rng) }
+    let queries = (0..<3).map { _ in
+      (
+        shared.randomElement(using: &rng)!,
+        [0.5, 5, 50, Double.random(in: 0...50, using: &rng)].randomElement(using: &rng)!,
+        Bool.random(using: &rng),
+        (0..<3).map { _ in Int.random(in: 1...40, using: &rng) }
+      )
+    }
+    return (players, changes, snapshotsAt, queries)
+  }
+
+  @Test(
+    "a snapshot answers as the index did when it was taken, whatever changes follow, and the index answers as one built afresh"
+  )
+  func snapshots_persist() async {
+    await propertyCheck(count: 300, input: Self.histories) { history in
+      let (players, changes, snapshotsAt, queries) = history
+      func answers(
+        _ nearest: (Coordinate, Double, NearbyHit?, Int, (Double) -> Double) -> [NearbyHit]
+      )
+        -> [[NearbyHit]]
+      {
+        queries.map { centre, radius, banded, pageSizes in
+          Self.paged(pageSizes) { after, limit in
+            nearest(centre, radius, after, limit, banded ? LocationPrivacy.banded : { $0 })
+          }
+        }
+      }
+      func answers(_ snapshot: GeoIndex.Snapshot) -> [[NearbyHit]] {
+        answers {
+          snapshot.nearest(to: $0, radiusMiles: $1, after: $2, limit: $3, shownDistance: $4)
+        }
+      }
+      // The oracles: a linear scan of where everyone is, and an index built afresh from it.
+      func scans(_ locations: [Int64: Coordinate]) -> [[NearbyHit]] {
+        var all: [[NearbyHit]] = []
+        for (centre, radius, banded, _) in queries {
+          func shown(_ miles: Double) -> Double { banded ? LocationPrivacy.banded(miles) : miles }
+          var hits: [NearbyHit] = []
+          for (id, location) in locations {
+            let distance = shown(Geo.distanceMiles(centre, location))
+            if distance <= shown(radius) {
+              hits.append(NearbyHit(playerID: id, distanceMiles: distance))
+            }
+          }
+          all.append(hits.sorted(by: NearbyHit.precedes))
+        }
+        return all
+      }
+      func afresh(_ locations: [Int64: Coordinate]) -> GeoIndex.Snapshot {
+        var index = GeoIndex()
+        for (id, location) in locations.sorted(by: { $0.key < $1.key }) {
+          index.update(id, to: location)
+        }
+        return index.snapshot
+      }
+
+      var index = GeoIndex()
+      var locations: [Int64: Coordinate] = [:]
+      for (id, location) in players {
+        index.update(id, to: location)
+        locations[id] = location
+      }
+      var kept: [(GeoIndex.Snapshot, [[NearbyHit]], [Int64: Coordinate])] = []
+      for step in 0...changes.count {
+        if snapshotsAt.contains(step) {
+          kept.append((index.snapshot, answers(index.snapshot), locations))
+        }
+        guard step < changes.count else { break }
+        let (id, location) = changes[step]
+        if let location {
+          index.update(id, to: location)
+        } else {
+          index.remove(id)
+        }
+        locations[id] = location
+      }
+
+      #expect(index.allLocations == locations)
+      #expect(index.count == locations.count && index.snapshot.count == locations.count)
+      for id in Int64(0)...2000 { #expect(index.location(of: id) == locations[id]) }
+      #expect(answers(index.snapshot) == scans(locations))
+      #expect(answers(index.snapshot) == answers(afresh(locations)))
+      for (snapshot, then, locationsThen) in kept {
+        #expect(answers(snapshot) == then)
+        #expect(then == scans(locationsThen))
+        #expect(snapshot.count == locationsThen.count)
+      }
+    }
+  }
 }
