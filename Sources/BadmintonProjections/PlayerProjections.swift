@@ -34,6 +34,18 @@ public struct PlayerProjections: Sendable {
     suspensions.apply(change)
   }
 
+  /// Applies the changes of one committed transaction; the nearby index publishes them
+  /// together, so no search sees some of them without the others.
+  public func apply(_ changes: [StoreChange]) {
+    for change in changes {
+      players.apply(change)
+      sessions.apply(change)
+      blocks.apply(change)
+      suspensions.apply(change)
+    }
+    index.apply(changes)
+  }
+
   /// Projections of the rows `store` holds now, sessions expired at `nowUnixMs` left out; not
   /// following the feed.
   public static func replayed(
@@ -65,7 +77,7 @@ public struct PlayerProjections: Sendable {
         if held != nil {
           held!.append(contentsOf: committed.changes)
         } else {
-          for change in committed.changes { projections.apply(change) }
+          projections.apply(committed.changes)
         }
       }
     }
