@@ -16,6 +16,10 @@
 #      connections x 64 in flight from 256 players: UpdateLocation, PostAvailability with
 #      CancelAvailability in turns, and SendMessage (load.c's `writes`).
 #
+# The table holds the budgets at 10 million (`--sizes ...,10000000`): FindMatches p99 within
+# 300 µs of Health/Check's p99 in the same run, and the server listening within 60 s of its
+# launch with at most 3 GB resident.
+#
 # Writes DIR/results.json (every figure, the commit, the machine's load), DIR/table.md and, with
 # gnuplot, DIR/load.png (plot.sh). Default DIR: Benchmarks/load/.build/results. Everything stops
 # by itself and talks to 127.0.0.1 only.
@@ -25,9 +29,10 @@
 #   --server PATH    use this badminton-server binary instead of building one
 #   --out DIR        where the results go
 #   --no-plot        skip the picture
-#   --churn          also the in-process cancel + post figures (1 million active, 2 threads
-#                    searching): builds and runs `badminton-bench --only churn` (release; the
-#                    first build of the Benchmarks package takes 10 to 20 minutes)
+#   --churn          also the in-process cancel + post figures (1 and 10 million active, 2
+#                    threads searching; 100 thousand with --quick): builds and runs
+#                    `badminton-bench --only churn` (release; the first build of the Benchmarks
+#                    package takes 10 to 20 minutes)
 #   --bench PATH     use this badminton-bench binary for --churn instead of building one
 set -euo pipefail
 

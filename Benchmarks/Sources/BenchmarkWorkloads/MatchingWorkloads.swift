@@ -14,6 +14,14 @@ public enum MatchingWorkloads {
   /// The page size of the searches: the API's default.
   public static let pageSize = PageRules.defaultSize
 
+  /// The memory a world of `requests` and its board take, with room to spare (the world's
+  /// requests and players, the board while its tables grow, the searches' queries), and with
+  /// `churn` the writer's own copy of the live requests as well: what the benchmark checks is
+  /// available before it builds them.
+  public static func memoryNeeded(requests: Int, churn: Bool = false) -> Int {
+    256 << 20 + requests * (churn ? 550 : 450)
+  }
+
   /// The stored form of `request`, as the board is fed from the store.
   public static func record(_ request: MatchRequest) -> AvailabilityRecord {
     let startMinute = Int((request.slot.startUnixMs % 86_400_000) / 60_000)

@@ -14,10 +14,15 @@ public enum ResidentMemory {
   /// This process's resident memory in bytes, after glibc has handed freed pages back, so that
   /// two readings differ by what is really held in between.
   public static func current() -> Int {
+    releaseFreedMemory()
+    return of(pid: getpid()) ?? 0
+  }
+
+  /// Hands the pages glibc holds free back to the kernel (`malloc_trim`).
+  public static func releaseFreedMemory() {
     #if canImport(Glibc)
       _ = mallocTrim(0)
     #endif
-    return of(pid: getpid()) ?? 0
   }
 
   /// The resident memory of process `pid` in bytes (`VmRSS` of `/proc/PID/status`).
@@ -107,7 +112,9 @@ public func threadCPUTime() -> Duration {
   return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
 }
 
-/// A megabyte figure.
+/// A megabyte figure; in GB from 1 GB (GiB) up.
 public func megabytes(_ bytes: Int) -> String {
-  String(format: "%.1f MB", Double(bytes) / 1_048_576)
+  bytes >= 1_073_741_824
+    ? String(format: "%.2f GB", Double(bytes) / 1_073_741_824)
+    : String(format: "%.1f MB", Double(bytes) / 1_048_576)
 }

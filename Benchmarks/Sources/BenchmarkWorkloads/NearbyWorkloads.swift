@@ -1,4 +1,4 @@
-public import BadmintonDomain
+import BadmintonDomain
 public import BadmintonProjections
 
 /// The nearby-players figures: the server's own nearby index with located synthetic players,
@@ -6,6 +6,10 @@ public import BadmintonProjections
 public enum NearbyWorkloads {
   /// The radius NearbyPlayers uses when the request gives none.
   public static let radiusMiles = Geo.maximumRadiusMiles
+
+  /// The memory `players` located players and their index take, with room to spare: what the
+  /// benchmark checks is available before it builds them.
+  public static func memoryNeeded(players: Int) -> Int { 128 << 20 + players * 200 }
 
   /// An index of `players`, and the resident memory it added per player.
   public static func index(_ players: [SyntheticPlayer]) -> (
@@ -15,7 +19,7 @@ public enum NearbyWorkloads {
     let before = ResidentMemory.current()
     let heapBefore = HeapInUse.current()
     let index = NearbyIndex()
-    for player in players { index.update(player.id, to: player.home, revision: 1) }
+    for player in players { index.place(player.id, at: player.home) }
     let heapAfter = HeapInUse.current()
     let after = ResidentMemory.current()
     return (index, Double(after - before) / count, Double(heapAfter - heapBefore) / count)

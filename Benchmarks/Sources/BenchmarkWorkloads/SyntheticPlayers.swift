@@ -84,6 +84,26 @@ public struct SyntheticWorld: Sendable {
     return SyntheticWorld(players: players, requests: requests)
   }
 
+  /// `count` players, each with one availability (ids from 1, the availability's id its
+  /// player's), made one at a time and handed to `body`, spread as `generate` spreads them:
+  /// for stores of millions that the process need not hold at once.
+  public static func eachPlayerWithAvailability(
+    _ count: Int, startUnixMs: Int64, seed: UInt64 = 42,
+    _ body: (SyntheticPlayer, MatchRequest) throws -> Void
+  ) rethrows {
+    var random = SplitMix64(seed: seed)
+    for id in Int64(1)...Int64(max(count, 1)) where id <= count {
+      let player = makePlayer(id: id, using: &random)
+      let tolerance = random.pick([(1, 20.0), (2, 60), (3, 20)])
+      let radius = random.pick([(5.0, 15.0), (10, 40), (15, 30), (25, 15)])
+      try body(
+        player,
+        makeRequest(
+          id: id, player: player, tolerance: tolerance, radius: radius, startUnixMs: startUnixMs,
+          using: &random))
+    }
+  }
+
   /// `count` located players, spread over the cities as `generate` spreads them.
   public static func locatedPlayers(_ count: Int, seed: UInt64 = 7) -> [SyntheticPlayer] {
     var random = SplitMix64(seed: seed)

@@ -155,46 +155,24 @@ extension BadmintonBench {
 
 /// A release `badminton-server` on a port of its own and a fresh data folder.
 struct ServerProcess {
-  let process: Process
-  let port: Int
-  var pid: Int32 { process.processIdentifier }
+  let server: LaunchedServer
+  var port: Int { server.port }
+  var pid: Int32 { server.pid }
 
   init(executable: String, dataDirectory: String) throws {
-    process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = [
-      "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory, "--log-level", "error",
-      "--shutdown-grace-seconds", "0",
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    // `badminton-server listening on 127.0.0.1:PORT`
-    var line: [UInt8] = []
-    while true {
-      guard let byte = output.fileHandleForReading.readData(ofLength: 1).first else {
-        throw BenchError.serverDidNotStart
-      }
-      if byte == UInt8(ascii: "\n") { break }
-      line.append(byte)
-    }
-    guard
-      let port = String(decoding: line, as: UTF8.self).split(separator: ":").last.flatMap({
-        Int($0)
-      })
-    else { throw BenchError.serverDidNotStart }
-    self.port = port
+    server = try LaunchedServer(
+      executable: executable,
+      arguments: [
+        "--data-dir", dataDirectory, "--log-level", "error", "--shutdown-grace-seconds", "0",
+      ],
+      within: .seconds(120))
   }
 
-  func stop() {
-    process.terminate()
-    process.waitUntilExit()
-  }
+  func stop() { server.stop() }
 }
 
 enum BenchError: Error {
   case cClientBuildFailed
-  case serverDidNotStart
 }
 
 /// CPU time of a process, from /proc.
