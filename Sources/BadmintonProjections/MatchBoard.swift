@@ -290,7 +290,8 @@ public final class MatchBoard: Sendable {
     let known = writer.levels[playerID] != nil
     writer.levels[playerID] = Int8(level)
     if known {
-      for key in writer.parts.keys where writer.parts[key]!.hasRequests(of: playerID) {
+      // Over a list of the keys, so that no iterator holds the table while it changes.
+      for key in Array(writer.parts.keys) where writer.parts[key]!.hasRequests(of: playerID) {
         writer.parts[key]!.updateLevel(playerID: playerID, level: level)
         if !touched.contains(key) { touched.append(key) }
       }
@@ -370,11 +371,12 @@ public final class MatchBoard: Sendable {
   }
 
   /// Drops the availability and bookings that have ended by `nowUnixMs` (the store keeps their
-  /// rows a while longer), and publishes the board without them; returns how many availability
-  /// were dropped.
+  /// rows a while longer) and publishes the board without them, a part at a time, letting go of
+  /// the writer's lock between parts so that the feed's transactions go on meanwhile; returns
+  /// how many availability were dropped.
   @discardableResult
   public func removeExpired(nowUnixMs: Int64) -> Int {
-    writer.withLock { writer in
+    let keys = writer.withLock { writer in
       var booking = false
       for (id, held) in writer.bookings.matches.all where held.slot.endUnixMs <= nowUnixMs {
         writer.bookings.unbook(id)
@@ -384,20 +386,18 @@ public final class MatchBoard: Sendable {
         let left = waiting.filter { $0.value.details.slot.endUnixMs > nowUnixMs }
         writer.unleveled[player] = left.isEmpty ? nil : left
       }
-      var removed = 0
-      var touched: [Int] = []
-      for key in Array(writer.parts.keys) {
-        let dropped = writer.parts[key]!.removeExpired(nowUnixMs: nowUnixMs).count
-        if dropped > 0 {
-          removed += dropped
-          touched.append(key)
-        }
-      }
-      if writer.publishing, !touched.isEmpty || booking {
-        publish(touched, bookings: booking, writer)
-      }
-      return removed
+      if writer.publishing, booking { publish([], bookings: true, writer) }
+      return Array(writer.parts.keys)
     }
+    var removed = 0
+    for key in keys {
+      removed += writer.withLock { writer in
+        let dropped = writer.parts[key]?.removeExpired(nowUnixMs: nowUnixMs).count ?? 0
+        if writer.publishing, dropped > 0 { publish([key], bookings: false, writer) }
+        return dropped
+      }
+    }
+    return removed
   }
 
   /// What the board holds that has not ended by `nowUnixMs`.
@@ -427,7 +427,8 @@ public final class MatchBoard: Sendable {
   /// The indexed form of availability `id`, as the last transaction applied left it.
   ///
   /// Where an availability stands is known to the writer alone (a search never needs it), so
-  /// this waits for a transaction being applied, never for a search.
+  /// this holds the writer's lock while it looks in each part (a dictionary look-up each): it
+  /// waits for a transaction being applied, and the writer waits for it.
   public func request(_ id: Int64) -> MatchRequest? {
     writer.withLock { writer in
       for part in writer.parts.values {

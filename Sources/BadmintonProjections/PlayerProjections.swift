@@ -86,7 +86,7 @@ public struct PlayerProjections: Sendable {
     try await store.replayBlocks(projections.apply)
     try await store.replaySuspensions(projections.apply)
     held.withLock { held in
-      for change in held ?? [] { projections.apply(change) }
+      projections.apply(held ?? [])
       held = nil
     }
     return projections

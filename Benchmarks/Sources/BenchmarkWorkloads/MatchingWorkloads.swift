@@ -103,21 +103,27 @@ public enum MatchingWorkloads {
     let writer = Thread {
       var random = SplitMix64(seed: 5)
       var nextID = Int64(world.requests.count) + 1
-      // The availability posted in place of the world's, by the world's place: no copy of the
-      // world (a gigabyte at ten million) is made while the clock runs.
-      var replaced: [Int: MatchRequest] = [:]
+      // The post that took each of the world's places, by its id (0 for none): the request is
+      // made again from the id, so nothing the size of the world is copied and nothing grows
+      // while the clock runs.
+      var replacedBy = [Int64](repeating: 0, count: world.requests.count)
+      replacedBy.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) }
+      func posted(_ id: Int64) -> MatchRequest {
+        var request = fresh.requests[Int(id) % fresh.requests.count]
+        request.id = id
+        request.playerID = (request.playerID - 1) % Int64(world.players.count) + 1
+        return request
+      }
       let cpuAtStart = threadCPUTime()
       defer { writerCPU.withLock { $0 = threadCPUTime() - cpuAtStart } }
       while !stop.load(ordering: .relaxed) {
         let slot = Int.random(in: 0..<world.requests.count, using: &random)
-        var cancelled = record(replaced[slot] ?? world.requests[slot])
+        var cancelled = record(
+          replacedBy[slot] == 0 ? world.requests[slot] : posted(replacedBy[slot]))
         cancelled.state = .cancelled
         board.apply([.availability(id: cancelled.id, cancelled)])
-        var request = fresh.requests[Int(nextID) % fresh.requests.count]
-        request.id = nextID
-        request.playerID = (request.playerID - 1) % Int64(world.players.count) + 1
-        board.apply([.availability(id: nextID, record(request))])
-        replaced[slot] = request
+        board.apply([.availability(id: nextID, record(posted(nextID)))])
+        replacedBy[slot] = nextID
         nextID += 1
         updates.add(1, ordering: .relaxed)
       }

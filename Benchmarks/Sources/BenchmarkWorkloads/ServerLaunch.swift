@@ -67,8 +67,15 @@ public final class LaunchedServer: @unchecked Sendable {
       guard poll(&poller, 1, waitMs) > 0 else { continue }
       var buffer = [UInt8](repeating: 0, count: 4096)
       let count = read(descriptor, &buffer, buffer.count)
+      if count < 0, errno == EINTR { continue }
       guard count > 0 else {
-        process.waitUntilExit()
+        // End of its output, or a read that failed: a server still running is stopped (by
+        // the caller's `defer`) rather than waited for.
+        guard count == 0, !process.isRunning || Self.exits(process, within: .seconds(5)) else {
+          throw BenchmarkShortfall(
+            "badminton-server closed or broke its output (read returned \(count)) before it listened"
+              + Self.lastWords(errorFile))
+        }
         throw BenchmarkShortfall(
           "badminton-server exited (status \(process.terminationStatus)) before it listened"
             + Self.lastWords(errorFile))
@@ -117,6 +124,17 @@ public final class LaunchedServer: @unchecked Sendable {
   }
 
   /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
+  /// Whether `process` ends within `limit`, looking every few milliseconds.
+  private static func exits(_ process: Process, within limit: Duration) -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + limit
+    while process.isRunning {
+      guard clock.now < deadline else { return false }
+      Thread.sleep(forTimeInterval: 0.005)
+    }
+    return true
+  }
+
   private static func accepts(port: Int) -> Bool {
     #if canImport(Glibc)
       let socketKind = Int32(SOCK_STREAM.rawValue)

@@ -132,6 +132,21 @@ public struct MatchIndex: Sendable {
       return segments[segment][place]
     }
 
+    /// Takes the last request off. (A function of its own, so that no reference to the last
+    /// chunk is still held when the chunk of the removed request, often the same, is made the
+    /// writer's own: a second reference would make it copy the chunk again.)
+    private mutating func removeLast() -> (Filing, Entry) {
+      let last = ownChunk(at: count - 1)
+      let filing = last.filings.removeLast()
+      let entry = last.entries.removeLast()
+      count -= 1
+      if last.filings.isEmpty {
+        segments[segments.count - 1].removeLast()
+        if segments[segments.count - 1].isEmpty { segments.removeLast() }
+      }
+      return (filing, entry)
+    }
+
     /// Adds a request at the end; returns its position.
     mutating func append(_ filing: Filing, _ entry: Entry) -> Int {
       if count % Self.chunkSize == 0 {
@@ -148,14 +163,7 @@ public struct MatchIndex: Sendable {
     /// Removes the request at `position`, moving the last one into its place; returns the id
     /// of the request moved, nil when none was.
     mutating func remove(at position: Int) -> Int64? {
-      let last = ownChunk(at: count - 1)
-      let filing = last.filings.removeLast()
-      let entry = last.entries.removeLast()
-      count -= 1
-      if last.filings.isEmpty {
-        segments[segments.count - 1].removeLast()
-        if segments[segments.count - 1].isEmpty { segments.removeLast() }
-      }
+      let (filing, entry) = removeLast()
       guard position < count else { return nil }
       let chunk = ownChunk(at: position)
       chunk.filings[position % Self.chunkSize] = filing
