@@ -386,10 +386,13 @@ private enum ActiveAvailabilityOfPlayer: StoreStatement {
     WHERE player_id = $1 AND state = $2 AND end_ms > $3 ORDER BY start_ms, id
     """
 }
+/// A page of the active availability, by id. The unary plus keeps the planner off the
+/// `(state, end_ms)` index, which would visit every active row and sort them for each page:
+/// the pages walk the primary key instead.
 private enum ActiveAvailabilityPage: StoreStatement {
   static let sql = """
     SELECT \(MatchRows.availabilityColumns) FROM availability
-    WHERE id > $1 AND state = $3 AND end_ms > $4 ORDER BY id LIMIT $2
+    WHERE id > $1 AND +state = $3 AND +end_ms > $4 ORDER BY id LIMIT $2
     """
 }
 private enum CancelAvailability: StoreStatement {
@@ -463,7 +466,7 @@ private enum DeleteAvailabilityEndedBefore: StoreStatement {
 }
 private enum UncancelledGamePage: StoreStatement {
   static let sql = """
-    SELECT id FROM game WHERE id > $1 AND state <> $3 AND end_ms > $4 ORDER BY id LIMIT $2
+    SELECT id FROM game WHERE id > $1 AND +state <> $3 AND +end_ms > $4 ORDER BY id LIMIT $2
     """
 }
 private enum PlayerPage: StoreStatement {
