@@ -93,13 +93,15 @@ struct ChaosProxyTests {
 
   /// Runs `body` with an echo server and a proxy in front of it.
   static func withProxy(
-    _ plan: ChaosPlan, seed: UInt64 = 1,
+    _ plan: ChaosPlan, seed: UInt64 = 1, outsideEphemeralRange: Bool = false,
     _ body: (ChaosProxy, EchoServer) async throws -> Void
   ) async throws {
     let echo = try await EchoServer.start()
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await echo.run() }
-      let proxy = try await ChaosProxy.start(upstreamPort: echo.port, plan: plan, seed: seed)
+      let proxy = try await Self.startProxy(
+        upstreamPort: echo.port, plan: plan, seed: seed,
+        outsideEphemeralRange: outsideEphemeralRange)
       do {
         try await body(proxy, echo)
       } catch {
@@ -249,9 +251,31 @@ struct ChaosProxyTests {
     }
   }
 
+  /// A proxy on port 0, or (`outsideEphemeralRange`) on a port below the system's ephemeral
+  /// range, so that while it stops listening no other test's outgoing connection takes the
+  /// port as its own; another port is tried when one is taken.
+  static func startProxy(
+    upstreamPort: Int, plan: ChaosPlan, seed: UInt64, outsideEphemeralRange: Bool
+  ) async throws -> ChaosProxy {
+    guard outsideEphemeralRange else {
+      return try await ChaosProxy.start(upstreamPort: upstreamPort, plan: plan, seed: seed)
+    }
+    var attempt = 0
+    while true {
+      do {
+        return try await ChaosProxy.start(
+          port: ChaosProxy.portOutsideEphemeralRange(), upstreamPort: upstreamPort, plan: plan,
+          seed: seed)
+      } catch {
+        attempt += 1
+        if attempt == 20 { throw error }
+      }
+    }
+  }
+
   @Test("stopped, the proxy refuses connections on its port; started again, the same port serves")
   func stopListening_thenStartAgainOnTheSamePort() async throws {
-    try await Self.withProxy(.none) { proxy, _ in
+    try await Self.withProxy(.none, outsideEphemeralRange: true) { proxy, _ in
       try await proxy.stopListening()
       await #expect(throws: (any Error).self) {
         _ = try await Self.exchange(port: proxy.port, chunks: [], expected: 1)
