@@ -272,14 +272,11 @@ public final class MatchBoard: Sendable {
   /// bookings, in one step: a search that starts after it sees all of them, one that started
   /// before none.
   private func publish(_ keys: [Int], bookings: Bool, _ writer: Writer) {
-    var next = published.read()
+    var next = published.value
     for key in keys { next.parts[Int64(key)] = writer.parts[key]?.snapshot }
     if bookings { next.bookings = writer.bookings }
-    published.replace(&next)
+    published.replace(next)
   }
-
-  /// The version searches read now.
-  private var current: Version { published.read() }
 
   /// Sets a player's level on their availability (in every part that holds any) and puts the
   /// availability that waited for it on the index.
@@ -421,7 +418,7 @@ public final class MatchBoard: Sendable {
 
   /// True when `playerID` has a match during any of `slot`.
   public func isBooked(_ playerID: Int64, during slot: TimeSlot) -> Bool {
-    current.bookings.isBooked(playerID, during: slot)
+    published.read { $0.bookings.isBooked(playerID, during: slot) }
   }
 
   /// The indexed form of availability `id`, as the last transaction applied left it.
@@ -440,7 +437,7 @@ public final class MatchBoard: Sendable {
 
   /// Availability in the index.
   public var count: Int {
-    current.parts.all.reduce(0) { $0 + $1.value.count }
+    published.read { $0.parts.all.reduce(0) { $0 + $1.value.count } }
   }
 
   /// Whether availability `id` is on the board.
@@ -451,13 +448,14 @@ public final class MatchBoard: Sendable {
     for query: MatchRequest, excluding excluded: Set<Int64>, limit: Int, after cursor: MatchCursor?
   ) -> MatchPage {
     let keys = regions.regions(searchedBy: query).map { Self.key($0, query.mode) }
-    let version = current
-    return MatchPage.merging(
-      keys.compactMap { version.parts[Int64($0)] }.map { part in
-        part.search(
-          for: query, excluding: excluded,
-          isBusy: { version.bookings.busy(query.playerID, $0, $1) }, limit: limit, after: cursor)
-      }, limit: limit)
+    return published.read { version in
+      MatchPage.merging(
+        keys.compactMap { version.parts[Int64($0)] }.map { part in
+          part.search(
+            for: query, excluding: excluded,
+            isBusy: { version.bookings.busy(query.playerID, $0, $1) }, limit: limit, after: cursor)
+        }, limit: limit)
+    }
   }
 
   /// What each relaxation of `query` would find.
@@ -465,14 +463,15 @@ public final class MatchBoard: Sendable {
     -> [MatchRelaxation]
   {
     let keys = regions.regions(searchedByRelaxationsOf: query).map { Self.key($0, query.mode) }
-    let version = current
-    let found = keys.compactMap { version.parts[Int64($0)] }
-    let parts = found.isEmpty ? [MatchIndex().snapshot] : found
-    return MatchRelaxation.summing(
-      parts.map { part in
-        part.relaxations(
-          for: query, excluding: excluded,
-          isBusy: { version.bookings.busy(query.playerID, $0, $1) })
-      })
+    return published.read { version in
+      let found = keys.compactMap { version.parts[Int64($0)] }
+      let parts = found.isEmpty ? [MatchIndex().snapshot] : found
+      return MatchRelaxation.summing(
+        parts.map { part in
+          part.relaxations(
+            for: query, excluding: excluded,
+            isBusy: { version.bookings.busy(query.playerID, $0, $1) })
+        })
+    }
   }
 }

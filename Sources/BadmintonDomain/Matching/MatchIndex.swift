@@ -8,16 +8,21 @@ internal import HeapModule
 /// copied only where a change reaches them (copy on write), so that a version handed to a
 /// search stays as it was however the index changes afterwards, and a change copies a few small
 /// pieces whatever the index's size. A snapshot keeps its requests in lists, one per bucket (a
-/// mode, the UTC day a slot starts on, and whether it runs into the next day) and grid cell;
-/// each list is a run of chunks of at most 128 requests, in segments of 32 chunks, and each
-/// chunk keeps a small filing per request (its slot to the minute, latitude, level and
+/// mode, the UTC day a slot starts on, and whether it runs into the next day), grid cell and
+/// level; each list is a run of chunks of at most 128 requests, in segments of 32 chunks, and
+/// each chunk keeps a small filing per request (its slot to the minute, latitude, level and
 /// tolerance) apart from the rest of it, so that a search rules most requests out from the
 /// filings alone. A change copies the chunks it touches, their segments, the list's run of
-/// segments, the bucket's table of cells and the table of buckets, and nothing else.
+/// segments, the cell's lists, the bucket's table of cells and the table of buckets, and
+/// nothing else.
+///
+/// Results go by skill difference, then shown distance, so a search reads the levels nearest
+/// its own first and, within a level, the cells nearest its location first; once it holds a
+/// page, it passes over the lists, and the requests, that cannot come before the page's last.
 ///
 /// What only changes need, where each request stands and each player's requests, is kept by the
 /// index beside its snapshot and never shared with a search: a player's requests are chained
-/// through their places, so a level change reaches all of them at once.
+/// through their places, so a level change moves all of them at once.
 public struct MatchIndex: Sendable {
   /// What a search reads: every request, as the index holds it now.
   public private(set) var snapshot: Snapshot
@@ -88,9 +93,9 @@ public struct MatchIndex: Sendable {
     }
   }
 
-  /// Up to `Cell.chunkSize` requests of one list: their filings and their entries, at the same
+  /// Up to `List.chunkSize` requests of one list: their filings and their entries, at the same
   /// offsets. A chunk is changed only while no version but the writer's holds it (see
-  /// `Cell.ownChunk`); one a snapshot holds is copied first, so a snapshot's chunks never
+  /// `List.ownChunk`); one a snapshot holds is copied first, so a snapshot's chunks never
   /// change.
   fileprivate final class Chunk: @unchecked Sendable {
     var filings: [Filing]
@@ -105,11 +110,11 @@ public struct MatchIndex: Sendable {
     var copy: Chunk { Chunk(filings: filings, entries: entries) }
   }
 
-  /// The requests of one bucket in one grid cell, in chunks, the chunks in segments: every
-  /// chunk but the last is full and every segment but the last, so position `p` is in chunk
-  /// `p / chunkSize`. A change copies the one segment and chunk it touches (and the list of
-  /// segments) when a snapshot shares them, whatever the list's length.
-  fileprivate struct Cell {
+  /// The requests of one bucket in one grid cell at one level, in chunks, the chunks in
+  /// segments: every chunk but the last is full and every segment but the last, so position `p`
+  /// is in chunk `p / chunkSize`. A change copies the one segment and chunk it touches (and the
+  /// list of segments) when a snapshot shares them, whatever the list's length.
+  fileprivate struct List {
     static let chunkSize = 128
     static let segmentSize = 32
     var segments: [[Chunk]] = []
@@ -172,6 +177,22 @@ public struct MatchIndex: Sendable {
     }
   }
 
+  /// The requests of one bucket in one grid cell: a list per level, so that a search visits
+  /// the levels nearest the searcher's first and stops once no further level can make the page.
+  /// The lists sit behind one reference, so a copy of a bucket's table of cells costs what it
+  /// would with one list per cell.
+  fileprivate struct Cell {
+    /// The list of each level, at `level - 1`.
+    var lists = [List](repeating: List(), count: PlayerRules.allLevels.count)
+    /// Requests in all the lists.
+    var count = 0
+
+    subscript(level: Int8) -> List {
+      get { lists[Int(level) - 1] }
+      _modify { yield &lists[Int(level) - 1] }
+    }
+  }
+
   /// Requests of one mode whose slots start on one UTC day, and whether they run into the
   /// next (a slot lasts at most 8 hours, so it touches at most two days).
   fileprivate struct BucketKey: Hashable {
@@ -185,13 +206,15 @@ public struct MatchIndex: Sendable {
     func hash(into hasher: inout Hasher) { hasher.combine(mixed) }
   }
 
-  /// One list: a bucket's requests in one grid cell.
+  /// One list: a bucket's requests in one grid cell at one level.
   fileprivate struct ListKey: Hashable {
     var bucket: BucketKey
     var cell: Int
+    var level: Int8
 
     func hash(into hasher: inout Hasher) {
-      hasher.combine(bucket.mixed &* 0x61C8_8647 ^ Int64(truncatingIfNeeded: cell))
+      hasher.combine(
+        (bucket.mixed &* 0x61C8_8647 ^ Int64(truncatingIfNeeded: cell)) &* 16 &+ Int64(level))
     }
   }
 
@@ -245,7 +268,7 @@ public struct MatchIndex: Sendable {
     let key = ListKey(
       bucket: BucketKey(
         day: day, mode: request.mode, spills: Self.day(of: request.slot.endUnixMs - 1) > day),
-      cell: snapshot.grid.cell(of: request.location))
+      cell: snapshot.grid.cell(of: request.location), level: Int8(request.displayLevel))
     let number = listNumber(key)
     // Every request of a player carries the player's level: the others change only when the
     // newest of them (and so all) has another.
@@ -255,11 +278,8 @@ public struct MatchIndex: Sendable {
       list: number, position: Int32(position),
       nextOfPlayer: players[request.playerID] ?? Self.noRequest)
     players[request.playerID] = request.id
-    if let older,
-      snapshot.read(lists[Int(older.list)], at: Int(older.position)).filing.level
-        != Int8(request.displayLevel)
-    {
-      setLevel(Int8(request.displayLevel), of: request.playerID)
+    if let older, lists[Int(older.list)].level != key.level {
+      setLevel(key.level, of: request.playerID)
     }
   }
 
@@ -285,13 +305,19 @@ public struct MatchIndex: Sendable {
         newer = older
       }
     }
+    takeOff(place)
+    return removed
+  }
+
+  /// Takes the request at `place` off its list, moving the list's last request into its place.
+  private mutating func takeOff(_ place: Place) {
+    let key = lists[Int(place.list)]
     let (moved, emptied) = snapshot.remove(in: key, at: Int(place.position))
     if let moved { places[moved]!.position = place.position }
     if emptied {
       listNumbers[key] = nil
       freeListNumbers.append(place.list)
     }
-    return removed
   }
 
   /// Sets the level of every request of `playerID`; a player without requests is ignored.
@@ -300,16 +326,23 @@ public struct MatchIndex: Sendable {
     setLevel(Int8(level), of: playerID)
   }
 
-  /// Sets `level` on every request of `playerID` whose level differs.
+  /// Moves every request of `playerID` whose level differs to the list of `level`; the chain of
+  /// the player's requests stays as it was.
   private mutating func setLevel(_ level: Int8, of playerID: Int64) {
     var next = players[playerID] ?? Self.noRequest
     while next != Self.noRequest {
-      let at = places[next]!
-      let key = lists[Int(at.list)]
-      if snapshot.read(key, at: Int(at.position)).filing.level != level {
-        snapshot.modifyFiling(in: key, at: Int(at.position)) { $0.level = level }
-      }
+      let id = next
+      let at = places[id]!
       next = at.nextOfPlayer
+      var key = lists[Int(at.list)]
+      guard key.level != level else { continue }
+      var (filing, entry) = snapshot.read(key, at: Int(at.position))
+      takeOff(at)
+      filing.level = level
+      key.level = level
+      let number = listNumber(key)
+      let position = snapshot.append(filing, entry, to: key)
+      places[id] = Place(list: number, position: Int32(position), nextOfPlayer: at.nextOfPlayer)
     }
   }
 
@@ -386,8 +419,8 @@ extension MatchIndex {
 
     /// The filing and entry at `position` of list `key`.
     fileprivate func read(_ key: ListKey, at position: Int) -> (filing: Filing, entry: Entry) {
-      let chunk = buckets[key.bucket]![key.cell]!.chunk(at: position)
-      return (chunk.filings[position % Cell.chunkSize], chunk.entries[position % Cell.chunkSize])
+      let chunk = buckets[key.bucket]![key.cell]![key.level].chunk(at: position)
+      return (chunk.filings[position % List.chunkSize], chunk.entries[position % List.chunkSize])
     }
 
     fileprivate func request(in key: ListKey, at position: Int) -> MatchRequest {
@@ -395,24 +428,28 @@ extension MatchIndex {
       return Self.request(filing, entry, key.bucket.mode)
     }
 
-    fileprivate mutating func modifyFiling(
-      in key: ListKey, at position: Int, _ body: (inout Filing) -> Void
-    ) {
-      let chunk = buckets[key.bucket]![key.cell]!.ownChunk(at: position)
-      body(&chunk.filings[position % Cell.chunkSize])
-    }
-
     fileprivate mutating func append(_ filing: Filing, _ entry: Entry, to key: ListKey) -> Int {
       count += 1
-      return buckets[key.bucket, default: [:]][key.cell, default: Cell()].append(filing, entry)
+      return modify(&buckets[key.bucket, default: [:]][key.cell, default: Cell()]) { cell in
+        cell.count += 1
+        return cell[key.level].append(filing, entry)
+      }
+    }
+
+    private func modify<Result>(_ cell: inout Cell, _ body: (inout Cell) -> Result) -> Result {
+      body(&cell)
     }
 
     /// Removes the request at `position` of list `key`: the id of the request moved into its
     /// place, and whether the list emptied (and went).
     fileprivate mutating func remove(in key: ListKey, at position: Int) -> (Int64?, Bool) {
       count -= 1
-      let moved = buckets[key.bucket]![key.cell]!.remove(at: position)
-      guard buckets[key.bucket]![key.cell]!.count == 0 else { return (moved, false) }
+      let (moved, emptied, cellEmptied) = modify(&buckets[key.bucket]![key.cell]!) { cell in
+        cell.count -= 1
+        let moved = cell[key.level].remove(at: position)
+        return (moved, cell[key.level].count == 0, cell.count == 0)
+      }
+      guard cellEmptied else { return (moved, emptied) }
       buckets[key.bucket]![key.cell] = nil
       if buckets[key.bucket]!.isEmpty { buckets[key.bucket] = nil }
       return (moved, true)
@@ -426,7 +463,7 @@ extension MatchIndex {
       var found: [Int64] = []
       for (key, cells) in buckets where key.day <= lastDay {
         for cell in cells.values {
-          for segment in cell.segments {
+          for segment in cell.lists.lazy.flatMap(\.segments) {
             for chunk in segment {
               for entry in chunk.entries where entry.endUnixMs <= nowUnixMs {
                 found.append(entry.id)
@@ -444,7 +481,7 @@ extension MatchIndex {
       result.reserveCapacity(count)
       for (key, cells) in buckets {
         for cell in cells.values {
-          for segment in cell.segments {
+          for segment in cell.lists.lazy.flatMap(\.segments) {
             for chunk in segment {
               let (filings, entries) = (chunk.filings, chunk.entries)
               for offset in entries.indices {
@@ -485,19 +522,20 @@ extension MatchIndex {
       let keep = limit + 1
       var best = Heap<Ranked>()
       var total = 0
-      // Results go by skill difference first: once the heap is full, a request further off in
-      // level than its last cannot get in and is not worked out (it is only noted as a fit
-      // that may follow), nor is one nearer in level than the cursor's.
-      var passedOver = false
-      let admits = { (skillDifference: Int) -> Bool in
-        if let cursor, skillDifference < cursor.skillDifference { return false }
-        if best.count == keep, skillDifference > best.max!.candidate.skillDifference {
-          passedOver = true
-          return false
-        }
-        return true
+      // Results go by skill difference first, then shown distance. Once the heap is full, a
+      // request further off in level than its last, or as far off and further away, cannot get
+      // in and is not worked out (it is only noted as a fit that may follow). A level nearer
+      // than the cursor's holds nothing after it and is not read either.
+      let farthest = { (skillDifference: Int) -> Double in
+        guard best.count == keep, let last = best.max?.candidate,
+          skillDifference >= last.skillDifference
+        else { return .infinity }
+        return skillDifference == last.skillDifference ? last.distanceMiles : -1
       }
-      visitCandidates(for: query, excluding: excluded, admits: admits) { candidate in
+      let passedOver = visitCandidates(
+        for: query, excluding: excluded, nearest: cursor?.skillDifference ?? 0,
+        farthest: farthest
+      ) { candidate in
         if let cursor, !(cursor < candidate.cursor) { return }
         total += 1
         if best.count < keep {
@@ -563,7 +601,8 @@ extension MatchIndex {
       for query: MatchRequest, excluding excluded: Set<Int64>, after cursor: MatchCursor?
     ) -> [MatchCandidate] {
       var result: [MatchCandidate] = []
-      visitCandidates(for: query, excluding: excluded) { candidate in
+      visitCandidates(for: query, excluding: excluded, nearest: cursor?.skillDifference ?? 0) {
+        candidate in
         if let cursor, !(cursor < candidate.cursor) { return }
         result.append(candidate)
       }
@@ -572,13 +611,20 @@ extension MatchIndex {
 
     /// Calls `body` once for each request that fits `query` and whose player is not excluded.
     ///
-    /// `admits` is asked first, with the skill difference, about each request the quick tests
-    /// let through; one it refuses is passed over.
+    /// The levels are visited nearest the query's first, from a skill difference of `nearest`
+    /// on, and within a level the cells nearest the query's location first. `farthest(d)` is
+    /// the farthest shown distance a request `d` levels off may be at and still be wanted
+    /// (negative for none): a request that must be further is passed over without being worked
+    /// out, and so is a list, or a level, all of whose requests must be. Returns whether any
+    /// request that may fit was passed over.
+    @discardableResult
     private func visitCandidates(
-      for query: MatchRequest, excluding excluded: Set<Int64>,
-      admits: (Int) -> Bool = { _ in true }, _ body: (MatchCandidate) -> Void
-    ) {
-      guard query.radiusMiles >= 0, query.slot.startUnixMs < query.slot.endUnixMs else { return }
+      for query: MatchRequest, excluding excluded: Set<Int64>, nearest: Int = 0,
+      farthest: (Int) -> Double = { _ in .infinity }, _ body: (MatchCandidate) -> Void
+    ) -> Bool {
+      guard query.radiusMiles >= 0, query.slot.startUnixMs < query.slot.endUnixMs else {
+        return false
+      }
       let radius = MatchIndex.reachMiles(of: query)
       let days =
         MatchIndex.day(
@@ -607,38 +653,85 @@ extension MatchIndex {
       let queryShown = LocationPrivacy.shownPosition(of: query.location)
       let queryLevel = query.displayLevel
       let queryTolerance = query.skillTolerance
+      // The query's cells of each bucket, found once for all levels, nearest first. A fit in a
+      // cell lies at least the cell's distance from the query's location, and is shown at most
+      // twice the snap nearer (each position snaps to its privacy cell's centre, and bands only
+      // round up).
+      let reach = grid.reach(around: query.location, radiusMiles: radius)
+      var found: [(mode: MatchMode, cell: Cell, nearestMiles: Double)] = []
       for key in keys {
         guard let bucket = buckets[key] else { continue }
-        for cell in cells {
-          guard let list = bucket[cell] else { continue }
-          for segment in list.segments {
-            for chunk in segment {
-              let (filings, entries) = (chunk.filings, chunk.entries)
-              for offset in filings.indices {
-                let filing = filings[offset]
-                guard
-                  filing.mayOverlap(
-                    queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
-                  abs(Int(filing.level) - queryLevel)
-                    <= min(queryTolerance, Int(filing.skillTolerance)),
-                  abs(Double(filing.latitude) - query.location.latitude) <= latitudeReach,
-                  admits(abs(Int(filing.level) - queryLevel))
-                else { continue }
-                let entry = entries[offset]
-                guard entry.playerID != query.playerID,
-                  excluded.isEmpty || !excluded.contains(entry.playerID),
-                  let candidate = MatchRules.candidate(
-                    Self.request(filing, entry, key.mode),
-                    shownAt: Coordinate(
-                      latitude: entry.shownLatitude, longitude: entry.shownLongitude),
-                    for: query, shownAt: queryShown)
-                else { continue }
-                body(candidate)
+        for number in cells {
+          guard let cell = bucket[number] else { continue }
+          let miles = max(
+            reach.latitudeBoundMiles(row: number / grid.columns),
+            reach.longitudeBound(column: number % grid.columns).miles)
+          found.append(
+            (key.mode, cell, max(miles - 2 * LocationPrivacy.maximumSnapMiles - 1e-6, 0)))
+        }
+      }
+      guard !found.isEmpty else { return false }
+      found.sort { $0.nearestMiles < $1.nearestMiles }
+      // The difference in latitude a request shown no further than `miles` can have: its true
+      // position is at most twice the snap further, and at least its difference in latitude.
+      let latitudeWithin = { (miles: Double) -> Double in
+        min(
+          latitudeReach,
+          (miles + 2 * LocationPrivacy.maximumSnapMiles) / Geo.earthRadiusMiles * 180 / .pi
+            + 1e-3)
+      }
+      let levels = PlayerRules.allLevels
+      var passedOver = false
+      // A cursor from a page token may say anything; no level is visited twice.
+      let nearest = max(nearest, 0)
+      guard nearest <= queryTolerance else { return false }
+      for difference in nearest...queryTolerance {
+        guard farthest(difference) >= 0 else { return true }
+        for level in difference == 0
+          ? [queryLevel] : [queryLevel - difference, queryLevel + difference]
+        where levels.contains(level) {
+          for (mode, cell, nearestMiles) in found {
+            let list = cell[Int8(level)]
+            guard list.count > 0 else { continue }
+            var latitudeLimit = latitudeWithin(farthest(difference))
+            guard nearestMiles <= farthest(difference) else {
+              passedOver = true
+              break
+            }
+            for segment in list.segments {
+              for chunk in segment {
+                let (filings, entries) = (chunk.filings, chunk.entries)
+                for offset in filings.indices {
+                  let filing = filings[offset]
+                  let latitudeDifference = abs(Double(filing.latitude) - query.location.latitude)
+                  guard
+                    filing.mayOverlap(
+                      queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
+                    difference <= Int(filing.skillTolerance),
+                    latitudeDifference <= latitudeReach
+                  else { continue }
+                  guard latitudeDifference <= latitudeLimit else {
+                    passedOver = true
+                    continue
+                  }
+                  let entry = entries[offset]
+                  guard entry.playerID != query.playerID,
+                    excluded.isEmpty || !excluded.contains(entry.playerID),
+                    let candidate = MatchRules.candidate(
+                      Self.request(filing, entry, mode),
+                      shownAt: Coordinate(
+                        latitude: entry.shownLatitude, longitude: entry.shownLongitude),
+                      for: query, shownAt: queryShown)
+                  else { continue }
+                  body(candidate)
+                  latitudeLimit = latitudeWithin(farthest(difference))
+                }
               }
             }
           }
         }
       }
+      return passedOver
     }
   }
 }
