@@ -2,6 +2,10 @@ public import BadmintonDomain
 public import BadmintonStore
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The active availability of every player, in the in-memory match index that searches run on,
 /// and the times players are booked by matches: a projection of the store's change feed.
 ///
@@ -196,9 +200,30 @@ public final class MatchBoard: Sendable {
     try await store.replayActiveAvailability(nowUnixMs: nowUnixMs, apply)
     writer.withLock { writer in
       writer.publishing = true
+      trim(&writer)
       publish(Array(writer.parts.keys), bookings: true, writer)
     }
   }
+
+  /// After a load: gives the index's lists no more room than their requests take, and the
+  /// memory the load freed (chunks outgrown while they filled) back to the system.
+  private func trim(_ writer: inout Writer) {
+    for key in Array(writer.parts.keys) { writer.parts[key]!.trim() }
+    #if canImport(Glibc)
+      Self.mallocTrim?(0)
+    #endif
+  }
+
+  #if canImport(Glibc)
+    /// glibc's `malloc_trim`, which Swift's Glibc module does not declare: it hands the free
+    /// pages of every arena back to the system, not only those at the top of the heap.
+    private static let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+      guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else {
+        return nil
+      }
+      return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
+  #endif
 
   /// Applies the changes of one committed transaction, all at once: no search sees some of
   /// them without the others.
@@ -363,6 +388,7 @@ public final class MatchBoard: Sendable {
           &writer)
       }
       writer.publishing = true
+      trim(&writer)
       publish(Array(writer.parts.keys), bookings: true, writer)
     }
   }

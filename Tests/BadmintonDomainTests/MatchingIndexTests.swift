@@ -19,6 +19,8 @@ struct MatchingIndexTests {
   /// Changes to apply, then searches to check.
   struct Scene {
     var cellDegrees: Double
+    /// How many requests of a bucket a cell holds before it keeps a list per level.
+    var splitCellsAbove: Int
     var operations: [Operation]
     var queries: [MatchRequest]
     /// For each extra query, which live request asks, as "whose requests does mine fit".
@@ -124,7 +126,8 @@ struct MatchingIndexTests {
     }
     let busyStart = base + Int64.random(in: 0...span, using: &rng)
     return Scene(
-      cellDegrees: [0.1, 0.25, 1, 7].randomElement(using: &rng)!, operations: operations,
+      cellDegrees: [0.1, 0.25, 1, 7].randomElement(using: &rng)!,
+      splitCellsAbove: [0, 2, 8, 64].randomElement(using: &rng)!, operations: operations,
       queries: queries, livePicks: (0..<3).map { _ in Int.random(in: 0...1000, using: &rng) },
       pageSizes: (0..<7).map { _ in Int.random(in: 1...6, using: &rng) },
       excluded: Set((1...45).filter { _ in Int.random(in: 0...9, using: &rng) == 0 }),
@@ -226,7 +229,7 @@ struct MatchingIndexTests {
   @Test("searches, pages, counts and relaxations equal a linear scan over the live requests")
   func index_matchesLinearScan() async throws {
     await propertyCheck(count: 200, input: Self.scenes) { scene in
-      var index = MatchIndex(cellDegrees: scene.cellDegrees)
+      var index = MatchIndex(cellDegrees: scene.cellDegrees, splitCellsAbove: scene.splitCellsAbove)
       var model = Model()
       var ids = Set<Int64>()
       for operation in scene.operations {
@@ -306,7 +309,7 @@ struct MatchingIndexTests {
       var model = Model()
       for operation in scene.operations { model.apply(operation) }
       let live = model.requests.keys.sorted().compactMap(model.current)
-      var whole = MatchIndex(cellDegrees: scene.cellDegrees)
+      var whole = MatchIndex(cellDegrees: scene.cellDegrees, splitCellsAbove: scene.splitCellsAbove)
       for request in live { whole.insert(request) }
       var queries = scene.queries
       if !live.isEmpty { queries += scene.livePicks.map { live[$0 % live.count] } }
@@ -321,7 +324,7 @@ struct MatchingIndexTests {
           parts[
             regions.region(of: request.location),
             default: MatchIndex(
-              cellDegrees: scene.cellDegrees)
+              cellDegrees: scene.cellDegrees, splitCellsAbove: scene.splitCellsAbove)
           ].insert(request)
         }
         #expect(parts.values.reduce(0) { $0 + $1.count } == whole.count)
@@ -362,7 +365,7 @@ struct MatchingIndexTests {
   )
   func snapshot_keepsItsMoment() async throws {
     await propertyCheck(count: 200, input: Self.scenes) { scene in
-      var index = MatchIndex(cellDegrees: scene.cellDegrees)
+      var index = MatchIndex(cellDegrees: scene.cellDegrees, splitCellsAbove: scene.splitCellsAbove)
       var model = Model()
       // A snapshot after each of a few operations, with the model of that moment.
       let count = scene.operations.count

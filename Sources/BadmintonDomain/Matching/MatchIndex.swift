@@ -34,6 +34,8 @@ public struct MatchIndex: Sendable {
   private var lists: [ListKey] = []
   private var listNumbers: [ListKey: Int32] = [:]
   private var freeListNumbers: [Int32] = []
+  /// A cell is split into a list per level once it holds more requests of a bucket than this.
+  private let splitCellsAbove: Int
 
   fileprivate static let dayMs: Int64 = 86_400_000
   /// The chain's end.
@@ -93,30 +95,106 @@ public struct MatchIndex: Sendable {
     }
   }
 
-  /// Up to `List.chunkSize` requests of one list: their filings and their entries, at the same
-  /// offsets. A chunk is changed only while no version but the writer's holds it (see
-  /// `List.ownChunk`); one a snapshot holds is copied first, so a snapshot's chunks never
-  /// change.
-  fileprivate final class Chunk: @unchecked Sendable {
-    var filings: [Filing]
-    var entries: [Entry]
+  /// How many requests a chunk holds, and has room for.
+  fileprivate struct ChunkHeader {
+    var count: Int
+    var capacity: Int
+  }
 
-    init(filings: [Filing] = [], entries: [Entry] = []) {
-      self.filings = filings
-      self.entries = entries
+  /// Up to `List.chunkSize` requests of one list, in one allocation: their filings, then their
+  /// entries, at the same offsets. A chunk is changed only while no version but the writer's
+  /// holds it (see `List.ownChunk`); one a snapshot holds is copied first, so a snapshot's
+  /// chunks never change. A chunk starts with room for a few requests and is copied into one
+  /// with twice the room when it fills, so a short list costs little more than its requests.
+  ///
+  /// (A list holding chunks is `@unchecked Sendable`: a managed buffer cannot be `Sendable`, and
+  /// no thread changes a chunk that another can reach.)
+  fileprivate final class Chunk: ManagedBuffer<ChunkHeader, UInt8> {
+    private static let bytesPerRequest =
+      MemoryLayout<Filing>.stride + MemoryLayout<Entry>.stride
+
+    /// An empty chunk with room for `capacity` requests.
+    static func make(capacity: Int) -> Chunk {
+      let chunk = unsafeDowncast(
+        create(minimumCapacity: capacity * bytesPerRequest) { _ in
+          ChunkHeader(count: 0, capacity: capacity)
+        }, to: Chunk.self)
+      chunk.withUnsafeMutablePointerToElements { bytes in
+        let raw = UnsafeMutableRawPointer(bytes)
+        _ = raw.bindMemory(to: Filing.self, capacity: capacity)
+        _ = (raw + capacity * MemoryLayout<Filing>.stride).bindMemory(
+          to: Entry.self, capacity: capacity)
+      }
+      return chunk
     }
 
-    /// A chunk of its own with the same requests.
-    var copy: Chunk { Chunk(filings: filings, entries: entries) }
+    var count: Int { header.count }
+    var room: Int { header.capacity }
+
+    /// Calls `body` with the filings and entries of the chunk's requests.
+    func withContents<Result>(
+      _ body: (UnsafeMutableBufferPointer<Filing>, UnsafeMutableBufferPointer<Entry>) throws
+        -> Result
+    ) rethrows -> Result {
+      let (count, capacity) = (header.count, header.capacity)
+      return try withUnsafeMutablePointerToElements { bytes in
+        let raw = UnsafeMutableRawPointer(bytes)
+        return try body(
+          UnsafeMutableBufferPointer(
+            start: raw.assumingMemoryBound(to: Filing.self), count: count),
+          UnsafeMutableBufferPointer(
+            start: (raw + capacity * MemoryLayout<Filing>.stride).assumingMemoryBound(
+              to: Entry.self), count: count))
+      }
+    }
+
+    func request(at offset: Int) -> (Filing, Entry) {
+      withContents { ($0[offset], $1[offset]) }
+    }
+
+    func set(_ filing: Filing, _ entry: Entry, at offset: Int) {
+      withContents {
+        $0[offset] = filing
+        $1[offset] = entry
+      }
+    }
+
+    /// Adds a request; the chunk must have room.
+    func append(_ filing: Filing, _ entry: Entry) {
+      precondition(header.count < header.capacity)
+      header.count += 1
+      set(filing, entry, at: header.count - 1)
+    }
+
+    func removeLast() -> (Filing, Entry) {
+      let last = request(at: header.count - 1)
+      header.count -= 1
+      return last
+    }
+
+    /// A chunk of its own with the same requests and room for `capacity`.
+    func copy(capacity: Int) -> Chunk {
+      let copy = Chunk.make(capacity: capacity)
+      copy.header.count = header.count
+      withContents { filings, entries in
+        copy.withContents { copyFilings, copyEntries in
+          _ = copyFilings.initialize(from: filings)
+          _ = copyEntries.initialize(from: entries)
+        }
+      }
+      return copy
+    }
   }
 
   /// The requests of one bucket in one grid cell at one level, in chunks, the chunks in
   /// segments: every chunk but the last is full and every segment but the last, so position `p`
   /// is in chunk `p / chunkSize`. A change copies the one segment and chunk it touches (and the
   /// list of segments) when a snapshot shares them, whatever the list's length.
-  fileprivate struct List {
+  fileprivate struct List: @unchecked Sendable {
     static let chunkSize = 128
     static let segmentSize = 32
+    /// The room a list's first chunk starts with.
+    static let firstRoom = 4
     var segments: [[Chunk]] = []
     var count = 0
 
@@ -132,9 +210,23 @@ public struct MatchIndex: Sendable {
       let segment = number / Self.segmentSize
       let place = number % Self.segmentSize
       if !isKnownUniquelyReferenced(&segments[segment][place]) {
-        segments[segment][place] = segments[segment][place].copy
+        // Room for the one more request an append needs, and no more: a chunk a version shares
+        // is copied at every change, so it never needs to grow by more.
+        let chunk = segments[segment][place]
+        segments[segment][place] = chunk.copy(capacity: min(chunk.count + 1, Self.chunkSize))
       }
       return segments[segment][place]
+    }
+
+    /// Gives the last chunk exactly the room its requests take.
+    mutating func trim() {
+      guard count > 0 else { return }
+      let number = (count - 1) / Self.chunkSize
+      let chunk = segments[number / Self.segmentSize][number % Self.segmentSize]
+      if chunk.room > chunk.count {
+        segments[number / Self.segmentSize][number % Self.segmentSize] = chunk.copy(
+          capacity: chunk.count)
+      }
     }
 
     /// Takes the last request off. (A function of its own, so that no reference to the last
@@ -142,10 +234,9 @@ public struct MatchIndex: Sendable {
     /// writer's own: a second reference would make it copy the chunk again.)
     private mutating func removeLast() -> (Filing, Entry) {
       let last = ownChunk(at: count - 1)
-      let filing = last.filings.removeLast()
-      let entry = last.entries.removeLast()
+      let (filing, entry) = last.removeLast()
       count -= 1
-      if last.filings.isEmpty {
+      if last.count == 0 {
         segments[segments.count - 1].removeLast()
         if segments[segments.count - 1].isEmpty { segments.removeLast() }
       }
@@ -156,13 +247,23 @@ public struct MatchIndex: Sendable {
     mutating func append(_ filing: Filing, _ entry: Entry) -> Int {
       if count % Self.chunkSize == 0 {
         if (count / Self.chunkSize) % Self.segmentSize == 0 { segments.append([]) }
-        segments[segments.count - 1].append(Chunk())
+        segments[segments.count - 1].append(
+          Chunk.make(capacity: count == 0 ? Self.firstRoom : Self.chunkSize))
       }
-      let chunk = ownChunk(at: count)
-      chunk.filings.append(filing)
-      chunk.entries.append(entry)
+      var chunk = ownChunk(at: count)
+      if chunk.count == chunk.room {
+        chunk = chunk.copy(capacity: min(chunk.room * 2, Self.chunkSize))
+        let number = count / Self.chunkSize
+        segments[number / Self.segmentSize][number % Self.segmentSize] = chunk
+      }
+      chunk.append(filing, entry)
       count += 1
       return count - 1
+    }
+
+    /// Puts `filing` and `entry` at `position` instead of what is there.
+    mutating func replace(at position: Int, _ filing: Filing, _ entry: Entry) {
+      ownChunk(at: position).set(filing, entry, at: position % Self.chunkSize)
     }
 
     /// Removes the request at `position`, moving the last one into its place; returns the id
@@ -170,26 +271,32 @@ public struct MatchIndex: Sendable {
     mutating func remove(at position: Int) -> Int64? {
       let (filing, entry) = removeLast()
       guard position < count else { return nil }
-      let chunk = ownChunk(at: position)
-      chunk.filings[position % Self.chunkSize] = filing
-      chunk.entries[position % Self.chunkSize] = entry
+      ownChunk(at: position).set(filing, entry, at: position % Self.chunkSize)
       return entry.id
     }
   }
 
-  /// The requests of one bucket in one grid cell: a list per level, so that a search visits
-  /// the levels nearest the searcher's first and stops once no further level can make the page.
-  /// The lists sit behind one reference, so a copy of a bucket's table of cells costs what it
-  /// would with one list per cell.
+  /// The requests of one bucket in one grid cell: one list while the cell holds few, and a
+  /// list per level once it holds more than the index's `splitCellsAbove`, so that a search of a crowded cell
+  /// visits the levels nearest the searcher's first and stops once no further level can make
+  /// the page, while a quiet cell costs one list. The lists sit behind one reference, so a copy
+  /// of a bucket's table of cells costs what it would with one list per cell.
   fileprivate struct Cell {
-    /// The list of each level, at `level - 1`.
-    var lists = [List](repeating: List(), count: PlayerRules.allLevels.count)
+    /// One list of every level (list level 0) until the cell is split; then the list of each
+    /// level, at `level - 1`.
+    var lists = [List()]
     /// Requests in all the lists.
     var count = 0
 
-    subscript(level: Int8) -> List {
-      get { lists[Int(level) - 1] }
-      _modify { yield &lists[Int(level) - 1] }
+    var isSplit: Bool { lists.count > 1 }
+
+    /// The list level a request of `level` goes in: its level once the cell is split, else 0.
+    func listLevel(_ level: Int8) -> Int8 { isSplit ? level : 0 }
+
+    /// The list of list level `listLevel`.
+    subscript(listLevel: Int8) -> List {
+      get { lists[Int(max(listLevel, 1)) - 1] }
+      _modify { yield &lists[Int(max(listLevel, 1)) - 1] }
     }
   }
 
@@ -206,7 +313,7 @@ public struct MatchIndex: Sendable {
     func hash(into hasher: inout Hasher) { hasher.combine(mixed) }
   }
 
-  /// One list: a bucket's requests in one grid cell at one level.
+  /// One list: a bucket's requests in one grid cell, of one level or (level 0) of every level.
   fileprivate struct ListKey: Hashable {
     var bucket: BucketKey
     var cell: Int
@@ -226,8 +333,14 @@ public struct MatchIndex: Sendable {
   }
 
   /// An empty index whose grid cells are `cellDegrees` on a side (default 0.25 degrees).
-  public init(cellDegrees: Double = 0.25) {
+  ///
+  /// A cell holding more than `splitCellsAbove` requests of a bucket keeps a list per level
+  /// (default 128): fewer lists cost less memory, more let a crowded cell's search pass over the
+  /// levels that cannot make its page.
+  public init(cellDegrees: Double = 0.25, splitCellsAbove: Int = 128) {
+    precondition(splitCellsAbove >= 0)
     snapshot = Snapshot(grid: GeoGrid(cellDegrees: cellDegrees))
+    self.splitCellsAbove = splitCellsAbove
   }
 
   /// Requests in the index.
@@ -265,10 +378,12 @@ public struct MatchIndex: Sendable {
       shownLongitude: shown.longitude, radiusMiles: request.radiusMiles,
       durationMs: Int32(request.slot.durationMs))
     let day = Self.day(of: request.slot.startUnixMs)
+    let bucket = BucketKey(
+      day: day, mode: request.mode, spills: Self.day(of: request.slot.endUnixMs - 1) > day)
+    let cell = snapshot.grid.cell(of: request.location)
+    let level = Int8(request.displayLevel)
     let key = ListKey(
-      bucket: BucketKey(
-        day: day, mode: request.mode, spills: Self.day(of: request.slot.endUnixMs - 1) > day),
-      cell: snapshot.grid.cell(of: request.location), level: Int8(request.displayLevel))
+      bucket: bucket, cell: cell, level: snapshot.listLevel(of: level, in: bucket, cell))
     let number = listNumber(key)
     // Every request of a player carries the player's level: the others change only when the
     // newest of them (and so all) has another.
@@ -278,9 +393,24 @@ public struct MatchIndex: Sendable {
       list: number, position: Int32(position),
       nextOfPlayer: players[request.playerID] ?? Self.noRequest)
     players[request.playerID] = request.id
-    if let older, lists[Int(older.list)].level != key.level {
-      setLevel(key.level, of: request.playerID)
+    if let older,
+      snapshot.read(lists[Int(older.list)], at: Int(older.position)).filing.level != level
+    {
+      setLevel(level, of: request.playerID)
     }
+    if key.level == 0, snapshot.count(in: bucket, cell) > splitCellsAbove {
+      split(bucket, cell)
+    }
+  }
+
+  /// Splits the cell's one list into a list per level.
+  private mutating func split(_ bucket: BucketKey, _ cell: Int) {
+    let whole = ListKey(bucket: bucket, cell: cell, level: 0)
+    for (id, level, position) in snapshot.split(bucket, cell) {
+      places[id]!.list = listNumber(ListKey(bucket: bucket, cell: cell, level: level))
+      places[id]!.position = Int32(position)
+    }
+    freeListNumbers.append(listNumbers.removeValue(forKey: whole)!)
   }
 
   /// Removes the request with id `requestID` and returns it, if it was there.
@@ -326,8 +456,9 @@ public struct MatchIndex: Sendable {
     setLevel(Int8(level), of: playerID)
   }
 
-  /// Moves every request of `playerID` whose level differs to the list of `level`; the chain of
-  /// the player's requests stays as it was.
+  /// Sets `level` on every request of `playerID` whose level differs: in place in a cell's one
+  /// list, by a move to the list of `level` in a split cell. The chain of the player's requests
+  /// stays as it was.
   private mutating func setLevel(_ level: Int8, of playerID: Int64) {
     var next = players[playerID] ?? Self.noRequest
     while next != Self.noRequest {
@@ -335,11 +466,17 @@ public struct MatchIndex: Sendable {
       let at = places[id]!
       next = at.nextOfPlayer
       var key = lists[Int(at.list)]
-      guard key.level != level else { continue }
       var (filing, entry) = snapshot.read(key, at: Int(at.position))
+      guard filing.level != level else { continue }
+      guard key.level != 0 else {
+        filing.level = level
+        snapshot.replace(in: key, at: Int(at.position), filing, entry)
+        continue
+      }
       takeOff(at)
       filing.level = level
-      key.level = level
+      // Asked after the take-off, which may have emptied the cell and so removed it.
+      key.level = snapshot.listLevel(of: level, in: key.bucket, key.cell)
       let number = listNumber(key)
       let position = snapshot.append(filing, entry, to: key)
       places[id] = Place(list: number, position: Int32(position), nextOfPlayer: at.nextOfPlayer)
@@ -359,6 +496,12 @@ public struct MatchIndex: Sendable {
     }
     listNumbers[key] = number
     return number
+  }
+
+  /// Gives every list no more room than its requests take. Chunks grow by doubling while
+  /// requests are added with nothing published in between (a load); after that, call this once.
+  public mutating func trim() {
+    snapshot.trim()
   }
 
   /// Removes every request whose slot has ended by `nowUnixMs` and returns their ids, ascending.
@@ -420,12 +563,56 @@ extension MatchIndex {
     /// The filing and entry at `position` of list `key`.
     fileprivate func read(_ key: ListKey, at position: Int) -> (filing: Filing, entry: Entry) {
       let chunk = buckets[key.bucket]![key.cell]![key.level].chunk(at: position)
-      return (chunk.filings[position % List.chunkSize], chunk.entries[position % List.chunkSize])
+      return chunk.request(at: position % List.chunkSize)
     }
 
     fileprivate func request(in key: ListKey, at position: Int) -> MatchRequest {
       let (filing, entry) = read(key, at: position)
       return Self.request(filing, entry, key.bucket.mode)
+    }
+
+    /// The list level a request of `level` goes in, in `cell` of `bucket`.
+    fileprivate func listLevel(of level: Int8, in bucket: BucketKey, _ cell: Int) -> Int8 {
+      buckets[bucket]?[cell]?.listLevel(level) ?? 0
+    }
+
+    /// Requests in `cell` of `bucket`.
+    fileprivate func count(in bucket: BucketKey, _ cell: Int) -> Int {
+      buckets[bucket]?[cell]?.count ?? 0
+    }
+
+    fileprivate mutating func replace(
+      in key: ListKey, at position: Int, _ filing: Filing, _ entry: Entry
+    ) {
+      modify(&buckets[key.bucket]![key.cell]!) { cell in
+        cell[key.level].replace(at: position, filing, entry)
+      }
+    }
+
+    /// Puts the requests of the cell's one list in a list per level, in new chunks (the old ones
+    /// stay as the versions that hold them have them): each request's id, level and new
+    /// position.
+    fileprivate mutating func split(_ bucket: BucketKey, _ cell: Int) -> [(Int64, Int8, Int)] {
+      modify(&buckets[bucket]![cell]!) { cell in
+        let whole = cell.lists[0]
+        var lists = [List](repeating: List(), count: PlayerRules.allLevels.count)
+        var moved: [(Int64, Int8, Int)] = []
+        moved.reserveCapacity(whole.count)
+        for segment in whole.segments {
+          for chunk in segment {
+            chunk.withContents { filings, entries in
+              for offset in filings.indices {
+                let level = filings[offset].level
+                let position = lists[Int(level) - 1].append(filings[offset], entries[offset])
+                moved.append((entries[offset].id, level, position))
+              }
+            }
+          }
+        }
+        for index in lists.indices { lists[index].trim() }
+        cell.lists = lists
+        return moved
+      }
     }
 
     fileprivate mutating func append(_ filing: Filing, _ entry: Entry, to key: ListKey) -> Int {
@@ -455,6 +642,16 @@ extension MatchIndex {
       return (moved, true)
     }
 
+    fileprivate mutating func trim() {
+      for bucket in Array(buckets.keys) {
+        for cell in Array(buckets[bucket]!.keys) {
+          for level in buckets[bucket]![cell]!.lists.indices {
+            buckets[bucket]![cell]!.lists[level].trim()
+          }
+        }
+      }
+    }
+
     /// The ids of the requests whose slots have ended by `nowUnixMs`.
     fileprivate func ended(by nowUnixMs: Int64) -> [Int64] {
       // A slot that has ended by now started on the day of the millisecond before now, or
@@ -465,8 +662,8 @@ extension MatchIndex {
         for cell in cells.values {
           for segment in cell.lists.lazy.flatMap(\.segments) {
             for chunk in segment {
-              for entry in chunk.entries where entry.endUnixMs <= nowUnixMs {
-                found.append(entry.id)
+              chunk.withContents { _, entries in
+                for entry in entries where entry.endUnixMs <= nowUnixMs { found.append(entry.id) }
               }
             }
           }
@@ -483,9 +680,10 @@ extension MatchIndex {
         for cell in cells.values {
           for segment in cell.lists.lazy.flatMap(\.segments) {
             for chunk in segment {
-              let (filings, entries) = (chunk.filings, chunk.entries)
-              for offset in entries.indices {
-                result.append(Self.request(filings[offset], entries[offset], key.mode))
+              chunk.withContents { filings, entries in
+                for offset in entries.indices {
+                  result.append(Self.request(filings[offset], entries[offset], key.mode))
+                }
               }
             }
           }
@@ -685,12 +883,56 @@ extension MatchIndex {
       // A cursor from a page token may say anything; no level is visited twice.
       let nearest = max(nearest, 0)
       guard nearest <= queryTolerance else { return false }
+      // The full test, for a request the quick ones let through.
+      func consider(_ filing: Filing, _ entry: Entry, _ mode: MatchMode) {
+        guard entry.playerID != query.playerID,
+          excluded.isEmpty || !excluded.contains(entry.playerID),
+          let candidate = MatchRules.candidate(
+            Self.request(filing, entry, mode),
+            shownAt: Coordinate(latitude: entry.shownLatitude, longitude: entry.shownLongitude),
+            for: query, shownAt: queryShown)
+        else { return }
+        body(candidate)
+      }
+      // The cells not split: every level in one list, each request tested for its own.
+      for (mode, cell, nearestMiles) in found where !cell.isSplit {
+        guard nearestMiles <= farthest(nearest) else {
+          passedOver = true
+          continue
+        }
+        for segment in cell.lists[0].segments {
+          for chunk in segment {
+            chunk.withContents { filings, entries in
+              for offset in filings.indices {
+                let filing = filings[offset]
+                let difference = abs(Int(filing.level) - queryLevel)
+                let latitudeDifference = abs(Double(filing.latitude) - query.location.latitude)
+                guard
+                  filing.mayOverlap(
+                    queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
+                  difference >= nearest,
+                  difference <= min(queryTolerance, Int(filing.skillTolerance)),
+                  latitudeDifference <= latitudeReach
+                else { continue }
+                let farthest = farthest(difference)
+                guard nearestMiles <= farthest, latitudeDifference <= latitudeWithin(farthest)
+                else {
+                  passedOver = true
+                  continue
+                }
+                consider(filing, entries[offset], mode)
+              }
+            }
+          }
+        }
+      }
+      // The split cells, a level at a time, nearest first.
       for difference in nearest...queryTolerance {
         guard farthest(difference) >= 0 else { return true }
         for level in difference == 0
           ? [queryLevel] : [queryLevel - difference, queryLevel + difference]
         where levels.contains(level) {
-          for (mode, cell, nearestMiles) in found {
+          for (mode, cell, nearestMiles) in found where cell.isSplit {
             let list = cell[Int8(level)]
             guard list.count > 0 else { continue }
             var latitudeLimit = latitudeWithin(farthest(difference))
@@ -700,31 +942,24 @@ extension MatchIndex {
             }
             for segment in list.segments {
               for chunk in segment {
-                let (filings, entries) = (chunk.filings, chunk.entries)
-                for offset in filings.indices {
-                  let filing = filings[offset]
-                  let latitudeDifference = abs(Double(filing.latitude) - query.location.latitude)
-                  guard
-                    filing.mayOverlap(
-                      queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
-                    difference <= Int(filing.skillTolerance),
-                    latitudeDifference <= latitudeReach
-                  else { continue }
-                  guard latitudeDifference <= latitudeLimit else {
-                    passedOver = true
-                    continue
+                chunk.withContents { filings, entries in
+                  for offset in filings.indices {
+                    let filing = filings[offset]
+                    let latitudeDifference = abs(
+                      Double(filing.latitude) - query.location.latitude)
+                    guard
+                      filing.mayOverlap(
+                        queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
+                      difference <= Int(filing.skillTolerance),
+                      latitudeDifference <= latitudeReach
+                    else { continue }
+                    guard latitudeDifference <= latitudeLimit else {
+                      passedOver = true
+                      continue
+                    }
+                    consider(filing, entries[offset], mode)
+                    latitudeLimit = latitudeWithin(farthest(difference))
                   }
-                  let entry = entries[offset]
-                  guard entry.playerID != query.playerID,
-                    excluded.isEmpty || !excluded.contains(entry.playerID),
-                    let candidate = MatchRules.candidate(
-                      Self.request(filing, entry, mode),
-                      shownAt: Coordinate(
-                        latitude: entry.shownLatitude, longitude: entry.shownLongitude),
-                      for: query, shownAt: queryShown)
-                  else { continue }
-                  body(candidate)
-                  latitudeLimit = latitudeWithin(farthest(difference))
                 }
               }
             }
