@@ -23,8 +23,8 @@ import Synchronization
 /// benchmarks'); it applies a committed transaction to its own copy of the parts and bookings it
 /// touches, where only the pieces a change reaches are copied, and then publishes the next
 /// version whole. A search takes the version published when it starts (a spin lock held only to
-/// copy that version's few references, never while a search or a change runs: `Published`)
-/// and reads it to the end, so a search
+/// take that version and count itself among its readers, never while a search or a change runs:
+/// `Published`) and reads it to the end, so a search
 /// sees a transaction's changes all or not at all, a search never waits for the writer, and the
 /// writer never waits for a search.
 public final class MatchBoard: Sendable {

@@ -54,7 +54,8 @@ final class Published<Value: Sendable>: @unchecked Sendable {
     return try withExtendedLifetime(held) { try body(held.value) }
   }
 
-  /// The current version, for the writer to make the next one from.
+  /// The current version, for the writer to make the next one from. (The copy outlives the
+  /// read; only the writer, which frees what versions replaced, may keep one.)
   var value: Value { read { $0 } }
 
   /// Makes `next` the current version, and frees the versions replaced that no reader holds
@@ -68,17 +69,16 @@ final class Published<Value: Sendable>: @unchecked Sendable {
     reclaim()
   }
 
-  /// The number of versions replaced and not yet freed (a reader still held them at the last
-  /// `replace`).
-  var retiredCount: Int { retired.count }
-
-  /// Lets go of the retired versions no reader is reading: no reader can take one again, so
-  /// one whose count reached zero stays there.
+  /// Lets go of the retired versions no reader is reading or still holds: no reader can take
+  /// one again, so one whose count reached zero stays there. (A reader gives its count back just
+  /// before its reference: a version is freed here only once the list holds the last one.)
   private func reclaim() {
     var index = 0
     while index < retired.count {
       // Acquiring: what the readers did with the version happens before the writer frees it.
-      if retired[index].readers.load(ordering: .acquiring) == 0 {
+      if retired[index].readers.load(ordering: .acquiring) == 0,
+        isKnownUniquelyReferenced(&retired[index])
+      {
         retired.swapAt(index, retired.count - 1)
         retired.removeLast()
       } else {

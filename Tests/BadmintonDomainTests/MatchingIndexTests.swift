@@ -127,7 +127,7 @@ struct MatchingIndexTests {
     let busyStart = base + Int64.random(in: 0...span, using: &rng)
     return Scene(
       cellDegrees: [0.1, 0.25, 1, 7].randomElement(using: &rng)!,
-      splitCellsAbove: [0, 2, 8, 64].randomElement(using: &rng)!, operations: operations,
+      splitCellsAbove: [0, 2, 8, 64, 1_000_000].randomElement(using: &rng)!, operations: operations,
       queries: queries, livePicks: (0..<3).map { _ in Int.random(in: 0...1000, using: &rng) },
       pageSizes: (0..<7).map { _ in Int.random(in: 1...6, using: &rng) },
       excluded: Set((1...45).filter { _ in Int.random(in: 0...9, using: &rng) == 0 }),

@@ -16,9 +16,11 @@ internal import HeapModule
 /// segments, the cell's lists, the bucket's table of cells and the table of buckets, and
 /// nothing else.
 ///
-/// Results go by skill difference, then shown distance, so a search reads the levels nearest
-/// its own first and, within a level, the cells nearest its location first; once it holds a
-/// page, it passes over the lists, and the requests, that cannot come before the page's last.
+/// A cell of a bucket keeps one list until it is crowded, then a list per level. Results go by
+/// skill difference, then shown distance, so a search reads a crowded cell's levels nearest its
+/// own first and, within a level, the cells nearest its location first; once it holds a page
+/// and one more, it passes over the lists, and the requests, that cannot come before the last
+/// of them.
 ///
 /// What only changes need, where each request stands and each player's requests, is kept by the
 /// index beside its snapshot and never shared with a search: a player's requests are chained
@@ -121,6 +123,10 @@ public struct MatchIndex: Sendable {
         }, to: Chunk.self)
       chunk.withUnsafeMutablePointerToElements { bytes in
         let raw = UnsafeMutableRawPointer(bytes)
+        // The entries follow the filings; both need their alignment where they start.
+        precondition(
+          Int(bitPattern: raw) % MemoryLayout<Entry>.alignment == 0
+            && MemoryLayout<Filing>.stride % MemoryLayout<Entry>.alignment == 0)
         _ = raw.bindMemory(to: Filing.self, capacity: capacity)
         _ = (raw + capacity * MemoryLayout<Filing>.stride).bindMemory(
           to: Entry.self, capacity: capacity)
@@ -178,8 +184,8 @@ public struct MatchIndex: Sendable {
       copy.header.count = header.count
       withContents { filings, entries in
         copy.withContents { copyFilings, copyEntries in
-          _ = copyFilings.initialize(from: filings)
-          _ = copyEntries.initialize(from: entries)
+          copyFilings.baseAddress!.initialize(from: filings.baseAddress!, count: filings.count)
+          copyEntries.baseAddress!.initialize(from: entries.baseAddress!, count: entries.count)
         }
       }
       return copy
@@ -211,11 +217,19 @@ public struct MatchIndex: Sendable {
       let place = number % Self.segmentSize
       if !isKnownUniquelyReferenced(&segments[segment][place]) {
         // Room for the one more request an append needs, and no more: a chunk a version shares
-        // is copied at every change, so it never needs to grow by more.
+        // is copied at the first change after each publication, so it seldom needs more (a
+        // transaction that appends twice grows it by doubling).
         let chunk = segments[segment][place]
         segments[segment][place] = chunk.copy(capacity: min(chunk.count + 1, Self.chunkSize))
       }
       return segments[segment][place]
+    }
+
+    /// Whether the last chunk has room it does not use.
+    var hasSpareRoom: Bool {
+      guard count > 0 else { return false }
+      let chunk = chunk(at: count - 1)
+      return chunk.room > chunk.count
     }
 
     /// Gives the last chunk exactly the room its requests take.
@@ -643,13 +657,17 @@ extension MatchIndex {
     }
 
     fileprivate mutating func trim() {
-      for bucket in Array(buckets.keys) {
-        for cell in Array(buckets[bucket]!.keys) {
-          for level in buckets[bucket]![cell]!.lists.indices {
-            buckets[bucket]![cell]!.lists[level].trim()
+      // Looked at before any is changed, so that a snapshot a version shares is copied only
+      // where a list has room to give back.
+      var spare: [(BucketKey, Int, Int)] = []
+      for (bucket, cells) in buckets {
+        for (number, cell) in cells {
+          for level in cell.lists.indices where cell.lists[level].hasSpareRoom {
+            spare.append((bucket, number, level))
           }
         }
       }
+      for (bucket, cell, level) in spare { buckets[bucket]![cell]!.lists[level].trim() }
     }
 
     /// The ids of the requests whose slots have ended by `nowUnixMs`.
