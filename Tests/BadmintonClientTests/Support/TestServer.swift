@@ -86,13 +86,17 @@ final class TestServer: Sendable {
       do {
         let (task, _) = try await Self.serve(services, port: port)
         serving.withLock { $0 = task }
-        return
+        break
       } catch  where attempts < 100 {
         // The port the listener just closed may take a moment to be free again.
         attempts += 1
         try await Task.sleep(for: .milliseconds(20))
       }
     }
+    // The test's own client may not have seen its connection to the stopped server close yet:
+    // a Health/Check, which it retries on a lost connection, moves it to the new one before the
+    // test's next call, which may be a write it must not retry.
+    _ = try await client.health.check()
   }
 
   /// Stops the server and the test's client.
