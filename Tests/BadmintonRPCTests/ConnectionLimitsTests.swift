@@ -256,7 +256,7 @@ struct ConnectionLimitsTests {
     let unary = try #require(seen.first { $0.callID == 2 })
     #expect(unary.status?.code == .ok)
     #expect(Raw.text(unary) == "finished")
-    #expect(await running.finishes(within: .seconds(30)))
+    #expect(await running.finishes(within: hangBound))
   }
 }
 

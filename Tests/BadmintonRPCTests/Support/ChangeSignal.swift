@@ -56,12 +56,12 @@ final class ChangeSignal: Sendable {
 
   /// Waits until `condition` holds, checking it after every change. `limit` only bounds a
   /// failure: the condition decides the pass.
-  func wait(for limit: Duration = .seconds(30), until condition: () -> Bool) async -> Bool {
+  func wait(for limit: Duration = hangBound, until condition: () -> Bool) async -> Bool {
     let end = ContinuousClock.now + limit
     while true {
       let seen = version
       if condition() { return true }
-      guard ContinuousClock.now < end else { return false }
+      guard ContinuousClock.now < end, !Task.isCancelled else { return false }
       await changed(after: seen, before: end)
     }
   }

@@ -38,7 +38,7 @@ final class RawConnection: Sendable {
 
   /// The next frame's flags and envelope, or nil when the server closed the connection first.
   /// `timeout` only bounds a failure: a frame that comes ends the wait.
-  func readFrame(timeout: Duration = .seconds(30)) async throws -> (
+  func readFrame(timeout: Duration = hangBound) async throws -> (
     flags: UInt8, envelope: Envelope
   )? {
     let end = ContinuousClock.now + timeout
@@ -50,18 +50,19 @@ final class RawConnection: Sendable {
       if let frame { return frame }
       if eof { return nil }
       guard ContinuousClock.now < end else { throw RawConnectionTimeout() }
+      try Task.checkCancellation()
       // Woken by the next bytes or the close.
       await received.changes.changed(after: seen, before: end)
     }
   }
 
   /// The next envelope.
-  func readEnvelope(timeout: Duration = .seconds(30)) async throws -> Envelope? {
+  func readEnvelope(timeout: Duration = hangBound) async throws -> Envelope? {
     try await readFrame(timeout: timeout)?.envelope
   }
 
   /// Reads until the server closes the connection; returns the envelopes seen on the way.
-  func readUntilClosed(timeout: Duration = .seconds(30)) async throws -> [Envelope] {
+  func readUntilClosed(timeout: Duration = hangBound) async throws -> [Envelope] {
     var seen: [Envelope] = []
     while let frame = try await readFrame(timeout: timeout) { seen.append(frame.envelope) }
     return seen

@@ -39,7 +39,7 @@ final class HandlerProbe: Sendable {
 
   /// Waits until `condition` holds, checking it whenever a count changes. `limit` only bounds a
   /// failure: the condition decides the pass.
-  func wait(for limit: Duration = .seconds(30), until condition: (HandlerProbe) -> Bool) async
+  func wait(for limit: Duration = hangBound, until condition: (HandlerProbe) -> Bool) async
     -> Bool
   {
     await changes.wait(for: limit) { condition(self) }
