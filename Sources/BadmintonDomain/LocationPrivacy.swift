@@ -50,13 +50,17 @@ public enum LocationPrivacy {
     }
   }
 
-  /// The number of columns in `row`: as many as keep a column about `cellDegrees` of latitude
-  /// wide on the ground at the row's middle.
-  private static func columns(inRow row: Int) -> Int {
+  /// The number of columns in each row: as many as keep a column about `cellDegrees` of latitude
+  /// wide on the ground at the row's middle. Worked out once, so that finding a cell takes no
+  /// cosine (searches find the shown cell of every request they consider).
+  private static let columnCounts: [Int32] = (0..<rows).map { row in
     let middle = (Double(row) + 0.5) * cellDegrees - 90
     let count = (360 * cos(middle * .pi / 180) / cellDegrees).rounded(.up)
-    return max(1, Int(count))
+    return Int32(max(1, Int(count)))
   }
+
+  /// The number of columns in `row`.
+  private static func columns(inRow row: Int) -> Int { Int(columnCounts[row]) }
 
   /// The cell holding `coordinate` (a valid coordinate; 180° E shares the column of 180° W).
   public static func cell(of coordinate: Coordinate) -> Cell {

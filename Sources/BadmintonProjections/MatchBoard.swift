@@ -126,8 +126,8 @@ public final class MatchBoard: Sendable {
 
   /// What only the writer uses.
   private struct Writer {
-    /// Every known player's display level (1-9; a byte keeps a million players in about 12 MB).
-    var levels: [Int64: Int8] = [:]
+    /// Every known player's display level (1-9), by player id: a byte a player.
+    var levels = IDTable<Int8>()
     /// Active availability whose player's level has not arrived yet, by player and id: put on
     /// the index when it does.
     var unleveled: [Int64: [Int64: AvailabilityRecord]] = [:]
@@ -137,6 +137,8 @@ public final class MatchBoard: Sendable {
     /// Each part's index, by key: the next version, which shares all it has not changed with
     /// the published one. A part once made stays.
     var parts: [Int: MatchIndex] = [:]
+    /// Where the parts' requests stand, in one table by request id for all of them.
+    let places = MatchIndex.Places()
     /// The bookings, likewise.
     var bookings = Bookings()
     /// False while stored rows are loaded: nothing is published until all are.
@@ -321,7 +323,8 @@ public final class MatchBoard: Sendable {
     if let waiting = writer.unleveled.removeValue(forKey: playerID) {
       for record in waiting.values {
         let key = key(of: record.details)
-        writer.parts[key, default: MatchIndex()].insert(Self.request(record, displayLevel: level))
+        writer.parts[key, default: MatchIndex(places: writer.places)].insert(
+          Self.request(record, displayLevel: level))
         if !touched.contains(key) { touched.append(key) }
       }
     }
@@ -348,7 +351,7 @@ public final class MatchBoard: Sendable {
     guard let record, record.state == .active else { return }
     if let level = writer.levels[record.playerID] {
       let key = key(of: record.details)
-      writer.parts[key, default: MatchIndex()].insert(
+      writer.parts[key, default: MatchIndex(places: writer.places)].insert(
         Self.request(record, displayLevel: Int(level)))
       if !touched.contains(key) { touched.append(key) }
     } else {
@@ -438,7 +441,7 @@ public final class MatchBoard: Sendable {
       }
       return Contents(
         availability: availability, bookings: bookings,
-        levels: writer.levels.mapValues(Int.init))
+        levels: writer.levels.all.mapValues(Int.init))
     }
   }
 

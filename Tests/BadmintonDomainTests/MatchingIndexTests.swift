@@ -468,4 +468,89 @@ struct MatchingIndexTests {
       #expect(index.search(for: query, limit: 10).candidates.map(\.requestID) == [7, 8])
     }
   }
+
+  @Test("indexes over one table of places each hold and answer what a scan of their own gives")
+  func sharedPlaces_eachIndexMatchesItsOwnScan() async throws {
+    await propertyCheck(count: 120, input: Self.scenes) { scene in
+      // A board's parts: one table of places, each request id in one part (by the id, so that
+      // a request put again goes to the same part), every removal and level change asked of
+      // every part, as the board asks of the parts it cannot tell apart.
+      let places = MatchIndex.Places()
+      let parts = 3
+      var indexes = (0..<parts).map { _ in
+        MatchIndex(
+          cellDegrees: scene.cellDegrees, splitCellsAbove: scene.splitCellsAbove, places: places)
+      }
+      var models = Array(repeating: Model(), count: parts)
+      var ids = Set<Int64>()
+      for operation in scene.operations {
+        switch operation {
+        case .insert(let request):
+          let part = Int(request.id % Int64(parts))
+          indexes[part].insert(request)
+          models[part].apply(operation)
+          ids.insert(request.id)
+        case .remove(let id):
+          for part in 0..<parts {
+            #expect(indexes[part].remove(id) == models[part].current(id))
+            models[part].apply(operation)
+          }
+        case .updateLevel(let playerID, let level):
+          for part in 0..<parts {
+            indexes[part].updateLevel(playerID: playerID, level: level)
+            models[part].apply(operation)
+          }
+        case .removeExpired(let now):
+          for part in 0..<parts {
+            let expected = models[part].requests.values.filter { $0.slot.endUnixMs <= now }
+            #expect(
+              indexes[part].removeExpired(nowUnixMs: now) == expected.map(\.id).sorted())
+            models[part].apply(operation)
+          }
+        }
+      }
+      let isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }
+      for part in 0..<parts {
+        let (index, model) = (indexes[part], models[part])
+        #expect(index.count == model.requests.count)
+        for id in ids {
+          #expect(index.request(id) == model.current(id))
+          #expect(index.contains(id) == (model.requests[id] != nil))
+        }
+        #expect(Set(index.requests) == Set(model.requests.keys.compactMap(model.current)))
+        for query in scene.queries {
+          let page = index.search(for: query, excluding: [], isBusy: isBusy, limit: 100_000)
+          #expect(page.candidates == model.scan(query, excluded: [], isBusy: isBusy))
+        }
+      }
+    }
+  }
+
+  @Test("a copy of an index with places of its own changes apart from it")
+  func ownPlaces_copyIsAValue() {
+    var rng = Xoshiro(seed: (7, 11, 13, 17))
+    let style = Self.style(&rng)
+    var index = MatchIndex()
+    var model = Model()
+    for id in Int64(1)...200 {
+      let request = Self.request(id: id, style, &rng)
+      index.insert(request)
+      model.apply(.insert(request))
+    }
+    let before = index
+    let beforeModel = model
+    for id in Int64(1)...100 {
+      index.remove(id)
+      model.apply(.remove(id))
+    }
+    let moved = Self.request(id: 150, style, &rng)
+    index.insert(moved)
+    model.apply(.insert(moved))
+    for id in Int64(1)...200 {
+      #expect(before.request(id) == beforeModel.current(id))
+      #expect(index.request(id) == model.current(id))
+    }
+    #expect(before.count == 200)
+    #expect(index.count == 100)
+  }
 }

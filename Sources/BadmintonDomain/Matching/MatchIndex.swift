@@ -24,12 +24,19 @@ internal import HeapModule
 ///
 /// What only changes need, where each request stands and each player's requests, is kept by the
 /// index beside its snapshot and never shared with a search: a player's requests are chained
-/// through their places, so a level change moves all of them at once.
+/// through their places, so a level change moves all of them at once. Where requests stand is
+/// kept in a table by request id (`Places`) that several indexes may share, as the parts of a
+/// board do: one table over all the store's ids takes a few bytes per request where each part's
+/// own would be mostly empty.
 public struct MatchIndex: Sendable {
   /// What a search reads: every request, as the index holds it now.
   public private(set) var snapshot: Snapshot
-  /// Where each request stands: its list's number and its position in the list.
-  private var places: [Int64: Place] = [:]
+  /// Where each request stands: its list's number and its position in the list. Shared with
+  /// the other indexes made over the same `Places`; each reads and changes only its own
+  /// requests' places, which it tells apart by what stands there (`place(of:)`).
+  private var places: Places
+  /// Requests in the index.
+  public private(set) var count = 0
   /// The newest request of each player; the others follow through their places' chain.
   private var players: [Int64: Int64] = [:]
   /// The lists requests stand in, by number (a number whose list emptied is reused).
@@ -52,10 +59,6 @@ public struct MatchIndex: Sendable {
     var postedAtUnixMs: Int64
     var latitude: Double
     var longitude: Double
-    /// The position others are shown (`LocationPrivacy.shownPosition`), kept so that a search
-    /// does not compute it again for every request it looks at.
-    var shownLatitude: Double
-    var shownLongitude: Double
     var radiusMiles: Double
     var durationMs: Int32
 
@@ -346,27 +349,70 @@ public struct MatchIndex: Sendable {
     var nextOfPlayer: Int64
   }
 
+  /// Where the requests of one or more indexes stand, by request id. Indexes made over one
+  /// `Places` must never hold the same request id at once (a board's parts do not: a request is
+  /// in one part), and such an index is no longer a plain value: a copy of it shares the places
+  /// with it, so only one of the two may be changed afterwards.
+  public struct Places: Sendable {
+    fileprivate var table: IDTable<Place>
+    /// False for an index's own places, which are copied before a change when the index was.
+    fileprivate let shared: Bool
+
+    /// Places for indexes to share.
+    public init() { self.init(table: IDTable(), shared: true) }
+
+    fileprivate init(table: IDTable<Place>, shared: Bool) {
+      self.table = table
+      self.shared = shared
+    }
+  }
+
   /// An empty index whose grid cells are `cellDegrees` on a side (default 0.25 degrees).
   ///
   /// A cell holding more than `splitCellsAbove` requests of a bucket keeps a list per level
   /// (default 128): fewer lists cost less memory, more let a crowded cell's search pass over the
   /// levels that cannot make its page.
-  public init(cellDegrees: Double = 0.25, splitCellsAbove: Int = 128) {
+  ///
+  /// With `places`, the index keeps where its requests stand in that table, shared with the
+  /// other indexes made over it (see `Places`); without, in a table of its own, and the index is
+  /// a plain value.
+  public init(cellDegrees: Double = 0.25, splitCellsAbove: Int = 128, places: Places? = nil) {
     precondition(splitCellsAbove >= 0)
     snapshot = Snapshot(grid: GeoGrid(cellDegrees: cellDegrees))
     self.splitCellsAbove = splitCellsAbove
+    self.places = places ?? Places(table: IDTable(), shared: false)
   }
 
-  /// Requests in the index.
-  public var count: Int { places.count }
+  /// The place of `requestID` when the request is in this index: the shared table may hold it
+  /// for another index, whose list of the same number may be live here too, so the request
+  /// standing at the place must be the one asked for.
+  private func place(of requestID: Int64) -> Place? {
+    guard let place = places.table[requestID], Int(place.list) < lists.count else { return nil }
+    let key = lists[Int(place.list)]
+    guard listNumbers[key] == place.list,
+      snapshot.id(in: key, at: Int(place.position)) == requestID
+    else { return nil }
+    return place
+  }
+
+  /// Copies the places table first when it is the index's own and a copy of the index holds it
+  /// too, so that a change to one copy never shows in the other. Called before every change,
+  /// with no other reference to the table held meanwhile.
+  private mutating func ownPlaces() {
+    if !places.shared, !isKnownUniquelyReferenced(&places.table) {
+      places = Places(table: IDTable(copying: places.table), shared: false)
+    }
+  }
 
   /// The request with id `requestID`, with its player's current level.
   public func request(_ requestID: Int64) -> MatchRequest? {
-    places[requestID].map { snapshot.request(in: lists[Int($0.list)], at: Int($0.position)) }
+    place(of: requestID).map {
+      snapshot.request(in: lists[Int($0.list)], at: Int($0.position))
+    }
   }
 
   /// Whether the request with id `requestID` is in the index.
-  public func contains(_ requestID: Int64) -> Bool { places[requestID] != nil }
+  public func contains(_ requestID: Int64) -> Bool { place(of: requestID) != nil }
 
   /// Whether the index holds any request of `playerID`.
   public func hasRequests(of playerID: Int64) -> Bool { players[playerID] != nil }
@@ -384,12 +430,10 @@ public struct MatchIndex: Sendable {
     precondition(PlayerRules.allLevels.contains(request.displayLevel), "level out of range")
     precondition(MatchRules.skillTolerances.contains(request.skillTolerance), "bad tolerance")
     remove(request.id)
-    let shown = LocationPrivacy.shownPosition(of: request.location)
     let entry = Entry(
       id: request.id, playerID: request.playerID, startUnixMs: request.slot.startUnixMs,
       postedAtUnixMs: request.postedAtUnixMs, latitude: request.location.latitude,
-      longitude: request.location.longitude, shownLatitude: shown.latitude,
-      shownLongitude: shown.longitude, radiusMiles: request.radiusMiles,
+      longitude: request.location.longitude, radiusMiles: request.radiusMiles,
       durationMs: Int32(request.slot.durationMs))
     let day = Self.day(of: request.slot.startUnixMs)
     let bucket = BucketKey(
@@ -401,12 +445,14 @@ public struct MatchIndex: Sendable {
     let number = listNumber(key)
     // Every request of a player carries the player's level: the others change only when the
     // newest of them (and so all) has another.
-    let older = players[request.playerID].map { places[$0]! }
+    ownPlaces()
+    let older = players[request.playerID].map { places.table[$0]! }
     let position = snapshot.append(Filing(request), entry, to: key)
-    places[request.id] = Place(
+    places.table[request.id] = Place(
       list: number, position: Int32(position),
       nextOfPlayer: players[request.playerID] ?? Self.noRequest)
     players[request.playerID] = request.id
+    count += 1
     if let older,
       snapshot.read(lists[Int(older.list)], at: Int(older.position)).filing.level != level
     {
@@ -420,9 +466,13 @@ public struct MatchIndex: Sendable {
   /// Splits the cell's one list into a list per level.
   private mutating func split(_ bucket: BucketKey, _ cell: Int) {
     let whole = ListKey(bucket: bucket, cell: cell, level: 0)
+    ownPlaces()
     for (id, level, position) in snapshot.split(bucket, cell) {
-      places[id]!.list = listNumber(ListKey(bucket: bucket, cell: cell, level: level))
-      places[id]!.position = Int32(position)
+      let number = listNumber(ListKey(bucket: bucket, cell: cell, level: level))
+      places.table.update(id) {
+        $0.list = number
+        $0.position = Int32(position)
+      }
     }
     freeListNumbers.append(listNumbers.removeValue(forKey: whole)!)
   }
@@ -430,7 +480,10 @@ public struct MatchIndex: Sendable {
   /// Removes the request with id `requestID` and returns it, if it was there.
   @discardableResult
   public mutating func remove(_ requestID: Int64) -> MatchRequest? {
-    guard let place = places.removeValue(forKey: requestID) else { return nil }
+    guard let place = place(of: requestID) else { return nil }
+    ownPlaces()
+    places.table[requestID] = nil
+    count -= 1
     let key = lists[Int(place.list)]
     let (filing, entry) = snapshot.read(key, at: Int(place.position))
     let removed = Snapshot.request(filing, entry, key.bucket.mode)
@@ -441,9 +494,9 @@ public struct MatchIndex: Sendable {
     } else {
       var newer = players[removed.playerID]!
       while true {
-        let older = places[newer]!.nextOfPlayer
+        let older = places.table[newer]!.nextOfPlayer
         if older == requestID {
-          places[newer]!.nextOfPlayer = next
+          places.table.update(newer) { $0.nextOfPlayer = next }
           break
         }
         newer = older
@@ -457,7 +510,10 @@ public struct MatchIndex: Sendable {
   private mutating func takeOff(_ place: Place) {
     let key = lists[Int(place.list)]
     let (moved, emptied) = snapshot.remove(in: key, at: Int(place.position))
-    if let moved { places[moved]!.position = place.position }
+    if let moved {
+      ownPlaces()
+      places.table.update(moved) { $0.position = place.position }
+    }
     if emptied {
       listNumbers[key] = nil
       freeListNumbers.append(place.list)
@@ -475,9 +531,10 @@ public struct MatchIndex: Sendable {
   /// stays as it was.
   private mutating func setLevel(_ level: Int8, of playerID: Int64) {
     var next = players[playerID] ?? Self.noRequest
+    ownPlaces()
     while next != Self.noRequest {
       let id = next
-      let at = places[id]!
+      let at = places.table[id]!
       next = at.nextOfPlayer
       var key = lists[Int(at.list)]
       var (filing, entry) = snapshot.read(key, at: Int(at.position))
@@ -493,7 +550,8 @@ public struct MatchIndex: Sendable {
       key.level = snapshot.listLevel(of: level, in: key.bucket, key.cell)
       let number = listNumber(key)
       let position = snapshot.append(filing, entry, to: key)
-      places[id] = Place(list: number, position: Int32(position), nextOfPlayer: at.nextOfPlayer)
+      places.table[id] = Place(
+        list: number, position: Int32(position), nextOfPlayer: at.nextOfPlayer)
     }
   }
 
@@ -575,6 +633,15 @@ extension MatchIndex {
     }
 
     /// The filing and entry at `position` of list `key`.
+    /// The id of the request at `position` of list `key`, or nil when the list has no such
+    /// position.
+    fileprivate func id(in key: ListKey, at position: Int) -> Int64? {
+      guard let cell = buckets[key.bucket]?[key.cell], cell.isSplit == (key.level != 0),
+        position >= 0, position < cell[key.level].count
+      else { return nil }
+      return cell[key.level].chunk(at: position).request(at: position % List.chunkSize).1.id
+    }
+
     fileprivate func read(_ key: ListKey, at position: Int) -> (filing: Filing, entry: Entry) {
       let chunk = buckets[key.bucket]![key.cell]![key.level].chunk(at: position)
       return chunk.request(at: position % List.chunkSize)
@@ -907,7 +974,8 @@ extension MatchIndex {
           excluded.isEmpty || !excluded.contains(entry.playerID),
           let candidate = MatchRules.candidate(
             Self.request(filing, entry, mode),
-            shownAt: Coordinate(latitude: entry.shownLatitude, longitude: entry.shownLongitude),
+            shownAt: LocationPrivacy.shownPosition(
+              of: Coordinate(latitude: entry.latitude, longitude: entry.longitude)),
             for: query, shownAt: queryShown)
         else { return }
         body(candidate)

@@ -1,0 +1,81 @@
+import BadmintonDomain
+import PropertyBased
+import Testing
+
+@Suite("The table from ids to values")
+struct IDTableTests {
+  /// Ids of every kind the table keeps apart: the store's from 1 up, the ends of pages, the
+  /// last paged id and the first past it, negative ids and the extremes.
+  static let ids = Generator { rng in
+    // The last pages make the table's directory its longest (2 MB), so they come rarely.
+    switch Int.random(in: 0..<100, using: &rng) {
+    case 0..<60: Int64.random(in: 0..<5_000, using: &rng)
+    case 60..<75:
+      Int64.random(in: -3...3, using: &rng) * 1_024 + Int64.random(in: -1...1, using: &rng)
+    case 75: (1 << 28) + Int64.random(in: -2...1, using: &rng)
+    case 76..<85: [Int64.min, Int64.max, -1].randomElement(using: &rng)!
+    default: Int64.random(in: Int64.min...Int64.max, using: &rng)
+    }
+  }
+
+  enum Operation {
+    case set(Int64, Int32)
+    case remove(Int64)
+    case copy
+  }
+
+  static let runs = Generator { rng in
+    (0..<Int.random(in: 0...400, using: &rng)).map { _ -> Operation in
+      let id = ids.run(using: &rng)
+      switch Int.random(in: 0..<100, using: &rng) {
+      case 0..<55: return .set(id, Int32.random(in: .min ... .max, using: &rng))
+      case 55..<99: return .remove(id)
+      default: return .copy
+      }
+    }
+  }
+
+  @Test("for any sets, removals and copies the table holds what a dictionary holds")
+  func table_matchesADictionary() async {
+    await propertyCheck(count: 150, input: Self.runs) { operations in
+      var table = IDTable<Int32>()
+      var model: [Int64: Int32] = [:]
+      // Each copy, with what it held when made: later changes to the table must not reach it.
+      var copies: [(IDTable<Int32>, [Int64: Int32])] = []
+      for operation in operations {
+        switch operation {
+        case .set(let id, let value):
+          table[id] = value
+          model[id] = value
+        case .remove(let id):
+          table[id] = nil
+          model[id] = nil
+        case .copy:
+          copies.append((table, model))
+          table = IDTable(copying: table)
+        }
+        #expect(table.count == model.count)
+      }
+      #expect(table.all == model)
+      for (id, value) in model { #expect(table[id] == value) }
+      for (copy, held) in copies {
+        #expect(copy.all == held)
+        #expect(copy.count == held.count)
+      }
+    }
+  }
+
+  @Test("ids removed empty their pages: a table emptied holds nothing, and fills again")
+  func emptiedTable_isEmpty() {
+    let table = IDTable<Int64>()
+    for id in Int64(0)..<5_000 { table[id] = id * 3 }
+    for id in Int64(0)..<5_000 { table[id] = nil }
+    #expect(table.count == 0)
+    #expect(table.all.isEmpty)
+    for id in Int64(0)..<5_000 { #expect(table[id] == nil) }
+    table[4_999] = 1
+    table.update(4_999) { $0 += 1 }
+    #expect(table[4_999] == 2)
+    #expect(table.all == [4_999: 2])
+  }
+}
