@@ -64,11 +64,24 @@ public enum LocationPrivacy {
 
   /// The cell holding `coordinate` (a valid coordinate; 180° E shares the column of 180° W).
   public static func cell(of coordinate: Coordinate) -> Cell {
+    let (row, column) = place(of: coordinate)
+    return cell(row: row, column: column)
+  }
+
+  /// The row and column of the cell holding `coordinate`: a row is below 18,000 and a column
+  /// below 36,000, so each fits in 16 bits.
+  public static func place(of coordinate: Coordinate) -> (row: Int, column: Int) {
     let row = min(max(Int(((coordinate.latitude + 90) / cellDegrees).rounded(.down)), 0), rows - 1)
     let count = columns(inRow: row)
     let width = 360 / Double(count)
     let column =
       min(max(Int(((coordinate.longitude + 180) / width).rounded(.down)), 0), count) % count
+    return (row, column)
+  }
+
+  /// The cell in `row` and `column` (as `place(of:)` gives them).
+  public static func cell(row: Int, column: Int) -> Cell {
+    let width = 360 / Double(columns(inRow: row))
     let south = Double(row) * cellDegrees - 90
     let west = Double(column) * width - 180
     return Cell(

@@ -48,6 +48,16 @@ struct LocationPrivacyTests {
       #expect(
         Geo.distanceMiles(point, cell.centre) <= LocationPrivacy.maximumSnapMiles, "\(point)")
       #expect(LocationPrivacy.cell(of: cell.centre) == cell)
+      // The row and column alone give the same cell, and each fits in 16 bits.
+      let place = LocationPrivacy.place(of: point)
+      #expect(place.row == cell.row && place.column == cell.column)
+      #expect(LocationPrivacy.cell(row: place.row, column: place.column) == cell)
+      #expect(UInt16(exactly: place.row) != nil && UInt16(exactly: place.column) != nil)
+      // A row holds as many columns as keep one about a cell tall on the ground at its middle.
+      let middle = (Double(cell.row) + 0.5) * LocationPrivacy.cellDegrees - 90
+      let columns = max(
+        1, Int((360 * cos(middle * .pi / 180) / LocationPrivacy.cellDegrees).rounded(.up)))
+      #expect(Int((360 / (cell.east - cell.west)).rounded()) == columns, "\(point)")
       // Away from the poles a cell is at least 0.6 miles (about 1 km) across each way.
       if abs(point.latitude) <= 85 {
         let middle = (cell.south + cell.north) / 2

@@ -37,8 +37,6 @@ public struct MatchIndex: Sendable {
   private var places: Places
   /// Requests in the index.
   public private(set) var count = 0
-  /// The newest request of each player; the others follow through their places' chain.
-  private var players: [Int64: Int64] = [:]
   /// The lists requests stand in, by number (a number whose list emptied is reused).
   private var lists: [ListKey] = []
   private var listNumbers: [ListKey: Int32] = [:]
@@ -61,6 +59,16 @@ public struct MatchIndex: Sendable {
     var longitude: Double
     var radiusMiles: Double
     var durationMs: Int32
+    /// The cell others are shown (`LocationPrivacy.place(of:)`), kept in what would otherwise
+    /// be the entry's padding, so that a search finds the shown position without working out
+    /// the cell again for every request it looks at.
+    var shownRow: UInt16
+    var shownColumn: UInt16
+
+    /// The position others are shown: the centre of the shown cell.
+    var shownPosition: Coordinate {
+      LocationPrivacy.cell(row: Int(shownRow), column: Int(shownColumn)).centre
+    }
 
     var endUnixMs: Int64 { startUnixMs + Int64(durationMs) }
   }
@@ -353,16 +361,22 @@ public struct MatchIndex: Sendable {
   /// `Places` must never hold the same request id at once (a board's parts do not: a request is
   /// in one part), and such an index is no longer a plain value: a copy of it shares the places
   /// with it, so only one of the two may be changed afterwards.
+  ///
+  /// A player's requests are chained through their places, newest first, across all the
+  /// indexes: `newest` holds the head of each player's chain.
   public struct Places: Sendable {
     fileprivate var table: IDTable<Place>
+    /// The newest request of each player; the others follow through their places' chain.
+    fileprivate var newest: IDTable<Int64>
     /// False for an index's own places, which are copied before a change when the index was.
     fileprivate let shared: Bool
 
     /// Places for indexes to share.
-    public init() { self.init(table: IDTable(), shared: true) }
+    public init() { self.init(table: IDTable(), newest: IDTable(), shared: true) }
 
-    fileprivate init(table: IDTable<Place>, shared: Bool) {
+    fileprivate init(table: IDTable<Place>, newest: IDTable<Int64>, shared: Bool) {
       self.table = table
+      self.newest = newest
       self.shared = shared
     }
   }
@@ -380,7 +394,7 @@ public struct MatchIndex: Sendable {
     precondition(splitCellsAbove >= 0)
     snapshot = Snapshot(grid: GeoGrid(cellDegrees: cellDegrees))
     self.splitCellsAbove = splitCellsAbove
-    self.places = places ?? Places(table: IDTable(), shared: false)
+    self.places = places ?? Places(table: IDTable(), newest: IDTable(), shared: false)
   }
 
   /// The place of `requestID` when the request is in this index: the shared table may hold it
@@ -400,7 +414,9 @@ public struct MatchIndex: Sendable {
   /// with no other reference to the table held meanwhile.
   private mutating func ownPlaces() {
     if !places.shared, !isKnownUniquelyReferenced(&places.table) {
-      places = Places(table: IDTable(copying: places.table), shared: false)
+      places = Places(
+        table: IDTable(copying: places.table), newest: IDTable(copying: places.newest),
+        shared: false)
     }
   }
 
@@ -415,7 +431,18 @@ public struct MatchIndex: Sendable {
   public func contains(_ requestID: Int64) -> Bool { place(of: requestID) != nil }
 
   /// Whether the index holds any request of `playerID`.
-  public func hasRequests(of playerID: Int64) -> Bool { players[playerID] != nil }
+  public func hasRequests(of playerID: Int64) -> Bool { newestOwn(of: playerID) != nil }
+
+  /// The newest request of `playerID` in this index, with its place: the first of the player's
+  /// chain that stands here.
+  private func newestOwn(of playerID: Int64) -> Place? {
+    var next = places.newest[playerID] ?? Self.noRequest
+    while next != Self.noRequest {
+      if let place = place(of: next) { return place }
+      next = places.table[next]!.nextOfPlayer
+    }
+    return nil
+  }
 
   /// Every request in the index, with its player's current level, in no particular order.
   public var requests: [MatchRequest] { snapshot.requests }
@@ -430,11 +457,13 @@ public struct MatchIndex: Sendable {
     precondition(PlayerRules.allLevels.contains(request.displayLevel), "level out of range")
     precondition(MatchRules.skillTolerances.contains(request.skillTolerance), "bad tolerance")
     remove(request.id)
+    let shown = LocationPrivacy.place(of: request.location)
     let entry = Entry(
       id: request.id, playerID: request.playerID, startUnixMs: request.slot.startUnixMs,
       postedAtUnixMs: request.postedAtUnixMs, latitude: request.location.latitude,
       longitude: request.location.longitude, radiusMiles: request.radiusMiles,
-      durationMs: Int32(request.slot.durationMs))
+      durationMs: Int32(request.slot.durationMs), shownRow: UInt16(shown.row),
+      shownColumn: UInt16(shown.column))
     let day = Self.day(of: request.slot.startUnixMs)
     let bucket = BucketKey(
       day: day, mode: request.mode, spills: Self.day(of: request.slot.endUnixMs - 1) > day)
@@ -446,12 +475,12 @@ public struct MatchIndex: Sendable {
     // Every request of a player carries the player's level: the others change only when the
     // newest of them (and so all) has another.
     ownPlaces()
-    let older = players[request.playerID].map { places.table[$0]! }
+    let older = newestOwn(of: request.playerID)
     let position = snapshot.append(Filing(request), entry, to: key)
     places.table[request.id] = Place(
       list: number, position: Int32(position),
-      nextOfPlayer: players[request.playerID] ?? Self.noRequest)
-    players[request.playerID] = request.id
+      nextOfPlayer: places.newest[request.playerID] ?? Self.noRequest)
+    places.newest[request.playerID] = request.id
     count += 1
     if let older,
       snapshot.read(lists[Int(older.list)], at: Int(older.position)).filing.level != level
@@ -488,11 +517,12 @@ public struct MatchIndex: Sendable {
     let (filing, entry) = snapshot.read(key, at: Int(place.position))
     let removed = Snapshot.request(filing, entry, key.bucket.mode)
     let next = place.nextOfPlayer
-    // Out of the player's chain: the newest is in `players`, each older one after its newer.
-    if players[removed.playerID] == requestID {
-      players[removed.playerID] = next == Self.noRequest ? nil : next
+    // Out of the player's chain: the newest is in `newest`, each older one after its newer
+    // (which may stand in another index over the same places).
+    if places.newest[removed.playerID] == requestID {
+      places.newest[removed.playerID] = next == Self.noRequest ? nil : next
     } else {
-      var newer = players[removed.playerID]!
+      var newer = places.newest[removed.playerID]!
       while true {
         let older = places.table[newer]!.nextOfPlayer
         if older == requestID {
@@ -530,11 +560,15 @@ public struct MatchIndex: Sendable {
   /// list, by a move to the list of `level` in a split cell. The chain of the player's requests
   /// stays as it was.
   private mutating func setLevel(_ level: Int8, of playerID: Int64) {
-    var next = players[playerID] ?? Self.noRequest
     ownPlaces()
+    var next = places.newest[playerID] ?? Self.noRequest
     while next != Self.noRequest {
       let id = next
-      let at = places.table[id]!
+      // Requests of the chain that stand in another index are passed by.
+      guard let at = place(of: id) else {
+        next = places.table[id]!.nextOfPlayer
+        continue
+      }
       next = at.nextOfPlayer
       var key = lists[Int(at.list)]
       var (filing, entry) = snapshot.read(key, at: Int(at.position))
@@ -974,8 +1008,7 @@ extension MatchIndex {
           excluded.isEmpty || !excluded.contains(entry.playerID),
           let candidate = MatchRules.candidate(
             Self.request(filing, entry, mode),
-            shownAt: LocationPrivacy.shownPosition(
-              of: Coordinate(latitude: entry.latitude, longitude: entry.longitude)),
+            shownAt: entry.shownPosition,
             for: query, shownAt: queryShown)
         else { return }
         body(candidate)
