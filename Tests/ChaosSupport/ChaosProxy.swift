@@ -71,6 +71,11 @@ public final class ChaosProxy: Sendable {
   /// A port below the system's ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`), so
   /// that no outgoing connection takes it as its local port while nothing listens on it (a
   /// proxy that stopped listening, a server being restarted). Not checked for being free.
+  ///
+  /// No port is handed out twice in a process: tests that run at once each stop and start
+  /// listening on their own port, and one drawn twice made a test's stopped proxy port another
+  /// test's restarted server (the proxy, holding its port with `SO_REUSEADDR` while the other
+  /// server's old connections were in TIME_WAIT on it, could not keep the server off it).
   public static func portOutsideEphemeralRange() -> Int {
     let range =
       (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
@@ -79,8 +84,20 @@ public final class ChaosProxy: Sendable {
       range.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap {
         Int($0)
       } ?? 32768
-    return Int.random(in: 10_000..<max(lowest, 10_001))
+    let ports = 10_000..<max(lowest, 10_001)
+    return handedOut.withLock { handedOut in
+      // Drawn at random, so that two processes (test runs side by side) rarely meet; once most
+      // of the range is used, any port is handed out again.
+      for _ in 0..<1_000 {
+        let port = Int.random(in: ports)
+        if handedOut.insert(port).inserted { return port }
+      }
+      return Int.random(in: ports)
+    }
   }
+
+  /// The ports `portOutsideEphemeralRange` handed out in this process.
+  private static let handedOut = Mutex(Set<Int>())
 
   /// The faults for new connections from now on; open connections keep theirs.
   public var plan: ChaosPlan {
