@@ -453,8 +453,9 @@ public final class MatchBoard: Sendable {
   /// The indexed form of availability `id`, as the last transaction applied left it.
   ///
   /// Where an availability stands is known to the writer alone (a search never needs it), so
-  /// this holds the writer's lock while it looks in each part (a dictionary look-up each): it
-  /// waits for a transaction being applied, and the writer waits for it.
+  /// this holds the writer's lock while it asks each part (a look-up in the board's one table
+  /// of places, and a check of what stands there): it waits for a transaction being applied,
+  /// and the writer waits for it.
   public func request(_ id: Int64) -> MatchRequest? {
     writer.withLock { writer in
       for part in writer.parts.values {

@@ -61,8 +61,13 @@ public struct PlayerEntry: Hashable, Sendable {
 /// Every player, in memory: a projection of the store's change feed, so that profiles, the
 /// caller's own state and nearby pages are read without asking the store. Writes still go to
 /// the store, which decides the rules in its transactions; the book changes only by `apply`.
+///
+/// The entries are kept in a table by player id (`IDTable`): the store numbers players from 1
+/// up, so an entry takes its own size and no key or free room (at 10 million players a
+/// dictionary's slots, each the entry and its key, at its load, took about 300 bytes a player,
+/// the most of any projection).
 public final class PlayerBook: Sendable {
-  private let entries = Mutex<[Int64: PlayerEntry]>([:])
+  private let entries = Mutex(IDTable<PlayerEntry>())
 
   /// An empty book.
   public init() {}
@@ -84,6 +89,7 @@ public final class PlayerBook: Sendable {
   public func players(ids: [Int64]) -> [Int64: PlayerEntry] {
     entries.withLock { entries in
       var found: [Int64: PlayerEntry] = [:]
+      found.reserveCapacity(ids.count)
       for id in ids { found[id] = entries[id] }
       return found
     }
@@ -93,5 +99,5 @@ public final class PlayerBook: Sendable {
   public var count: Int { entries.withLock { $0.count } }
 
   /// Every entry, to compare with a book built afresh.
-  var snapshot: [Int64: PlayerEntry] { entries.withLock { $0 } }
+  var snapshot: [Int64: PlayerEntry] { entries.withLock { $0.all } }
 }

@@ -38,30 +38,37 @@ struct IDTableTests {
   @Test("for any sets, removals and copies the table holds what a dictionary holds")
   func table_matchesADictionary() async {
     await propertyCheck(count: 150, input: Self.runs) { operations in
-      var table = IDTable<Int32>()
-      var model: [Int64: Int32] = [:]
-      // Each copy, with what it held when made: later changes to the table must not reach it.
-      var copies: [(IDTable<Int32>, [Int64: Int32])] = []
-      for operation in operations {
-        switch operation {
-        case .set(let id, let value):
-          table[id] = value
-          model[id] = value
-        case .remove(let id):
-          table[id] = nil
-          model[id] = nil
-        case .copy:
-          copies.append((table, model))
-          table = IDTable(copying: table)
-        }
-        #expect(table.count == model.count)
+      check(operations) { $0 }
+      // Values with references of their own (strings too long to be kept inline), which the
+      // pages must copy, replace and let go of as a dictionary does.
+      check(operations) { "a value longer than fifteen bytes: \($0)" }
+    }
+  }
+
+  private func check<Value: Equatable>(_ operations: [Operation], _ make: (Int32) -> Value) {
+    var table = IDTable<Value>()
+    var model: [Int64: Value] = [:]
+    // Each copy, with what it held when made: later changes to the table must not reach it.
+    var copies: [(IDTable<Value>, [Int64: Value])] = []
+    for operation in operations {
+      switch operation {
+      case .set(let id, let value):
+        table[id] = make(value)
+        model[id] = make(value)
+      case .remove(let id):
+        table[id] = nil
+        model[id] = nil
+      case .copy:
+        copies.append((table, model))
+        table = IDTable(copying: table)
       }
-      #expect(table.all == model)
-      for (id, value) in model { #expect(table[id] == value) }
-      for (copy, held) in copies {
-        #expect(copy.all == held)
-        #expect(copy.count == held.count)
-      }
+      #expect(table.count == model.count)
+    }
+    #expect(table.all == model)
+    for (id, value) in model { #expect(table[id] == value) }
+    for (copy, held) in copies {
+      #expect(copy.all == held)
+      #expect(copy.count == held.count)
     }
   }
 

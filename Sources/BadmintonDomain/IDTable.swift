@@ -1,6 +1,6 @@
-/// A table from ids to small values, for ids the store hands out in order (from 1 up, with the
-/// gaps that removals leave): a value takes its own size and no key, where a hash table takes
-/// the key, the value and the room it keeps free.
+/// A table from ids to values, for ids the store hands out in order (from 1 up, with the gaps
+/// that removals leave): a value takes its own size and no key, where a hash table takes the
+/// key, the value and the room it keeps free.
 ///
 /// Ids from 0 below `pagedIDs` are kept in pages of 1,024 consecutive ids, each made when its
 /// first id arrives and freed when its last one leaves; any other id (negative, or past the
@@ -10,7 +10,7 @@
 /// A reference: a table is changed in place by whoever holds it, and several holders see one
 /// table. It is not safe to use from two threads at once; its holders take care that only one
 /// does.
-public final class IDTable<Value: BitwiseCopyable>: @unchecked Sendable {
+public final class IDTable<Value>: @unchecked Sendable {
   /// Ids a page holds (a power of two).
   static var pageSize: Int { 1 << pageShift }
   private static var pageShift: Int { 10 }
@@ -23,7 +23,14 @@ public final class IDTable<Value: BitwiseCopyable>: @unchecked Sendable {
     var present = [UInt64](repeating: 0, count: IDTable.pageSize / 64)
     let values = UnsafeMutablePointer<Value>.allocate(capacity: IDTable.pageSize)
 
-    deinit { values.deallocate() }
+    deinit {
+      for word in present.indices where present[word] != 0 {
+        for bit in 0..<64 where present[word] & (1 << bit) != 0 {
+          (values + word * 64 + bit).deinitialize(count: 1)
+        }
+      }
+      values.deallocate()
+    }
   }
 
   /// The pages, by id / 1,024; nil where no id of the page is in the table.
@@ -91,13 +98,16 @@ public final class IDTable<Value: BitwiseCopyable>: @unchecked Sendable {
           held.present[slot >> 6] |= bit
           held.count += 1
           count += 1
+          (held.values + slot).initialize(to: newValue)
+        } else {
+          held.values[slot] = newValue
         }
-        held.values[slot] = newValue
       } else {
         guard index < pages.count, let held = pages[index] else { return }
         let bit: UInt64 = 1 << (slot & 63)
         guard held.present[slot >> 6] & bit != 0 else { return }
         held.present[slot >> 6] &= ~bit
+        (held.values + slot).deinitialize(count: 1)
         held.count -= 1
         count -= 1
         if held.count == 0 {
