@@ -2,9 +2,12 @@
 /// that removals leave): a value takes its own size and no key, where a hash table takes the
 /// key, the value and the room it keeps free.
 ///
-/// Ids from 0 below `pagedIDs` are kept in pages of 1,024 consecutive ids, each made when its
-/// first id arrives and freed when its last one leaves; any other id (negative, or past the
-/// pages) is kept in a hash table beside them, so every id works, and only the store's ids
+/// Ids are kept in pages of 1,024 consecutive ids, each made when its first id arrives and
+/// freed when its last one leaves. The pages' directory covers a window of at most 2^28 ids
+/// (2 MB of directory) that moves with the ids in use: as the oldest ids leave, their pages go
+/// and the window starts later, so ids that only grow (availability posted and expired for
+/// years) stay paged. An id the window cannot take (negative, or 2^28 or more away from the
+/// ids held) is kept in a hash table beside the pages, so every id works, and the store's ids
 /// are cheap.
 ///
 /// A reference: a table is changed in place by whoever holds it, and several holders see one
@@ -14,8 +17,8 @@ public final class IDTable<Value>: @unchecked Sendable {
   /// Ids a page holds (a power of two).
   static var pageSize: Int { 1 << pageShift }
   private static var pageShift: Int { 10 }
-  /// Ids from 0 below this are paged: their pages' directory takes at most 2 MB.
-  static var pagedIDs: Int64 { 1 << 28 }
+  /// The most pages the directory covers: a window of 2^28 ids.
+  static var windowPages: Int { 1 << 18 }
 
   /// One page: 1,024 values, a bit for each saying whether it is there.
   private final class Page {
@@ -33,13 +36,21 @@ public final class IDTable<Value>: @unchecked Sendable {
     }
   }
 
-  /// The pages, by id / 1,024; nil where no id of the page is in the table.
+  /// The pages of the window, from page number `base` (an id's page number is id / 1,024); nil
+  /// where no id of the page is in the table. Never starts or ends with nil.
   private var pages: [Page?] = []
+  private var base: Int64 = 0
   /// The ids that are not paged.
   private var others: [Int64: Value] = [:]
 
   /// The number of ids in the table.
   public private(set) var count = 0
+
+  /// Pages held, and the directory's length (for tests of their freeing).
+  var pagesHeld: Int { pages.reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+  var directoryLength: Int { pages.count }
+  /// Ids kept beside the pages.
+  var unpaged: Int { others.count }
 
   /// An empty table.
   public init() {}
@@ -49,6 +60,7 @@ public final class IDTable<Value>: @unchecked Sendable {
     self.init()
     others = other.others
     count = other.count
+    base = other.base
     pages = other.pages.map { page in
       page.map { page in
         let copy = Page()
@@ -68,71 +80,14 @@ public final class IDTable<Value>: @unchecked Sendable {
   /// The value of `id`, or nil; setting nil removes the id.
   public subscript(id: Int64) -> Value? {
     get {
-      guard let (page, slot) = locate(id) else { return others[id] }
-      guard Int(page) < pages.count, let held = pages[Int(page)],
-        held.present[slot >> 6] & (1 << (slot & 63)) != 0
-      else { return nil }
-      return held.values[slot]
+      if let (page, slot) = held(id), page.present[slot >> 6] & (1 << (slot & 63)) != 0 {
+        return page.values[slot]
+      }
+      return others.isEmpty ? nil : others[id]
     }
     set {
-      guard let (page, slot) = locate(id) else {
-        let had = others[id] != nil
-        others[id] = newValue
-        count += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
-        return
-      }
-      let index = Int(page)
-      if let newValue {
-        if index >= pages.count {
-          pages.append(contentsOf: repeatElement(nil, count: index + 1 - pages.count))
-        }
-        let held: Page
-        if let existing = pages[index] {
-          held = existing
-        } else {
-          held = Page()
-          pages[index] = held
-        }
-        let bit: UInt64 = 1 << (slot & 63)
-        if held.present[slot >> 6] & bit == 0 {
-          held.present[slot >> 6] |= bit
-          held.count += 1
-          count += 1
-          (held.values + slot).initialize(to: newValue)
-        } else {
-          held.values[slot] = newValue
-        }
-      } else {
-        guard index < pages.count, let held = pages[index] else { return }
-        let bit: UInt64 = 1 << (slot & 63)
-        guard held.present[slot >> 6] & bit != 0 else { return }
-        held.present[slot >> 6] &= ~bit
-        (held.values + slot).deinitialize(count: 1)
-        held.count -= 1
-        count -= 1
-        if held.count == 0 {
-          pages[index] = nil
-          // The directory shrinks with its last pages, so it stays as long as the ids in use.
-          while let last = pages.last, last == nil { pages.removeLast() }
-        }
-      }
+      if let newValue { set(id, newValue) } else { remove(id) }
     }
-  }
-
-  /// Every id in the table with its value.
-  public var all: [Int64: Value] {
-    var result = others
-    result.reserveCapacity(count)
-    for (index, page) in pages.enumerated() {
-      guard let page else { continue }
-      for word in page.present.indices where page.present[word] != 0 {
-        for bit in 0..<64 where page.present[word] & (1 << bit) != 0 {
-          let slot = word * 64 + bit
-          result[Int64(index) << Int64(Self.pageShift) + Int64(slot)] = page.values[slot]
-        }
-      }
-    }
-    return result
   }
 
   /// Changes the value of `id`, which must be in the table.
@@ -142,9 +97,101 @@ public final class IDTable<Value>: @unchecked Sendable {
     self[id] = value
   }
 
-  /// The page and slot of a paged id; nil for the others.
-  private func locate(_ id: Int64) -> (page: Int64, slot: Int)? {
-    guard id >= 0, id < Self.pagedIDs else { return nil }
-    return (id >> Int64(Self.pageShift), Int(id & Int64(Self.pageSize - 1)))
+  /// Every id in the table with its value.
+  public var all: [Int64: Value] {
+    var result = others
+    result.reserveCapacity(count)
+    for (index, page) in pages.enumerated() {
+      guard let page else { continue }
+      let first = (base + Int64(index)) << Int64(Self.pageShift)
+      for word in page.present.indices where page.present[word] != 0 {
+        for bit in 0..<64 where page.present[word] & (1 << bit) != 0 {
+          let slot = word * 64 + bit
+          result[first + Int64(slot)] = page.values[slot]
+        }
+      }
+    }
+    return result
+  }
+
+  private func set(_ id: Int64, _ value: Value) {
+    guard let (index, slot) = windowIndex(id) else {
+      if others.updateValue(value, forKey: id) == nil { count += 1 }
+      return
+    }
+    let page: Page
+    if let existing = pages[index] {
+      page = existing
+    } else {
+      page = Page()
+      pages[index] = page
+    }
+    let bit: UInt64 = 1 << (slot & 63)
+    if page.present[slot >> 6] & bit == 0 {
+      page.present[slot >> 6] |= bit
+      page.count += 1
+      (page.values + slot).initialize(to: value)
+      // Kept beside the pages while the window could not take it: it is paged from now on.
+      if others.isEmpty || others.removeValue(forKey: id) == nil { count += 1 }
+    } else {
+      page.values[slot] = value
+    }
+  }
+
+  private func remove(_ id: Int64) {
+    guard let (page, slot) = held(id), page.present[slot >> 6] & (1 << (slot & 63)) != 0
+    else {
+      if !others.isEmpty, others.removeValue(forKey: id) != nil { count -= 1 }
+      return
+    }
+    page.present[slot >> 6] &= ~(1 << (slot & 63))
+    (page.values + slot).deinitialize(count: 1)
+    page.count -= 1
+    count -= 1
+    guard page.count == 0 else { return }
+    pages[Int((id >> Int64(Self.pageShift)) - base)] = nil
+    // The directory keeps no empty page at either end, so it spans only the ids in use.
+    while let last = pages.last, last == nil { pages.removeLast() }
+    let leading = pages.prefix { $0 == nil }.count
+    if leading > 0 {
+      pages.removeFirst(leading)
+      base += Int64(leading)
+    }
+  }
+
+  /// The page holding `id`'s slot, when there is one.
+  private func held(_ id: Int64) -> (page: Page, slot: Int)? {
+    guard id >= 0 else { return nil }
+    let number = id >> Int64(Self.pageShift)
+    guard number >= base, number - base < Int64(pages.count),
+      let page = pages[Int(number - base)]
+    else { return nil }
+    return (page, Int(id & Int64(Self.pageSize - 1)))
+  }
+
+  /// The directory index and slot of `id`, the window moved or widened to take it; nil when
+  /// it would span more than `windowPages`, or `id` is negative.
+  private func windowIndex(_ id: Int64) -> (index: Int, slot: Int)? {
+    guard id >= 0 else { return nil }
+    let number = id >> Int64(Self.pageShift)
+    let slot = Int(id & Int64(Self.pageSize - 1))
+    if pages.isEmpty {
+      base = number
+      pages = [nil]
+      return (0, slot)
+    }
+    if number < base {
+      let added = base - number
+      guard added + Int64(pages.count) <= Int64(Self.windowPages) else { return nil }
+      pages.insert(contentsOf: repeatElement(nil, count: Int(added)), at: 0)
+      base = number
+      return (0, slot)
+    }
+    let index = number - base
+    guard index < Int64(Self.windowPages) else { return nil }
+    if index >= Int64(pages.count) {
+      pages.append(contentsOf: repeatElement(nil, count: Int(index) + 1 - pages.count))
+    }
+    return (Int(index), slot)
   }
 }

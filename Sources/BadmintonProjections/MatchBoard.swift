@@ -335,13 +335,14 @@ public final class MatchBoard: Sendable {
     _ id: Int64, _ record: AvailabilityRecord?, _ writer: inout Writer, _ touched: inout [Int]
   ) {
     // The store changes only an availability's state once it is posted, never its mode or
-    // location, so `record` names the only part that can hold it; without one (a deleted row)
-    // every part is looked in.
-    if let key = record.map({ key(of: $0.details) })
-      ?? writer.parts.first(where: { $0.value.contains(id) })?.key,
-      writer.parts[key]?.remove(id) != nil, !touched.contains(key)
-    {
-      touched.append(key)
+    // location, so `record` names the only part that can hold it. Without one (a deleted row),
+    // or should it not hold it, every part is looked in: the parts share one table of places,
+    // and an id in two parts would be lost to the first.
+    if let key = record.map({ key(of: $0.details) }), writer.parts[key]?.remove(id) != nil {
+      if !touched.contains(key) { touched.append(key) }
+    } else if let key = writer.parts.first(where: { $0.value.contains(id) })?.key {
+      writer.parts[key]!.remove(id)
+      if !touched.contains(key) { touched.append(key) }
     }
     if !writer.unleveled.isEmpty {
       for (player, var waiting) in writer.unleveled where waiting.removeValue(forKey: id) != nil {

@@ -63,9 +63,9 @@ public struct PlayerEntry: Hashable, Sendable {
 /// the store, which decides the rules in its transactions; the book changes only by `apply`.
 ///
 /// The entries are kept in a table by player id (`IDTable`): the store numbers players from 1
-/// up, so an entry takes its own size and no key or free room (at 10 million players a
-/// dictionary's slots, each the entry and its key, at its load, took about 300 bytes a player,
-/// the most of any projection).
+/// up, so an entry takes its own 184 bytes and no key or free room. A dictionary's slot is the
+/// entry and its key, about 320 bytes a player at its load; at 10 million players the server
+/// went from 445 to 307 bytes a player with the table.
 public final class PlayerBook: Sendable {
   private let entries = Mutex(IDTable<PlayerEntry>())
 

@@ -1,6 +1,7 @@
-import BadmintonDomain
 import PropertyBased
 import Testing
+
+@testable import BadmintonDomain
 
 @Suite("The table from ids to values")
 struct IDTableTests {
@@ -13,7 +14,10 @@ struct IDTableTests {
     case 60..<75:
       Int64.random(in: -3...3, using: &rng) * 1_024 + Int64.random(in: -1...1, using: &rng)
     case 75: (1 << 28) + Int64.random(in: -2...1, using: &rng)
-    case 76..<85: [Int64.min, Int64.max, -1].randomElement(using: &rng)!
+    case 76..<80: [Int64.min, Int64.max, -1].randomElement(using: &rng)!
+    // Runs 2^28 and more apart, which the window cannot hold at once.
+    case 80..<85:
+      Int64.random(in: 1...3, using: &rng) << 28 + Int64.random(in: 0..<3_000, using: &rng)
     default: Int64.random(in: Int64.min...Int64.max, using: &rng)
     }
   }
@@ -37,7 +41,7 @@ struct IDTableTests {
 
   @Test("for any sets, removals and copies the table holds what a dictionary holds")
   func table_matchesADictionary() async {
-    await propertyCheck(count: 150, input: Self.runs) { operations in
+    await propertyCheck(count: 80, input: Self.runs) { operations in
       check(operations) { $0 }
       // Values with references of their own (strings too long to be kept inline), which the
       // pages must copy, replace and let go of as a dictionary does.
@@ -76,13 +80,37 @@ struct IDTableTests {
   func emptiedTable_isEmpty() {
     let table = IDTable<Int64>()
     for id in Int64(0)..<5_000 { table[id] = id * 3 }
+    #expect(table.pagesHeld == 5 && table.directoryLength == 5)
     for id in Int64(0)..<5_000 { table[id] = nil }
     #expect(table.count == 0)
     #expect(table.all.isEmpty)
+    #expect(table.pagesHeld == 0 && table.directoryLength == 0)
     for id in Int64(0)..<5_000 { #expect(table[id] == nil) }
     table[4_999] = 1
     table.update(4_999) { $0 += 1 }
     #expect(table[4_999] == 2)
     #expect(table.all == [4_999: 2])
+  }
+
+  @Test("ids that only grow stay paged: the window follows the ids in use past 2^28 and beyond")
+  func growingIDs_stayPaged() {
+    let table = IDTable<Int32>()
+    // A few live ids at a time, each new one far above the last, the oldest let go: the span
+    // in use stays small, the ids pass 2^28 many times over.
+    var live: [Int64] = []
+    var id: Int64 = 1
+    for step in 0..<4_000 {
+      table[id] = Int32(step)
+      live.append(id)
+      if live.count > 3 { table[live.removeFirst()] = nil }
+      id += 1 << 20 + Int64(step % 7)
+    }
+    #expect(id > 1 << 31)
+    #expect(table.unpaged == 0)
+    #expect(table.pagesHeld == 3)
+    // The directory spans the live ids' pages, not every id since 1.
+    #expect(table.directoryLength <= (Int(live.last! - live.first!) >> 10) + 1)
+    #expect(table.all == Dictionary(uniqueKeysWithValues: live.map { ($0, table[$0]!) }))
+    #expect(table.count == 3)
   }
 }

@@ -518,6 +518,11 @@ struct MatchingIndexTests {
           #expect(index.contains(id) == (model.requests[id] != nil))
         }
         #expect(Set(index.requests) == Set(model.requests.keys.compactMap(model.current)))
+        for player in Int64(1)...45 {
+          #expect(
+            index.hasRequests(of: player)
+              == model.requests.values.contains { $0.playerID == player })
+        }
         for query in scene.queries {
           let page = index.search(for: query, excluding: [], isBusy: isBusy, limit: 100_000)
           #expect(page.candidates == model.scan(query, excluded: [], isBusy: isBusy))

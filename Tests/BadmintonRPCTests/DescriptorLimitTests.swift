@@ -45,7 +45,7 @@ struct DescriptorLimitTests {
     let line = try #require(Self.firstLine(of: output.fileHandleForReading))
     let port = try #require(Int(line.split(separator: ":").last ?? ""))
     // The limit is logged before the port is printed; standard error is read on its own.
-    #expect(await waitUntil(limit: .seconds(10)) { log.text.contains("open-files limit") })
+    #expect(await waitUntil(limit: hangBound) { log.text.contains("open-files limit") })
     #expect(log.text.contains("soft=64"))
     #expect(log.text.contains("hard=64"))
     #expect(log.text.contains("--max-connections is more than the open-files limit"))
@@ -53,7 +53,7 @@ struct DescriptorLimitTests {
     var held: [RawConnection] = []
     for _ in 0..<80 { held.append(try await RawConnection.connect(port: port)) }
     #expect(
-      await waitUntil(limit: .seconds(20)) { log.text.contains("accept failed; pausing accepts") })
+      await waitUntil(limit: hangBound) { log.text.contains("accept failed; pausing accepts") })
 
     for raw in held { await raw.close() }
     let fresh = try await RawConnection.connect(port: port)
@@ -61,7 +61,7 @@ struct DescriptorLimitTests {
       Envelope(
         callID: 1, kind: .request, method: Health.check.path,
         payload: HealthCheckRequest().serializedBytes()))
-    let answer = try #require(try await fresh.readEnvelope(timeout: .seconds(20)))
+    let answer = try #require(try await fresh.readEnvelope())
     #expect(answer.status?.code == .ok)
     #expect(try HealthCheckResponse(serializedBytes: answer.payload).status == .serving)
     await fresh.close()

@@ -638,7 +638,11 @@ struct ServerTests {
 
   @Test("graceful drain: GOAWAY, new calls UNAVAILABLE, calls in flight finish, then close")
   func drain_letsCallsFinish() async throws {
-    let running = try await RunningServer.start()
+    // The grace period is a hang bound here: the gated call must finish, however long the
+    // test waits for a thread before it opens the gate.
+    var configuration = ServerConfiguration()
+    configuration.shutdownGracePeriod = hangBound
+    let running = try await RunningServer.start(configuration)
     let raw = try await RawConnection.connect(port: running.port)
     try await withTestClient(port: running.port) { watcher in
       var statuses = try await watcher.health.watch().makeAsyncIterator()

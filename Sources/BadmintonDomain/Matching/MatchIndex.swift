@@ -364,6 +364,10 @@ public struct MatchIndex: Sendable {
   ///
   /// A player's requests are chained through their places, newest first, across all the
   /// indexes: `newest` holds the head of each player's chain.
+  ///
+  /// The table is changed in place and takes no lock: only one thread at a time may use the
+  /// indexes made over one `Places` (the board's writer does, under its lock). What searches
+  /// on other threads read is the indexes' snapshots, which never touch it.
   public struct Places: Sendable {
     fileprivate var table: IDTable<Place>
     /// The newest request of each player; the others follow through their places' chain.
@@ -457,6 +461,9 @@ public struct MatchIndex: Sendable {
     precondition(PlayerRules.allLevels.contains(request.displayLevel), "level out of range")
     precondition(MatchRules.skillTolerances.contains(request.skillTolerance), "bad tolerance")
     remove(request.id)
+    // Another index over the same places holding the id would lose it (and could chain the
+    // id to itself): the caller must take it out of that index first.
+    precondition(places.table[request.id] == nil, "the request is in another index")
     let shown = LocationPrivacy.place(of: request.location)
     let entry = Entry(
       id: request.id, playerID: request.playerID, startUnixMs: request.slot.startUnixMs,
@@ -560,6 +567,7 @@ public struct MatchIndex: Sendable {
   /// list, by a move to the list of `level` in a split cell. The chain of the player's requests
   /// stays as it was.
   private mutating func setLevel(_ level: Int8, of playerID: Int64) {
+    guard places.newest[playerID] != nil else { return }
     ownPlaces()
     var next = places.newest[playerID] ?? Self.noRequest
     while next != Self.noRequest {
@@ -666,7 +674,6 @@ extension MatchIndex {
       self.grid = grid
     }
 
-    /// The filing and entry at `position` of list `key`.
     /// The id of the request at `position` of list `key`, or nil when the list has no such
     /// position.
     fileprivate func id(in key: ListKey, at position: Int) -> Int64? {
@@ -675,6 +682,8 @@ extension MatchIndex {
       else { return nil }
       return cell[key.level].chunk(at: position).request(at: position % List.chunkSize).1.id
     }
+
+    /// The filing and entry at `position` of list `key`.
 
     fileprivate func read(_ key: ListKey, at position: Int) -> (filing: Filing, entry: Entry) {
       let chunk = buckets[key.bucket]![key.cell]![key.level].chunk(at: position)
