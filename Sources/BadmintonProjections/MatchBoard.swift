@@ -336,11 +336,14 @@ public final class MatchBoard: Sendable {
   ) {
     // The store changes only an availability's state once it is posted, never its mode or
     // location, so `record` names the only part that can hold it. Without one (a deleted row),
-    // or should it not hold it, every part is looked in: the parts share one table of places,
-    // and an id in two parts would be lost to the first.
+    // or should it not hold it, every part is looked in when one does (the parts share one
+    // table of places, and an id in two parts would be lost to the first); a new availability,
+    // which none holds, costs no look at the parts.
     if let key = record.map({ key(of: $0.details) }), writer.parts[key]?.remove(id) != nil {
       if !touched.contains(key) { touched.append(key) }
-    } else if let key = writer.parts.first(where: { $0.value.contains(id) })?.key {
+    } else if writer.places.holds(id),
+      let key = writer.parts.keys.first(where: { writer.parts[$0]!.contains(id) })
+    {
       writer.parts[key]!.remove(id)
       if !touched.contains(key) { touched.append(key) }
     }

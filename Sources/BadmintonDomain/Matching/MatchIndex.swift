@@ -378,6 +378,9 @@ public struct MatchIndex: Sendable {
     /// Places for indexes to share.
     public init() { self.init(table: IDTable(), newest: IDTable(), shared: true) }
 
+    /// Whether one of the indexes made over these places holds request `requestID`.
+    public func holds(_ requestID: Int64) -> Bool { table[requestID] != nil }
+
     fileprivate init(table: IDTable<Place>, newest: IDTable<Int64>, shared: Bool) {
       self.table = table
       self.newest = newest
