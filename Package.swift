@@ -324,6 +324,8 @@ let package = Package(
         "BadmintonRPC",
         "CBadmintonRPCProto",
         "CZstd",
+        // A port below the ephemeral range for the retry tests' servers that stop and start.
+        "ChaosSupport",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import ChaosSupport
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -587,10 +588,10 @@ struct ServerTests {
 
   @Test("a call the server never received is retried even when not idempotent")
   func retries_unsentCalls() async throws {
-    // Find a port nothing listens on, then bring a server up there while the client backs off.
-    let probe = try await RunningServer.start()
-    let port = probe.port
-    await probe.stop()
+    // A port nothing listens on, below the ephemeral range and handed out once per process: a
+    // port freed by a server of port 0 can be taken meanwhile by another test's server (whose
+    // stop then loses this call) or by an outgoing connection's own end.
+    let port = ChaosProxy.portOutsideEphemeralRange()
     // The server comes up while the client backs off: in its pause before the first retry.
     let restarted = Mutex<RunningServer?>(nil)
     let configuration = ClientConfiguration(retrySleep: { _ in
@@ -614,7 +615,9 @@ struct ServerTests {
 
   @Test("after the server drops, an idempotent call reconnects and succeeds")
   func retries_reconnectAfterDrop() async throws {
-    let first = try await RunningServer.start()
+    // Below the ephemeral range, so that no other test's server of port 0 takes it between
+    // the stop and the restart.
+    let first = try await RunningServer.start(port: ChaosProxy.portOutsideEphemeralRange())
     let port = first.port
     // The next server comes up while the client backs off: in its pause before the first retry.
     let restarted = Mutex<RunningServer?>(nil)

@@ -60,6 +60,13 @@ struct BadmintonBench: AsyncParsableCommand {
       valueName: "sizes"))
   var memorySizes: String?
 
+  @Option(
+    name: .customLong("memory-store"),
+    help: ArgumentHelp(
+      "A folder the server memory section keeps its seeded stores in (one per size, seeded once): a later run naming it starts the server on them without seeding again. Without it, each store is seeded in a temporary folder and removed.",
+      valueName: "folder"))
+  var memoryStore: String?
+
   @Option(help: "Subscribed players of the events section (default 1,000; 100 with --quick).")
   var subscribers: Int?
 
@@ -452,13 +459,24 @@ struct BadmintonBench: AsyncParsableCommand {
     for size in sizes {
       let stored = "\(grouped(size)) players and \(grouped(size)) active availability stored"
       let purpose = "the server with \(stored)"
-      try SystemResources.requireDisk(
-        64 << 20 + size * ServerMemory.diskBytesPerPlayer, at: base, for: purpose)
       try SystemResources.requireMemory(ServerMemory.memoryNeeded(players: size), for: purpose)
-      let directory = base + "/loaded-\(size)"
-      defer { try? FileManager.default.removeItem(atPath: directory) }
-      let seeding = try await ServerMemory.seed(directory: directory, players: size)
-      report.add("seeding the store, \(stored)", String(format: "%.1f s", seeding.seconds))
+      let directory = (memoryStore ?? base) + "/loaded-\(size)"
+      // A kept store is seeded once; the file beside it says seeding finished.
+      let seeded = directory + "/seeded"
+      if memoryStore != nil, FileManager.default.fileExists(atPath: seeded) {
+        report.add("seeding the store, \(stored)", "kept from an earlier run in \(directory)")
+      } else {
+        try? FileManager.default.removeItem(atPath: directory)
+        try SystemResources.requireDisk(
+          64 << 20 + size * ServerMemory.diskBytesPerPlayer,
+          at: memoryStore ?? base, for: purpose)
+        let seeding = try await ServerMemory.seed(directory: directory, players: size)
+        report.add("seeding the store, \(stored)", String(format: "%.1f s", seeding.seconds))
+        if memoryStore != nil {
+          FileManager.default.createFile(atPath: seeded, contents: Data())
+        }
+      }
+      defer { if memoryStore == nil { try? FileManager.default.removeItem(atPath: directory) } }
       let loaded = try ServerMemory.start(
         server: server, directory: directory, within: Self.serverStartLimit)
       let atBudgetSize = size == Self.serverBudgetSize
