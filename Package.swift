@@ -191,6 +191,8 @@ let package = Package(
         "BadmintonStore",
         "BadmintonStoreSQL",
         .product(name: "GRDB", package: "GRDB.swift"),
+        // SQLite's own column functions, for reading rows as the statement steps.
+        .product(name: "GRDBSQLite", package: "GRDB.swift"),
       ],
       swiftSettings: defaultSwiftSettings
     ),

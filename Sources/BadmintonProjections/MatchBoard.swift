@@ -197,7 +197,9 @@ public final class MatchBoard: Sendable {
     let apply: @Sendable (StoreChange) -> Void = { [self] change in
       writer.withLock { commit(changes([change]), &$0) }
     }
-    try await store.replayPlayerLevels(apply)
+    try await store.replayPlayerLevels { [self] playerID, level in
+      writer.withLock { commit([.level(playerID: playerID, level)], &$0) }
+    }
     try await store.replayConfirmedMatches(endingAfter: nowUnixMs, apply)
     try await store.replayActiveAvailability(nowUnixMs: nowUnixMs, apply)
     writer.withLock { writer in

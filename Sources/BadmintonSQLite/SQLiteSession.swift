@@ -1,6 +1,7 @@
 public import BadmintonStoreSQL
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The store's operations on the embedded store: each statement runs on GRDB's connection,
 /// prepared once and cached by its text.
@@ -14,8 +15,38 @@ struct SQLiteSession: StoreSession {
   {
     let prepared = try db.cachedStatement(sql: Statement.sqlite)
     let arguments = StatementArguments(values.map(Self.databaseValue))
-    return try Row.fetchAll(prepared, arguments: arguments).map { row in
-      StoreRow(row.databaseValues.map(Self.storeValue))
+    // Each row's columns are read from SQLite's statement as it steps, into the store's values
+    // at once: no row of GRDB's is copied out first (the replays at start read tens of millions).
+    let cursor = try Row.fetchCursor(prepared, arguments: arguments)
+    let statement = prepared.sqliteStatement
+    let columns = Int32(prepared.columnCount)
+    var rows: [StoreRow] = []
+    while try cursor.next() != nil {
+      var values: [StoreValue] = []
+      values.reserveCapacity(Int(columns))
+      for column in 0..<columns {
+        values.append(Self.storeValue(statement, column))
+      }
+      rows.append(StoreRow(values))
+    }
+    return rows
+  }
+
+  /// Column `column` of the row `statement` stands on.
+  private static func storeValue(_ statement: SQLiteStatement, _ column: Int32) -> StoreValue {
+    switch sqlite3_column_type(statement, column) {
+    case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+    case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+    case SQLITE_TEXT:
+      // The text first, then its length in bytes, as SQLite asks.
+      guard let text = sqlite3_column_text(statement, column) else { return .text("") }
+      let count = Int(sqlite3_column_bytes(statement, column))
+      return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+    case SQLITE_BLOB:
+      guard let blob = sqlite3_column_blob(statement, column) else { return .blob([]) }
+      let count = Int(sqlite3_column_bytes(statement, column))
+      return .blob([UInt8](UnsafeRawBufferPointer(start: blob, count: count)))
+    default: return .null
     }
   }
 
@@ -38,16 +69,6 @@ struct SQLiteSession: StoreSession {
     // A list is read with `json_each(?n)`.
     case .integers(let values): "[\(values.map(String.init).joined(separator: ","))]".databaseValue
     case .texts(let values): Self.jsonArray(values).databaseValue
-    }
-  }
-
-  static func storeValue(_ value: DatabaseValue) -> StoreValue {
-    switch value.storage {
-    case .null: .null
-    case .int64(let value): .integer(value)
-    case .double(let value): .real(value)
-    case .string(let value): .text(value)
-    case .blob(let data): .blob([UInt8](data))
     }
   }
 

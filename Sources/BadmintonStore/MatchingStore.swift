@@ -145,9 +145,11 @@ public protocol MatchingStore: Sendable {
   /// early still holds its players for its slot), as the change feed would give it, in id order.
   func replayConfirmedMatches(
     endingAfter unixMs: Int64, _ apply: @escaping @Sendable (StoreChange) -> Void) async throws
-  /// Calls `apply` with every player, as the change feed would give them, in id order: the
-  /// match board takes their display levels from these.
-  func replayPlayerLevels(_ apply: @escaping @Sendable (StoreChange) -> Void) async throws
+  /// Calls `apply` with every player's id and display level (`PlayerRecord.displayLevel`), in
+  /// id order: what the match board takes from the players at start. Only the columns the level
+  /// is worked out from are read.
+  func replayPlayerLevels(_ apply: @escaping @Sendable (_ playerID: Int64, _ level: Int) -> Void)
+    async throws
   /// Cancels the player's active availability `id`; returns it. Another player's, or one that is
   /// not active, gives `AVAILABILITY_NOT_FOUND`.
   func cancelAvailability(id: Int64, playerID: Int64) async throws -> AvailabilityRecord

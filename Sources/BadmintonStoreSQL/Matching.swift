@@ -345,15 +345,20 @@ extension MatchingStore where Self: StoreEngine {
     }
   }
 
-  public func replayPlayerLevels(_ apply: @escaping @Sendable (StoreChange) -> Void)
-    async throws
-  {
+  public func replayPlayerLevels(
+    _ apply: @escaping @Sendable (_ playerID: Int64, _ level: Int) -> Void
+  ) async throws {
     try await readSnapshot { db in
-      try MatchRows.forEachPage(db, PlayerPage.self) { rows in
-        let ids = try rows.map { try $0.decode(Int64.self) }
-        let players = try Shared.players(db, ids: ids)
-        for id in ids {
-          if let player = players[id] { apply(.player(player)) }
+      try MatchRows.forEachPage(db, PlayerLevelPage.self) { rows in
+        for row in rows {
+          let (id, selfLevel, peerRatingSum, peerRatingCount) = try row.decode(
+            (Int64, Int, Int, Int).self)
+          apply(
+            id,
+            SkillRating.displayLevel(
+              selfLevel: selfLevel, peerRatingSum: peerRatingSum,
+              peerRatingCount: peerRatingCount
+            ).level)
         }
       }
     }
@@ -469,8 +474,11 @@ private enum UncancelledGamePage: StoreStatement {
     SELECT id FROM game WHERE id > $1 AND +state <> $3 AND +end_ms > $4 ORDER BY id LIMIT $2
     """
 }
-private enum PlayerPage: StoreStatement {
-  static let sql = "SELECT id FROM player WHERE id > $1 ORDER BY id LIMIT $2"
+private enum PlayerLevelPage: StoreStatement {
+  static let sql = """
+    SELECT id, self_level, peer_rating_sum, peer_rating_count FROM player WHERE id > $1
+    ORDER BY id LIMIT $2
+    """
 }
 private enum GamesByID: StoreStatement {
   static let sql = """

@@ -49,14 +49,12 @@ public enum Shared {
   public static func player(from row: StoreRow) throws -> PlayerRecord {
     let (id, phone, nickname, hash, salt, parameters, selfLevel) = try row.decode(
       (Int64, String, String, [UInt8], [UInt8], String, Int).self)
-    let rest = StoreRow(Array(row.values[7...]))
-    let (verifiedMaxLevel, locale, joined, latitude, longitude, locationUpdated) = try rest.decode(
-      (Int, String, Int64, Double?, Double?, Int64?).self)
-    let counts = StoreRow(Array(row.values[13...]))
+    let (verifiedMaxLevel, locale, joined, latitude, longitude, locationUpdated) = try row.decode(
+      (Int, String, Int64, Double?, Double?, Int64?).self, from: 7)
     let (
       totalGames, wins, peerRatingSum, peerRatingCount, skillAccuracy, punctuality, character,
       evaluations
-    ) = try counts.decode((Int, Int, Int, Int, Double, Double, Double, Int).self)
+    ) = try row.decode((Int, Int, Int, Int, Double, Double, Double, Int).self, from: 13)
     return PlayerRecord(
       id: id, phone: phone, nickname: nickname,
       password: PasswordDigest(hash: hash, salt: salt, parameters: parameters),

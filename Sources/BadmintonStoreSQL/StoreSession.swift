@@ -189,12 +189,12 @@ public struct StoreRow: Sendable {
 
   public init(_ values: [StoreValue]) { self.values = values }
 
-  /// The columns from the first on, read as the given types:
+  /// The columns from `first` on (the first column by default), read as the given types:
   /// `let (id, name) = try row.decode((Int64, String).self)`.
-  public func decode<each T: StoreDecodable>(_ type: (repeat each T).Type) throws
-    -> (repeat each T)
+  public func decode<each T: StoreDecodable>(_ type: (repeat each T).Type, from first: Int = 0)
+    throws -> (repeat each T)
   {
-    var index = 0
+    var index = first
     func next<U: StoreDecodable>(_ type: U.Type) throws -> U {
       defer { index += 1 }
       guard index < values.count else {
