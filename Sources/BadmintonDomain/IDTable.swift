@@ -15,26 +15,13 @@
 /// does.
 public final class IDTable<Value>: @unchecked Sendable {
   /// Ids a page holds (a power of two).
-  static var pageSize: Int { 1 << pageShift }
-  private static var pageShift: Int { 10 }
+  static var pageSize: Int { Page.capacity }
+  private static var pageShift: Int { Page.shift }
   /// The most pages the directory covers: a window of 2^28 ids.
   static var windowPages: Int { 1 << 18 }
 
-  /// One page: 1,024 values, a bit for each saying whether it is there.
-  private final class Page {
-    var count = 0
-    var present = [UInt64](repeating: 0, count: IDTable.pageSize / 64)
-    let values = UnsafeMutablePointer<Value>.allocate(capacity: IDTable.pageSize)
-
-    deinit {
-      for word in present.indices where present[word] != 0 {
-        for bit in 0..<64 where present[word] & (1 << bit) != 0 {
-          (values + word * 64 + bit).deinitialize(count: 1)
-        }
-      }
-      values.deallocate()
-    }
-  }
+  /// One page's values.
+  private typealias Page = IDTablePage
 
   /// The pages of the window, from page number `base` (an id's page number is id / 1,024); nil
   /// where no id of the page is in the table. Never starts or ends with nil.
@@ -55,6 +42,13 @@ public final class IDTable<Value>: @unchecked Sendable {
   /// An empty table.
   public init() {}
 
+  deinit {
+    for page in pages {
+      guard let page else { continue }
+      for slot in page.slotsHeld { (page.values(Value.self) + slot).deinitialize(count: 1) }
+    }
+  }
+
   /// A table holding what `other` holds now, changed apart from it from now on.
   public convenience init(copying other: IDTable) {
     self.init()
@@ -63,14 +57,11 @@ public final class IDTable<Value>: @unchecked Sendable {
     base = other.base
     pages = other.pages.map { page in
       page.map { page in
-        let copy = Page()
+        let copy = Page(Value.self)
         copy.count = page.count
         copy.present = page.present
-        for word in page.present.indices where page.present[word] != 0 {
-          for bit in 0..<64 where page.present[word] & (1 << bit) != 0 {
-            let slot = word * 64 + bit
-            (copy.values + slot).initialize(to: page.values[slot])
-          }
+        for slot in page.slotsHeld {
+          (copy.values(Value.self) + slot).initialize(to: page.values(Value.self)[slot])
         }
         return copy
       }
@@ -81,7 +72,7 @@ public final class IDTable<Value>: @unchecked Sendable {
   public subscript(id: Int64) -> Value? {
     get {
       if let (page, slot) = held(id), page.present[slot >> 6] & (1 << (slot & 63)) != 0 {
-        return page.values[slot]
+        return page.values(Value.self)[slot]
       }
       return others.isEmpty ? nil : others[id]
     }
@@ -107,7 +98,7 @@ public final class IDTable<Value>: @unchecked Sendable {
       for word in page.present.indices where page.present[word] != 0 {
         for bit in 0..<64 where page.present[word] & (1 << bit) != 0 {
           let slot = word * 64 + bit
-          result[first + Int64(slot)] = page.values[slot]
+          result[first + Int64(slot)] = page.values(Value.self)[slot]
         }
       }
     }
@@ -123,18 +114,18 @@ public final class IDTable<Value>: @unchecked Sendable {
     if let existing = pages[index] {
       page = existing
     } else {
-      page = Page()
+      page = Page(Value.self)
       pages[index] = page
     }
     let bit: UInt64 = 1 << (slot & 63)
     if page.present[slot >> 6] & bit == 0 {
       page.present[slot >> 6] |= bit
       page.count += 1
-      (page.values + slot).initialize(to: value)
+      (page.values(Value.self) + slot).initialize(to: value)
       // Kept beside the pages while the window could not take it: it is paged from now on.
       if others.isEmpty || others.removeValue(forKey: id) == nil { count += 1 }
     } else {
-      page.values[slot] = value
+      page.values(Value.self)[slot] = value
     }
   }
 
@@ -145,7 +136,7 @@ public final class IDTable<Value>: @unchecked Sendable {
       return
     }
     page.present[slot >> 6] &= ~(1 << (slot & 63))
-    (page.values + slot).deinitialize(count: 1)
+    (page.values(Value.self) + slot).deinitialize(count: 1)
     page.count -= 1
     count -= 1
     guard page.count == 0 else { return }
@@ -193,5 +184,44 @@ public final class IDTable<Value>: @unchecked Sendable {
       pages.append(contentsOf: repeatElement(nil, count: Int(index) + 1 - pages.count))
     }
     return (Int(index), slot)
+  }
+}
+
+/// One page of an `IDTable`: room for 1,024 values, a bit for each saying whether it is there.
+///
+/// Not generic: the table's code is not specialized in the modules that use it (the player
+/// book, the match board's levels), and there the runtime was asked for the metadata of a
+/// generic page's directory at every look-up. The table puts its values in and takes them out;
+/// a page is freed holding none.
+private final class IDTablePage {
+  /// The values a page has room for: 1 << `shift`.
+  static let shift = 10
+  static let capacity = 1 << shift
+
+  var count = 0
+  var present = [UInt64](repeating: 0, count: capacity / 64)
+  private let storage: UnsafeMutableRawPointer
+
+  init<Value>(_ type: Value.Type) {
+    storage = .allocate(
+      byteCount: MemoryLayout<Value>.stride * Self.capacity,
+      alignment: MemoryLayout<Value>.alignment)
+  }
+
+  deinit { storage.deallocate() }
+
+  /// The values' room, as the table's type.
+  func values<Value>(_ type: Value.Type) -> UnsafeMutablePointer<Value> {
+    storage.assumingMemoryBound(to: Value.self)
+  }
+
+  /// The slots that hold a value.
+  var slotsHeld: [Int] {
+    var slots: [Int] = []
+    slots.reserveCapacity(count)
+    for word in present.indices where present[word] != 0 {
+      for bit in 0..<64 where present[word] & (1 << bit) != 0 { slots.append(word * 64 + bit) }
+    }
+    return slots
   }
 }

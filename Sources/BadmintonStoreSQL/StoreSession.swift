@@ -195,14 +195,20 @@ public struct StoreRow: Sendable {
     throws -> (repeat each T)
   {
     var index = first
-    func next<U: StoreDecodable>(_ type: U.Type) throws -> U {
-      defer { index += 1 }
-      guard index < values.count else {
-        throw StoreDecodingError(value: .null, wanted: "column \(index) of \(values.count)")
-      }
-      return try U(storeValue: values[index])
+    return (repeat try Self.column((each T).self, of: values, &index))
+  }
+
+  /// Column `index` of `values` read as `U`, and `index` moved past it. An `inout` index rather
+  /// than a local function's captured one: a captured variable is checked for exclusive access
+  /// at run time, at every column of every row a replay reads.
+  private static func column<U: StoreDecodable>(
+    _ type: U.Type, of values: [StoreValue], _ index: inout Int
+  ) throws -> U {
+    defer { index += 1 }
+    guard index < values.count else {
+      throw StoreDecodingError(value: .null, wanted: "column \(index) of \(values.count)")
     }
-    return (repeat try next((each T).self))
+    return try U(storeValue: values[index])
   }
 
   /// Column `index` read as `T`.

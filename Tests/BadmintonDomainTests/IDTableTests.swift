@@ -92,6 +92,51 @@ struct IDTableTests {
     #expect(table.all == [4_999: 2])
   }
 
+  /// A value that counts how many of its kind are alive.
+  final class Tracked {
+    let live: LiveCount
+    init(_ live: LiveCount) {
+      self.live = live
+      live.count += 1
+    }
+    deinit { live.count -= 1 }
+  }
+
+  /// The values alive, for one test: its tables are used on one thread.
+  final class LiveCount { var count = 0 }
+
+  @Test(
+    "a value is let go once: when it is replaced or removed, or when its table goes; a copy holds it too"
+  )
+  func values_areLetGoOnce() {
+    let live = LiveCount()
+    do {
+      let table = IDTable<Tracked>()
+      // Three pages, and ids kept beside the pages.
+      let ids = Array(Int64(0)..<3_000) + [-5, -1, Int64.max]
+      for id in ids { table[id] = Tracked(live) }
+      #expect(live.count == ids.count)
+      for id in ids where id % 3 == 0 { table[id] = Tracked(live) }
+      #expect(live.count == ids.count)
+      for id in ids where id % 5 == 0 { table[id] = nil }
+      #expect(live.count == table.count)
+      do {
+        // The copy holds the same values, each once more.
+        let copy = IDTable(copying: table)
+        #expect(live.count == table.count && copy.count == table.count)
+        for id in ids where id % 7 == 0 { table[id] = nil }
+        // What the table let go of, the copy still holds.
+        #expect(live.count == copy.count)
+        #expect(ids.allSatisfy { (copy[$0] != nil) == ($0 % 5 != 0) })
+      }
+      #expect(live.count == table.count)
+      // A page emptied by removals is freed holding none.
+      for id in Int64(0)..<1_024 { table[id] = nil }
+      #expect(live.count == table.count)
+    }
+    #expect(live.count == 0)
+  }
+
   @Test("ids that only grow stay paged: the window follows the ids in use past 2^28 and beyond")
   func growingIDs_stayPaged() {
     let table = IDTable<Int32>()
