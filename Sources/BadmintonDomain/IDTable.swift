@@ -206,6 +206,8 @@ private final class IDTablePage {
     storage = .allocate(
       byteCount: MemoryLayout<Value>.stride * Self.capacity,
       alignment: MemoryLayout<Value>.alignment)
+    // Bound once to the table's type, which `values` then assumes.
+    storage.bindMemory(to: Value.self, capacity: Self.capacity)
   }
 
   deinit { storage.deallocate() }

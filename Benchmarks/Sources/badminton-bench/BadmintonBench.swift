@@ -461,7 +461,7 @@ struct BadmintonBench: AsyncParsableCommand {
       let purpose = "the server with \(stored)"
       try SystemResources.requireMemory(ServerMemory.memoryNeeded(players: size), for: purpose)
       let directory = (memoryStore ?? base) + "/loaded-\(size)"
-      // A kept store is seeded once; the file beside it says seeding finished.
+      // A kept store is seeded once; a file `seeded` in its folder says seeding finished.
       let seeded = directory + "/seeded"
       if memoryStore != nil, FileManager.default.fileExists(atPath: seeded) {
         report.add("seeding the store, \(stored)", "kept from an earlier run in \(directory)")
