@@ -159,10 +159,11 @@ struct EventsTests {
       let catchUp = ResponseStreamWriter<Event>(
         sink: RawResponseSink { bytes in
           let sequence = try Event(serializedBytes: bytes).sequence
-          arrived.yield(rest.withLock { list in
-            list.append(sequence)
-            return list.count
-          })
+          arrived.yield(
+            rest.withLock { list in
+              list.append(sequence)
+              return list.count
+            })
         })
       let resumed = Task {
         try await service.subscribe(
