@@ -192,8 +192,10 @@ struct RetryTests {
     let session = try Self.session(port: server.port, folder: folder, sleeper: sleeper)
     let answer = try await session.write(Messages.sendMessage, Self.request)
     #expect(answer.text == "hi")
+    // The four scripted answers, then the one that succeeds. Under load an answer can outlast
+    // the 300 ms call timeout: such an attempt is tried again too, with the same key.
     let attempts = server.attempts
-    #expect(attempts.count == 5)
+    #expect(attempts.count >= 5)
     let key = try #require(attempts.first?.key)
     #expect(attempts.allSatisfy { $0.key == key })
     // The server's hint is waited out in full.
@@ -202,8 +204,11 @@ struct RetryTests {
 
     let second = try await session.write(Messages.sendMessage, Self.request)
     #expect(second.text == "hi")
-    #expect(server.attempts.count == 6)
-    #expect(server.attempts.last?.key != key)
+    // A new write has a key of its own, the same for each of its attempts.
+    let secondAttempts = server.attempts.dropFirst(attempts.count)
+    #expect(!secondAttempts.isEmpty)
+    #expect(Set(secondAttempts.map(\.key)).count == 1)
+    #expect(secondAttempts.first?.key != key)
     await session.close()
     await server.stop()
   }
