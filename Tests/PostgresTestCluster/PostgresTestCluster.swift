@@ -181,7 +181,7 @@ public enum PostgresTestCluster {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let runAs: String? = getuid() == 0 ? "postgres" : nil
     if let runAs {
-      try execute("/bin/chown", [runAs, folder])
+      try runToEnd("/bin/chown", [runAs, folder])
     }
     let cluster = Cluster(
       folder: folder, socketFolder: folder, bin: bin, user: "badminton", runAs: runAs,
@@ -200,15 +200,21 @@ public enum PostgresTestCluster {
   public static func run(_ cluster: Cluster, _ program: String, _ arguments: [String]) throws {
     let path = cluster.bin + "/" + program
     if let runAs = cluster.runAs {
-      try execute("/usr/sbin/runuser", ["-u", runAs, "--", path] + arguments)
+      try runToEnd("/usr/sbin/runuser", ["-u", runAs, "--", path] + arguments)
     } else {
-      try execute(path, arguments)
+      try runToEnd(path, arguments)
     }
   }
 
   /// Runs `path` with `arguments` to its end (posix_spawn and waitpid: Foundation's `Process`
-  /// waits for descriptors that the server `pg_ctl` starts keeps open).
-  private static func execute(_ path: String, _ arguments: [String]) throws {
+  /// waits for descriptors that the server `pg_ctl` starts keeps open); what it printed.
+  ///
+  /// The program gets none of this process's descriptors but its standard three. Sockets here
+  /// are not close-on-exec (SwiftNIO's are not), and one inherited outlives its closing here:
+  /// a test's listener, stopped, went on accepting connections in the child (`pg_ctl start`'s
+  /// server keeps what it inherits for the cluster's life), which then hung or were reset.
+  @discardableResult
+  public static func runToEnd(_ path: String, _ arguments: [String]) throws -> String {
     let outputPath = NSTemporaryDirectory() + "badminton-pg-output-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: outputPath) }
     var actions = posix_spawn_file_actions_t()
@@ -217,6 +223,11 @@ public enum PostgresTestCluster {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    guard let closeFrom = addCloseFrom, closeFrom(&actions, 3) == 0 else {
+      throw StartError(
+        description: "cannot run \(path) without this process's descriptors: "
+          + "posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later) is missing")
+    }
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     var pid: pid_t = 0
@@ -227,12 +238,26 @@ public enum PostgresTestCluster {
     var status: Int32 = 0
     while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     let exited = (status & 0x7f) == 0 && ((status >> 8) & 0xff) == 0
+    let output = String(
+      decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self)
     guard exited else {
-      let data = FileManager.default.contents(atPath: outputPath) ?? Data()
       throw StartError(
-        description: "\(path) \(arguments.joined(separator: " ")) failed: "
-          + String(decoding: data, as: UTF8.self))
+        description: "\(path) \(arguments.joined(separator: " ")) failed: " + output)
     }
+    return output
   }
+
+  /// glibc's `posix_spawn_file_actions_addclosefrom_np`, which its Swift module does not show.
+  private static let addCloseFrom:
+    (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+      guard
+        let symbol = dlsym(
+          UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+      else { return nil }
+      return unsafeBitCast(
+        symbol,
+        to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)
+          .self)
+    }()
 
 }
