@@ -92,4 +92,56 @@ struct MatchIndexCrowdedCellTests {
       }
     }
   }
+
+  @Test(
+    "indexes over one table of places reuse the chunks their copies replaced only once no snapshot holds them: every snapshot kept while others were let go keeps what it held"
+  )
+  func reusedChunks() async {
+    await propertyCheck(count: 4, input: Self.runs) { run in
+      var rng = Xoshiro(seed: (run.seed, ~run.seed, 0x9E37_79B9_7F4A_7C15, 2))
+      let places = MatchIndex.Places()
+      // Two indexes over one table, as a board's parts are: one crowded cell in each.
+      var indexes = [
+        MatchIndex(cellDegrees: 1, splitCellsAbove: run.splitCellsAbove, places: places),
+        MatchIndex(cellDegrees: 1, splitCellsAbove: run.splitCellsAbove, places: places),
+      ]
+      var live: [[Int64: MatchRequest]] = [[:], [:]]
+      let base: Int64 = 20_000 * 86_400_000
+      // The last few snapshots, as searches still reading recent versions hold them, and the
+      // ones kept to the end with what they held.
+      var recent: [MatchIndex.Snapshot] = []
+      var kept: [(MatchIndex.Snapshot, Set<MatchRequest>)] = []
+      for step in 0..<3_000 {
+        let part = Int.random(in: 0...1, using: &rng)
+        if Int.random(in: 0..<100, using: &rng) < 60 || live[part].count < 50 {
+          let id = Int64(step + 1)
+          let start = base + Int64.random(in: 0..<8, using: &rng) * 900_000
+          // A player per request, so that no level change reaches another part's requests.
+          let request = MatchRequest(
+            id: id, playerID: id, mode: .singles,
+            slot: TimeSlot(startUnixMs: start, endUnixMs: start + 2 * 3_600_000),
+            location: Coordinate(
+              latitude: 31.2 + Double(part) * 2 + Double.random(in: 0..<0.5, using: &rng),
+              longitude: 121.1 + Double.random(in: 0..<0.5, using: &rng)),
+            radiusMiles: 25, skillTolerance: Int.random(in: 0...8, using: &rng),
+            displayLevel: Int.random(in: 1...9, using: &rng), postedAtUnixMs: base)
+          indexes[part].insert(request)
+          live[part][id] = request
+        } else {
+          let id = live[part].keys.randomElement(using: &rng)!
+          #expect(indexes[part].remove(id) == live[part][id])
+          live[part][id] = nil
+        }
+        recent.append(indexes[part].snapshot)
+        if recent.count > Int.random(in: 1...4, using: &rng) { recent.removeFirst() }
+        if step % 200 == 0 { kept.append((indexes[part].snapshot, Set(live[part].values))) }
+      }
+      for part in 0...1 {
+        #expect(Set(indexes[part].snapshot.requests) == Set(live[part].values))
+      }
+      for (snapshot, requests) in kept {
+        #expect(Set(snapshot.requests) == requests)
+      }
+    }
+  }
 }

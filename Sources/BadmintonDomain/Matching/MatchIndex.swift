@@ -189,9 +189,10 @@ public struct MatchIndex: Sendable {
       return last
     }
 
-    /// A chunk of its own with the same requests and room for `capacity`.
-    func copy(capacity: Int) -> Chunk {
-      let copy = Chunk.make(capacity: capacity)
+    /// A chunk of its own with the same requests and room for `capacity`: one from `pool` when
+    /// it has one of that room, else a new one.
+    func copy(capacity: Int, pool: ChunkPool? = nil) -> Chunk {
+      let copy = pool?.take(room: capacity) ?? Chunk.make(capacity: capacity)
       copy.header.count = header.count
       withContents { filings, entries in
         copy.withContents { copyFilings, copyEntries in
@@ -200,6 +201,84 @@ public struct MatchIndex: Sendable {
         }
       }
       return copy
+    }
+  }
+
+  /// The chunks the writer of a board's indexes replaced by copies, kept so that its later
+  /// copies reuse them once no version holds them, instead of allocating.
+  ///
+  /// A chunk copied at a change stays held by the versions published before; when the last of
+  /// them is freed, by the writer, the chunk would go back to the allocator, and the writer's
+  /// next copy would ask it for another. glibc's allocator gives each thread an arena of its own
+  /// and takes memory back into the arena it came from: a chunk loaded at start, or copied by the
+  /// thread that applied the transaction before, went back to another thread's arena, and the
+  /// writer's copies took fresh pages from the kernel, zeroed at their first touch (up to two
+  /// fifths of the writer's time at ten million requests, docs/benchmarks.md). Kept here, the
+  /// chunk's memory is reused whichever thread made it, with no allocation at all.
+  ///
+  /// Changed in place without a lock: only the one thread changing the indexes at a time uses it
+  /// (the board's writer, under its lock), as with `Places`.
+  fileprivate final class ChunkPool: @unchecked Sendable {
+    /// Chunks kept waiting at most, and free at most: a few publications' worth (each at most
+    /// 12 KB).
+    static let limit = 256
+    /// A copy takes a free chunk with room for this many requests more than it needs, at most.
+    static let slack = 4
+    /// Chunks replaced by a copy, oldest first from `head`: versions may still hold them.
+    private var waiting: [Chunk?] = []
+    private var head = 0
+    /// Chunks no version holds, by room.
+    private var free = [[Chunk]](repeating: [], count: List.chunkSize + 1)
+    private var freeCount = 0
+
+    /// Keeps `chunk`, which a copy replaced, until no version holds it.
+    func retire(_ chunk: Chunk) {
+      if waiting.count - head >= Self.limit {
+        // The oldest goes back to the allocator once its versions are freed.
+        waiting[head] = nil
+        head += 1
+      }
+      waiting.append(chunk)
+      if head >= Self.limit, head * 2 >= waiting.count {
+        waiting.removeFirst(head)
+        head = 0
+      }
+    }
+
+    /// A chunk no version holds with room for `room` requests (or a few more), or nil.
+    func take(room: Int) -> Chunk? {
+      collect()
+      guard freeCount > 0 else { return nil }
+      for candidate in room...min(room + Self.slack, List.chunkSize) {
+        if let chunk = free[candidate].popLast() {
+          freeCount -= 1
+          return chunk
+        }
+      }
+      return nil
+    }
+
+    /// Lets go of every chunk kept (after a load, before the memory is handed back).
+    func empty() {
+      waiting = []
+      head = 0
+      free = [[Chunk]](repeating: [], count: List.chunkSize + 1)
+      freeCount = 0
+    }
+
+    /// Moves the oldest waiting chunks that no version holds any more to the free ones. Versions
+    /// are freed about in the order they were published, so the oldest go first; one a long
+    /// search still reads holds up the rest until it ends.
+    private func collect() {
+      while head < waiting.count, isKnownUniquelyReferenced(&waiting[head]) {
+        let chunk = waiting[head]!
+        waiting[head] = nil
+        head += 1
+        if freeCount < Self.limit {
+          free[chunk.room].append(chunk)
+          freeCount += 1
+        }
+      }
     }
   }
 
@@ -221,8 +300,9 @@ public struct MatchIndex: Sendable {
       return segments[number / Self.segmentSize][number % Self.segmentSize]
     }
 
-    /// The chunk holding `position`, copied first (with its segment) when a snapshot holds it.
-    mutating func ownChunk(at position: Int) -> Chunk {
+    /// The chunk holding `position`, copied first (with its segment) when a snapshot holds it;
+    /// the chunk copied goes to `pool`, for a later copy once no version holds it.
+    mutating func ownChunk(at position: Int, pool: ChunkPool?) -> Chunk {
       let number = position / Self.chunkSize
       let segment = number / Self.segmentSize
       let place = number % Self.segmentSize
@@ -231,7 +311,9 @@ public struct MatchIndex: Sendable {
         // is copied at the first change after each publication, so it seldom needs more (a
         // transaction that appends twice grows it by doubling).
         let chunk = segments[segment][place]
-        segments[segment][place] = chunk.copy(capacity: min(chunk.count + 1, Self.chunkSize))
+        segments[segment][place] = chunk.copy(
+          capacity: min(chunk.count + 1, Self.chunkSize), pool: pool)
+        pool?.retire(chunk)
       }
       return segments[segment][place]
     }
@@ -257,8 +339,8 @@ public struct MatchIndex: Sendable {
     /// Takes the last request off. (A function of its own, so that no reference to the last
     /// chunk is still held when the chunk of the removed request, often the same, is made the
     /// writer's own: a second reference would make it copy the chunk again.)
-    private mutating func removeLast() -> (Filing, Entry) {
-      let last = ownChunk(at: count - 1)
+    private mutating func removeLast(pool: ChunkPool?) -> (Filing, Entry) {
+      let last = ownChunk(at: count - 1, pool: pool)
       let (filing, entry) = last.removeLast()
       count -= 1
       if last.count == 0 {
@@ -269,17 +351,19 @@ public struct MatchIndex: Sendable {
     }
 
     /// Adds a request at the end; returns its position.
-    mutating func append(_ filing: Filing, _ entry: Entry) -> Int {
+    mutating func append(_ filing: Filing, _ entry: Entry, pool: ChunkPool? = nil) -> Int {
       if count % Self.chunkSize == 0 {
         if (count / Self.chunkSize) % Self.segmentSize == 0 { segments.append([]) }
         segments[segments.count - 1].append(
           Chunk.make(capacity: count == 0 ? Self.firstRoom : Self.chunkSize))
       }
-      var chunk = ownChunk(at: count)
+      var chunk = ownChunk(at: count, pool: pool)
       if chunk.count == chunk.room {
-        chunk = chunk.copy(capacity: min(chunk.room * 2, Self.chunkSize))
+        let full = chunk
+        chunk = full.copy(capacity: min(full.room * 2, Self.chunkSize), pool: pool)
         let number = count / Self.chunkSize
         segments[number / Self.segmentSize][number % Self.segmentSize] = chunk
+        pool?.retire(full)
       }
       chunk.append(filing, entry)
       count += 1
@@ -287,16 +371,18 @@ public struct MatchIndex: Sendable {
     }
 
     /// Puts `filing` and `entry` at `position` instead of what is there.
-    mutating func replace(at position: Int, _ filing: Filing, _ entry: Entry) {
-      ownChunk(at: position).set(filing, entry, at: position % Self.chunkSize)
+    mutating func replace(
+      at position: Int, _ filing: Filing, _ entry: Entry, pool: ChunkPool?
+    ) {
+      ownChunk(at: position, pool: pool).set(filing, entry, at: position % Self.chunkSize)
     }
 
     /// Removes the request at `position`, moving the last one into its place; returns the id
     /// of the request moved, nil when none was.
-    mutating func remove(at position: Int) -> Int64? {
-      let (filing, entry) = removeLast()
+    mutating func remove(at position: Int, pool: ChunkPool?) -> Int64? {
+      let (filing, entry) = removeLast(pool: pool)
       guard position < count else { return nil }
-      ownChunk(at: position).set(filing, entry, at: position % Self.chunkSize)
+      ownChunk(at: position, pool: pool).set(filing, entry, at: position % Self.chunkSize)
       return entry.id
     }
   }
@@ -374,17 +460,25 @@ public struct MatchIndex: Sendable {
     fileprivate var newest: IDTable<Int64>
     /// False for an index's own places, which are copied before a change when the index was.
     fileprivate let shared: Bool
+    /// The chunks the indexes' writer copied, kept for its later copies (shared places only:
+    /// an index with its own is a plain value, whose copies may change on other threads).
+    fileprivate let chunks: ChunkPool?
 
     /// Places for indexes to share.
-    public init() { self.init(table: IDTable(), newest: IDTable(), shared: true) }
+    public init() {
+      self.init(table: IDTable(), newest: IDTable(), shared: true, chunks: ChunkPool())
+    }
 
     /// Whether one of the indexes made over these places holds request `requestID`.
     public func holds(_ requestID: Int64) -> Bool { table[requestID] != nil }
 
-    fileprivate init(table: IDTable<Place>, newest: IDTable<Int64>, shared: Bool) {
+    fileprivate init(
+      table: IDTable<Place>, newest: IDTable<Int64>, shared: Bool, chunks: ChunkPool? = nil
+    ) {
       self.table = table
       self.newest = newest
       self.shared = shared
+      self.chunks = chunks
     }
   }
 
@@ -486,7 +580,7 @@ public struct MatchIndex: Sendable {
     // newest of them (and so all) has another.
     ownPlaces()
     let older = newestOwn(of: request.playerID)
-    let position = snapshot.append(Filing(request), entry, to: key)
+    let position = snapshot.append(Filing(request), entry, to: key, pool: places.chunks)
     places.table[request.id] = Place(
       list: number, position: Int32(position),
       nextOfPlayer: places.newest[request.playerID] ?? Self.noRequest)
@@ -549,7 +643,8 @@ public struct MatchIndex: Sendable {
   /// Takes the request at `place` off its list, moving the list's last request into its place.
   private mutating func takeOff(_ place: Place) {
     let key = lists[Int(place.list)]
-    let (moved, emptied) = snapshot.remove(in: key, at: Int(place.position))
+    let (moved, emptied) = snapshot.remove(
+      in: key, at: Int(place.position), pool: places.chunks)
     if let moved {
       ownPlaces()
       places.table.update(moved) { $0.position = place.position }
@@ -586,7 +681,7 @@ public struct MatchIndex: Sendable {
       guard filing.level != level else { continue }
       guard key.level != 0 else {
         filing.level = level
-        snapshot.replace(in: key, at: Int(at.position), filing, entry)
+        snapshot.replace(in: key, at: Int(at.position), filing, entry, pool: places.chunks)
         continue
       }
       takeOff(at)
@@ -594,7 +689,7 @@ public struct MatchIndex: Sendable {
       // Asked after the take-off, which may have emptied the cell and so removed it.
       key.level = snapshot.listLevel(of: level, in: key.bucket, key.cell)
       let number = listNumber(key)
-      let position = snapshot.append(filing, entry, to: key)
+      let position = snapshot.append(filing, entry, to: key, pool: places.chunks)
       places.table[id] = Place(
         list: number, position: Int32(position), nextOfPlayer: at.nextOfPlayer)
     }
@@ -619,6 +714,7 @@ public struct MatchIndex: Sendable {
   /// requests are added with nothing published in between (a load); after that, call this once.
   public mutating func trim() {
     snapshot.trim()
+    places.chunks?.empty()
   }
 
   /// Removes every request whose slot has ended by `nowUnixMs` and returns their ids, ascending.
@@ -709,10 +805,10 @@ extension MatchIndex {
     }
 
     fileprivate mutating func replace(
-      in key: ListKey, at position: Int, _ filing: Filing, _ entry: Entry
+      in key: ListKey, at position: Int, _ filing: Filing, _ entry: Entry, pool: ChunkPool?
     ) {
       modify(&buckets[key.bucket]![key.cell]!) { cell in
-        cell[key.level].replace(at: position, filing, entry)
+        cell[key.level].replace(at: position, filing, entry, pool: pool)
       }
     }
 
@@ -742,11 +838,13 @@ extension MatchIndex {
       }
     }
 
-    fileprivate mutating func append(_ filing: Filing, _ entry: Entry, to key: ListKey) -> Int {
+    fileprivate mutating func append(
+      _ filing: Filing, _ entry: Entry, to key: ListKey, pool: ChunkPool?
+    ) -> Int {
       count += 1
       return modify(&buckets[key.bucket, default: [:]][key.cell, default: Cell()]) { cell in
         cell.count += 1
-        return cell[key.level].append(filing, entry)
+        return cell[key.level].append(filing, entry, pool: pool)
       }
     }
 
@@ -756,11 +854,13 @@ extension MatchIndex {
 
     /// Removes the request at `position` of list `key`: the id of the request moved into its
     /// place, and whether the list emptied (and went).
-    fileprivate mutating func remove(in key: ListKey, at position: Int) -> (Int64?, Bool) {
+    fileprivate mutating func remove(
+      in key: ListKey, at position: Int, pool: ChunkPool?
+    ) -> (Int64?, Bool) {
       count -= 1
       let (moved, emptied, cellEmptied) = modify(&buckets[key.bucket]![key.cell]!) { cell in
         cell.count -= 1
-        let moved = cell[key.level].remove(at: position)
+        let moved = cell[key.level].remove(at: position, pool: pool)
         return (moved, cell[key.level].count == 0, cell.count == 0)
       }
       guard cellEmptied else { return (moved, emptied) }
