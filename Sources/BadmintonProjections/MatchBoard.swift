@@ -326,7 +326,7 @@ public final class MatchBoard: Sendable {
       for record in waiting.values {
         let key = key(of: record.details)
         writer.parts[key, default: MatchIndex(places: writer.places)].insert(
-          Self.request(record, displayLevel: level))
+          Self.request(record, displayLevel: level), levelKept: true)
         if !touched.contains(key) { touched.append(key) }
       }
     }
@@ -358,7 +358,7 @@ public final class MatchBoard: Sendable {
     if let level = writer.levels[record.playerID] {
       let key = key(of: record.details)
       writer.parts[key, default: MatchIndex(places: writer.places)].insert(
-        Self.request(record, displayLevel: Int(level)))
+        Self.request(record, displayLevel: Int(level)), levelKept: true)
       if !touched.contains(key) { touched.append(key) }
     } else {
       writer.unleveled[record.playerID, default: [:]][id] = record

@@ -220,9 +220,15 @@ public struct MatchIndex: Sendable {
   /// Changed in place without a lock: only the one thread changing the indexes at a time uses it
   /// (the board's writer, under its lock), as with `Places`.
   fileprivate final class ChunkPool: @unchecked Sendable {
-    /// Chunks kept waiting at most, and free at most: a few publications' worth (each at most
-    /// 12 KB).
-    static let limit = 256
+    /// Chunks kept waiting at most: enough for the writer's copies while a search that lost its
+    /// core holds an old version (tens of milliseconds at tens of thousands of publications a
+    /// second), so that the chunks that version held are reused once it goes rather than
+    /// handed back to the allocator. Waiting chunks cost nothing the versions holding them do
+    /// not already.
+    static let waitingLimit = 4096
+    /// Chunks kept free at most (each at most 12 KB): what a long-held version lets go of at
+    /// once, for the copies after it.
+    static let freeLimit = 1024
     /// A copy takes a free chunk with room for this many requests more than it needs, at most.
     static let slack = 4
     /// Chunks replaced by a copy, oldest first from `head`: versions may still hold them.
@@ -234,13 +240,13 @@ public struct MatchIndex: Sendable {
 
     /// Keeps `chunk`, which a copy replaced, until no version holds it.
     func retire(_ chunk: Chunk) {
-      if waiting.count - head >= Self.limit {
+      if waiting.count - head >= Self.waitingLimit {
         // The oldest goes back to the allocator once its versions are freed.
         waiting[head] = nil
         head += 1
       }
       waiting.append(chunk)
-      if head >= Self.limit, head * 2 >= waiting.count {
+      if head >= Self.waitingLimit, head * 2 >= waiting.count {
         waiting.removeFirst(head)
         head = 0
       }
@@ -275,7 +281,7 @@ public struct MatchIndex: Sendable {
         let chunk = waiting[head]!
         waiting[head] = nil
         head += 1
-        if freeCount < Self.limit {
+        if freeCount < Self.freeLimit {
           free[chunk.room].append(chunk)
           freeCount += 1
         }
@@ -551,7 +557,11 @@ public struct MatchIndex: Sendable {
 
   /// Adds `request`, replacing a request with the same id. The request's level becomes its
   /// player's level for all of the player's requests. The slot must last at most 8 hours.
-  public mutating func insert(_ request: MatchRequest) {
+  ///
+  /// `levelKept`: the caller knows every other request of the player in the index already has
+  /// `request.displayLevel` (a board that sets a player's level on all their requests before it
+  /// indexes one with it), so the player's requests are not looked at for a level to change.
+  public mutating func insert(_ request: MatchRequest, levelKept: Bool = false) {
     precondition(
       request.slot.startUnixMs < request.slot.endUnixMs
         && request.slot.durationMs <= TimeSlotRules.maximumDurationSeconds * 1000,
@@ -580,7 +590,12 @@ public struct MatchIndex: Sendable {
     // Every request of a player carries the player's level: the others change only when the
     // newest of them (and so all) has another.
     ownPlaces()
-    let older = newestOwn(of: request.playerID)
+    let older = levelKept ? nil : newestOwn(of: request.playerID)
+    assert(
+      !levelKept
+        || newestOwn(of: request.playerID).map {
+          snapshot.read(lists[Int($0.list)], at: Int($0.position)).filing.level == level
+        } != false, "levelKept for a player whose requests have another level")
     let position = snapshot.append(Filing(request), entry, to: key, pool: places.chunks)
     places.table[request.id] = Place(
       list: number, position: Int32(position),
