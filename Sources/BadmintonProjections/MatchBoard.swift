@@ -136,13 +136,21 @@ public final class MatchBoard: Sendable {
     var held: [StoreChange]?
     /// Each part's index, by key: the next version, which shares all it has not changed with
     /// the published one. A part once made stays.
-    var parts: [Int: MatchIndex] = [:]
+    var parts: [Int: Part] = [:]
     /// Where the parts' requests stand, in one table by request id for all of them.
     let places = MatchIndex.Places()
     /// The bookings, likewise.
     var bookings = Bookings()
     /// False while stored rows are loaded: nothing is published until all are.
     var publishing = true
+  }
+
+  /// A part's index, in a box of its own, so that a change reaches it in place through the
+  /// writer's table of parts (a dictionary's value is moved out and back for each change, and a
+  /// match index is many references to copy).
+  private final class Part {
+    var index: MatchIndex
+    init(_ index: MatchIndex) { self.index = index }
   }
 
   /// A change to the board, as the writer applies it.
@@ -205,14 +213,14 @@ public final class MatchBoard: Sendable {
     writer.withLock { writer in
       writer.publishing = true
       trim(&writer)
-      publish(Array(writer.parts.keys), bookings: true, writer)
+      publish(Array(writer.parts.keys), bookings: true, &writer)
     }
   }
 
   /// After a load: gives the index's lists no more room than their requests take, and the
   /// memory the load freed (chunks outgrown while they filled) back to the system.
   private func trim(_ writer: inout Writer) {
-    for key in Array(writer.parts.keys) { writer.parts[key]!.trim() }
+    for key in Array(writer.parts.keys) { writer.parts[key]!.index.trim() }
     #if canImport(Glibc)
       Self.mallocTrim?(0)
     #endif
@@ -293,16 +301,16 @@ public final class MatchBoard: Sendable {
       }
     }
     if writer.publishing, !touched.isEmpty || booking {
-      publish(touched, bookings: booking, writer)
+      publish(touched, bookings: booking, &writer)
     }
   }
 
   /// Publishes the writer's version of the parts with keys `keys` and, when `bookings`, of the
   /// bookings, in one step: a search that starts after it sees all of them, one that started
   /// before none.
-  private func publish(_ keys: [Int], bookings: Bool, _ writer: Writer) {
+  private func publish(_ keys: [Int], bookings: Bool, _ writer: inout Writer) {
     var next = published.value
-    for key in keys { next.parts[Int64(key)] = writer.parts[key]?.snapshot }
+    for key in keys { next.parts[Int64(key)] = writer.parts[key]?.index.snapshot }
     if bookings { next.bookings = writer.bookings }
     published.replace(next)
   }
@@ -317,15 +325,15 @@ public final class MatchBoard: Sendable {
     writer.levels[playerID] = Int8(level)
     if known {
       // Over a list of the keys, so that no iterator holds the table while it changes.
-      for key in Array(writer.parts.keys) where writer.parts[key]!.hasRequests(of: playerID) {
-        writer.parts[key]!.updateLevel(playerID: playerID, level: level)
+      for key in Array(writer.parts.keys) where writer.parts[key]!.index.hasRequests(of: playerID) {
+        writer.parts[key]!.index.updateLevel(playerID: playerID, level: level)
         if !touched.contains(key) { touched.append(key) }
       }
     }
     if let waiting = writer.unleveled.removeValue(forKey: playerID) {
       for record in waiting.values {
         let key = key(of: record.details)
-        writer.parts[key, default: MatchIndex(places: writer.places)].insert(
+        part(key, &writer).index.insert(
           Self.request(record, displayLevel: level), levelKept: true)
         if !touched.contains(key) { touched.append(key) }
       }
@@ -341,12 +349,12 @@ public final class MatchBoard: Sendable {
     // or should it not hold it, every part is looked in when one does (the parts share one
     // table of places, and an id in two parts would be lost to the first); a new availability,
     // which none holds, costs no look at the parts.
-    if let key = record.map({ key(of: $0.details) }), writer.parts[key]?.remove(id) != nil {
+    if let key = record.map({ key(of: $0.details) }), writer.parts[key]?.index.remove(id) != nil {
       if !touched.contains(key) { touched.append(key) }
     } else if writer.places.holds(id),
-      let key = writer.parts.keys.first(where: { writer.parts[$0]!.contains(id) })
+      let key = writer.parts.keys.first(where: { writer.parts[$0]!.index.contains(id) })
     {
-      writer.parts[key]!.remove(id)
+      writer.parts[key]!.index.remove(id)
       if !touched.contains(key) { touched.append(key) }
     }
     if !writer.unleveled.isEmpty {
@@ -357,12 +365,20 @@ public final class MatchBoard: Sendable {
     guard let record, record.state == .active else { return }
     if let level = writer.levels[record.playerID] {
       let key = key(of: record.details)
-      writer.parts[key, default: MatchIndex(places: writer.places)].insert(
+      part(key, &writer).index.insert(
         Self.request(record, displayLevel: Int(level)), levelKept: true)
       if !touched.contains(key) { touched.append(key) }
     } else {
       writer.unleveled[record.playerID, default: [:]][id] = record
     }
+  }
+
+  /// The part of key `key`, made when there is none.
+  private func part(_ key: Int, _ writer: inout Writer) -> Part {
+    if let part = writer.parts[key] { return part }
+    let part = Part(MatchIndex(places: writer.places))
+    writer.parts[key] = part
+    return part
   }
 
   /// The search form of a stored availability.
@@ -398,7 +414,7 @@ public final class MatchBoard: Sendable {
       }
       writer.publishing = true
       trim(&writer)
-      publish(Array(writer.parts.keys), bookings: true, writer)
+      publish(Array(writer.parts.keys), bookings: true, &writer)
     }
   }
 
@@ -418,14 +434,14 @@ public final class MatchBoard: Sendable {
         let left = waiting.filter { $0.value.details.slot.endUnixMs > nowUnixMs }
         writer.unleveled[player] = left.isEmpty ? nil : left
       }
-      if writer.publishing, booking { publish([], bookings: true, writer) }
+      if writer.publishing, booking { publish([], bookings: true, &writer) }
       return Array(writer.parts.keys)
     }
     var removed = 0
     for key in keys {
       removed += writer.withLock { writer in
-        let dropped = writer.parts[key]?.removeExpired(nowUnixMs: nowUnixMs).count ?? 0
-        if writer.publishing, dropped > 0 { publish([key], bookings: false, writer) }
+        let dropped = writer.parts[key]?.index.removeExpired(nowUnixMs: nowUnixMs).count ?? 0
+        if writer.publishing, dropped > 0 { publish([key], bookings: false, &writer) }
         return dropped
       }
     }
@@ -437,7 +453,7 @@ public final class MatchBoard: Sendable {
     writer.withLock { writer in
       var availability: [Int64: MatchRequest] = [:]
       for part in writer.parts.values {
-        for request in part.requests where request.slot.endUnixMs > nowUnixMs {
+        for request in part.index.requests where request.slot.endUnixMs > nowUnixMs {
           availability[request.id] = request
         }
       }
@@ -465,7 +481,7 @@ public final class MatchBoard: Sendable {
   public func request(_ id: Int64) -> MatchRequest? {
     writer.withLock { writer in
       for part in writer.parts.values {
-        if let request = part.request(id) { return request }
+        if let request = part.index.request(id) { return request }
       }
       return nil
     }

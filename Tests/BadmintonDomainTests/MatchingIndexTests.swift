@@ -361,32 +361,22 @@ struct MatchingIndexTests {
   }
 
   @Test(
-    "a snapshot taken at any moment answers every search as the index did then, whatever changes follow"
-  )
-  func snapshot_keepsItsMoment() async throws {
+    "a snapshot taken at any moment answers every search as the index did then, whatever changes follow",
+    arguments: [false, true])
+  func snapshot_keepsItsMoment(sharedPlaces: Bool) async throws {
+    // Over shared places the index changes the chunks its snapshots share in place, and each
+    // snapshot must go on showing its own moment: besides the few kept to the end, the last
+    // few moments' snapshots are kept while later changes are made, as a board's searches
+    // hold the versions published just before, and every fifth of them is checked as it goes.
     await propertyCheck(count: 200, input: Self.scenes) { scene in
-      var index = MatchIndex(cellDegrees: scene.cellDegrees, splitCellsAbove: scene.splitCellsAbove)
+      var index = MatchIndex(
+        cellDegrees: scene.cellDegrees, splitCellsAbove: scene.splitCellsAbove,
+        places: sharedPlaces ? MatchIndex.Places() : nil)
       var model = Model()
-      // A snapshot after each of a few operations, with the model of that moment.
-      let count = scene.operations.count
-      let moments = Set([0, count / 3, count / 2, count * 2 / 3, count - 1].filter { $0 >= 0 })
-      var kept: [(snapshot: MatchIndex.Snapshot, model: Model)] = [(index.snapshot, model)]
-      for (number, operation) in scene.operations.enumerated() {
-        switch operation {
-        case .insert(let request): index.insert(request)
-        case .remove(let id): index.remove(id)
-        case .updateLevel(let playerID, let level):
-          index.updateLevel(playerID: playerID, level: level)
-        case .removeExpired(let now): index.removeExpired(nowUnixMs: now)
-        }
-        model.apply(operation)
-        if moments.contains(number) { kept.append((index.snapshot, model)) }
-      }
-      kept.append((index.snapshot, model))
       let isBusy: (Int64, TimeSlot) -> Bool = { playerID, overlap in
         scene.busyPlayers.contains(playerID) && overlap.overlap(with: scene.busyWindow) != nil
       }
-      for (snapshot, then) in kept {
+      func check(_ snapshot: MatchIndex.Snapshot, _ then: Model) {
         #expect(snapshot.count == then.requests.count)
         #expect(Set(snapshot.requests) == Set(then.requests.keys.compactMap(then.current)))
         let live = then.requests.keys.sorted()
@@ -403,6 +393,29 @@ struct MatchingIndexTests {
               == expected.count)
         }
       }
+      // A snapshot after each of a few operations, with the model of that moment.
+      let count = scene.operations.count
+      let moments = Set([0, count / 3, count / 2, count * 2 / 3, count - 1].filter { $0 >= 0 })
+      var kept: [(snapshot: MatchIndex.Snapshot, model: Model)] = [(index.snapshot, model)]
+      var recent: [(snapshot: MatchIndex.Snapshot, model: Model)] = []
+      for (number, operation) in scene.operations.enumerated() {
+        switch operation {
+        case .insert(let request): index.insert(request)
+        case .remove(let id): index.remove(id)
+        case .updateLevel(let playerID, let level):
+          index.updateLevel(playerID: playerID, level: level)
+        case .removeExpired(let now): index.removeExpired(nowUnixMs: now)
+        }
+        model.apply(operation)
+        if moments.contains(number) { kept.append((index.snapshot, model)) }
+        recent.append((index.snapshot, model))
+        if recent.count > number % 4 + 1 {
+          let (snapshot, then) = recent.removeFirst()
+          if number % 5 == 0 { check(snapshot, then) }
+        }
+      }
+      kept.append((index.snapshot, model))
+      for (snapshot, then) in kept + recent { check(snapshot, then) }
     }
   }
 

@@ -1,4 +1,5 @@
 internal import HeapModule
+import Synchronization
 
 /// The standing match requests in memory, arranged so that a search looks only at requests of
 /// the same mode, on the UTC days the search's slot touches, in the grid cells its radius can
@@ -12,9 +13,17 @@ internal import HeapModule
 /// level; each list is a run of chunks of at most 128 requests, in segments of 32 chunks, and
 /// each chunk keeps a small filing per request (its slot to the minute, latitude, level and
 /// tolerance) apart from the rest of it, so that a search rules most requests out from the
-/// filings alone. A change copies the chunks it touches, their segments, the list's run of
-/// segments, the cell's lists, the bucket's table of cells and the table of buckets, and
-/// nothing else.
+/// filings alone, and a stamp per request that says which versions show it (`Stamp`).
+///
+/// An index over shared places (a board's part, whose writer publishes a snapshot after each
+/// transaction) changes the chunks its snapshots share in place wherever the stamps let every
+/// snapshot go on showing its own moment: a post writes past the last chunk's used slots, a
+/// cancel stamps its request's slot as a hole, and neither copies anything. Only what the
+/// stamps cannot say copies: a chunk that must grow, a level changed, a list packed once holes
+/// crowd it, a request taken off that a snapshot still being read never showed. Such a change
+/// copies the chunks it touches, their segments, the list's run of segments, the cell's lists,
+/// the one of the bucket's 64 tables of cells that holds the cell, the list of those tables and
+/// the table of buckets, and nothing else. A plain index changes by copying alone.
 ///
 /// A cell of a bucket keeps one list until it is crowded, then a list per level. Results go by
 /// skill difference, then shown distance, so a search reads a crowded cell's levels nearest its
@@ -29,8 +38,11 @@ internal import HeapModule
 /// board do: one table over all the store's ids takes a few bytes per request where each part's
 /// own would be mostly empty.
 public struct MatchIndex: Sendable {
-  /// What a search reads: every request, as the index holds it now.
-  public private(set) var snapshot: Snapshot
+  /// The writer's version of what searches read: every request, as the index holds it now.
+  private var current: Snapshot
+  /// The versions of the snapshots taken, for an index over shared places: nil for a plain
+  /// index, whose chunks are never changed in place.
+  private let versions: Versions?
   /// Where each request stands: its list's number and its position in the list. Shared with
   /// the other indexes made over the same `Places`; each reads and changes only its own
   /// requests' places, which it tells apart by what stands there (`place(of:)`).
@@ -39,6 +51,9 @@ public struct MatchIndex: Sendable {
   public private(set) var count = 0
   /// The lists requests stand in, by number (a number whose list emptied is reused).
   private var lists: [ListKey] = []
+  /// By list number: the requests each list holds, and the holes it has.
+  private var onCounts: [Int32] = []
+  private var holeCounts: [Int32] = []
   private var listNumbers: [ListKey: Int32] = [:]
   private var freeListNumbers: [Int32] = []
   /// A cell is split into a list per level once it holds more requests of a bucket than this.
@@ -108,100 +123,223 @@ public struct MatchIndex: Sendable {
     }
   }
 
-  /// How many requests a chunk holds, and has room for.
-  fileprivate struct ChunkHeader {
-    var count: Int
-    var capacity: Int
+  /// What a slot of a chunk says of its request: on since version `a` (the stamp `a`), or taken
+  /// off at version `r` (the stamp `r | off`). A snapshot of version `w` shows a request on since
+  /// `a <= w` and one taken off at `r > w`; the writer's own version (`writer`) shows every
+  /// request on and none taken off.
+  ///
+  /// An index over shared places counts its snapshots' versions (`Versions`) and changes the
+  /// chunks its snapshots share in place: a post writes past the slots a snapshot counted, a
+  /// cancel stamps its slot, and each snapshot goes on showing what it showed. A plain index
+  /// stamps every request 0, and changes a chunk a copy of it shares only after copying it.
+  fileprivate enum Stamp {
+    static let off: UInt64 = 1 << 63
+    /// The writer's version: later than any snapshot's.
+    static let writer: UInt64 = off - 1
+
+    /// Whether a snapshot of `version` shows the request whose slot is stamped `stamp`.
+    @inline(__always)
+    static func shows(_ stamp: UInt64, at version: UInt64) -> Bool {
+      stamp < off ? stamp <= version : version < stamp ^ off
+    }
+
+    /// The stamp a copy of a slot gets: a copy is read only by versions later than every stamp
+    /// there is, which show each request on and none taken off, as stamps of 0 say.
+    @inline(__always)
+    static func settled(_ stamp: UInt64) -> UInt64 { stamp < off ? 0 : off }
   }
 
-  /// Up to `List.chunkSize` requests of one list, in one allocation: their filings, then their
-  /// entries, at the same offsets. A chunk is changed only while no version but the writer's
-  /// holds it (see `List.ownChunk`); one a snapshot holds is copied first, so a snapshot's
-  /// chunks never change. A chunk starts with room for a few requests and is copied into one
-  /// with twice the room when it fills, so a short list costs little more than its requests.
+  /// The snapshots of an index over shared places that may still be read, oldest first, and
+  /// the count of versions: a snapshot taken is the next version, and the changes made after
+  /// it are stamped with the one after (see `Stamp`).
   ///
-  /// (A list holding chunks is `@unchecked Sendable`: a managed buffer cannot be `Sendable`, and
-  /// no thread changes a chunk that another can reach.)
-  fileprivate final class Chunk: ManagedBuffer<ChunkHeader, UInt8> {
+  /// Changed without a lock, by the one thread that changes the index (as `Places`); a
+  /// snapshot's pin is let go of on whatever thread drops the snapshot, and is known to be let
+  /// go of once the list holds its only reference.
+  fileprivate final class Versions: @unchecked Sendable {
+    /// A snapshot's version, referenced by every copy of the snapshot.
+    final class Pin: Sendable {
+      let version: UInt64
+      init(version: UInt64) { self.version = version }
+    }
+
+    /// The version of the last snapshot taken.
+    private var clock: UInt64 = 0
+    /// The pins of the snapshots taken, oldest first from `head`.
+    private var pins: [Pin?] = []
+    private var head = 0
+
+    /// The version the changes made now belong to: the next snapshot's.
+    var next: UInt64 { clock + 1 }
+
+    /// Pins the next version, for a snapshot to hold.
+    func pin() -> Pin {
+      clock += 1
+      let pin = Pin(version: clock)
+      pins.append(pin)
+      dropUnread()
+      return pin
+    }
+
+    /// The version of the oldest snapshot that may still be read; `Stamp.writer` when none may.
+    /// (Snapshots are let go of about in the order they were taken; one kept longer holds up
+    /// the newer ones behind it, which only makes this older than it need be.)
+    func oldestRead() -> UInt64 {
+      dropUnread()
+      return head < pins.count ? pins[head]!.version : Stamp.writer
+    }
+
+    private func dropUnread() {
+      while head < pins.count, isKnownUniquelyReferenced(&pins[head]) {
+        pins[head] = nil
+        head += 1
+      }
+      if head >= 64, head * 2 >= pins.count {
+        pins.removeFirst(head)
+        head = 0
+      }
+    }
+  }
+
+  /// Up to `List.chunkSize` requests of one list, in one allocation: the count of slots used,
+  /// then the requests' filings, entries and stamps, at the same offsets; the header is the
+  /// room. Slots are used in order and never again: a request taken off leaves its slot stamped
+  /// as a hole, until its list is packed into new chunks (`MatchIndex.takeOff`).
+  ///
+  /// Searches on other threads may read a chunk while the writer changes it, in the two ways
+  /// stamps allow and no other: the writer fills the slot past the count and then stores the
+  /// count (releasing; a search loads it acquiring, so it sees every slot it counts whole), and
+  /// it stamps a request's slot as taken off (a single word, stored and loaded atomically).
+  /// Any other change, a level or a slot used again, goes to a chunk no version but the
+  /// writer's holds (see `List.ownChunk`), copied first when one does. A chunk starts with room
+  /// for a few requests and is copied into one with twice the room when it fills, so a short
+  /// list costs little more than its requests.
+  ///
+  /// (A list holding chunks is `@unchecked Sendable`: a managed buffer cannot be `Sendable`.)
+  fileprivate final class Chunk: ManagedBuffer<Int, UInt8> {
+    private static let countBytes = MemoryLayout<Atomic<Int>>.stride
     private static let bytesPerRequest =
       MemoryLayout<Filing>.stride + MemoryLayout<Entry>.stride
+      + MemoryLayout<Atomic<UInt64>>.stride
 
     /// An empty chunk with room for `capacity` requests.
     static func make(capacity: Int) -> Chunk {
       let chunk = unsafeDowncast(
-        create(minimumCapacity: capacity * bytesPerRequest) { _ in
-          ChunkHeader(count: 0, capacity: capacity)
-        }, to: Chunk.self)
+        create(minimumCapacity: countBytes + capacity * bytesPerRequest) { _ in capacity },
+        to: Chunk.self)
       chunk.withUnsafeMutablePointerToElements { bytes in
         let raw = UnsafeMutableRawPointer(bytes)
-        // The entries follow the filings; both need their alignment where they start.
+        // Each part needs its alignment where it starts.
         precondition(
           Int(bitPattern: raw) % MemoryLayout<Entry>.alignment == 0
-            && MemoryLayout<Filing>.stride % MemoryLayout<Entry>.alignment == 0)
-        _ = raw.bindMemory(to: Filing.self, capacity: capacity)
-        _ = (raw + capacity * MemoryLayout<Filing>.stride).bindMemory(
+            && countBytes % MemoryLayout<Entry>.alignment == 0
+            && MemoryLayout<Filing>.stride % MemoryLayout<Entry>.alignment == 0
+            && MemoryLayout<Entry>.stride % MemoryLayout<Atomic<UInt64>>.alignment == 0)
+        raw.bindMemory(to: Atomic<Int>.self, capacity: 1).initialize(to: Atomic(0))
+        _ = (raw + countBytes).bindMemory(to: Filing.self, capacity: capacity)
+        _ = (raw + countBytes + capacity * MemoryLayout<Filing>.stride).bindMemory(
           to: Entry.self, capacity: capacity)
+        let stamps =
+          (raw + countBytes
+          + capacity * (MemoryLayout<Filing>.stride + MemoryLayout<Entry>.stride))
+          .bindMemory(to: Atomic<UInt64>.self, capacity: capacity)
+        for offset in 0..<capacity { (stamps + offset).initialize(to: Atomic(0)) }
       }
       return chunk
     }
 
-    var count: Int { header.count }
-    var room: Int { header.capacity }
+    /// An empty chunk with room for `capacity` requests: one from `pool` when it has one of
+    /// that room (or a few more), else a new one.
+    static func fresh(capacity: Int, pool: ChunkPool?) -> Chunk {
+      guard let chunk = pool?.take(room: capacity) else { return make(capacity: capacity) }
+      chunk.withSlots { $0.counter[0].store(0, ordering: .releasing) }
+      return chunk
+    }
 
-    /// Calls `body` with the filings and entries of the chunk's requests.
-    func withContents<Result>(
-      _ body: (UnsafeMutableBufferPointer<Filing>, UnsafeMutableBufferPointer<Entry>) throws
-        -> Result
-    ) rethrows -> Result {
-      let (count, capacity) = (header.count, header.capacity)
+    /// Slots used, holes among them (loaded acquiring: see the type).
+    var count: Int { withSlots { $0.count } }
+    var room: Int { header }
+
+    /// Calls `body` with the chunk's slots.
+    func withSlots<Result>(_ body: (Slots) throws -> Result) rethrows -> Result {
+      let capacity = header
       return try withUnsafeMutablePointerToElements { bytes in
         let raw = UnsafeMutableRawPointer(bytes)
+        let counter = raw.assumingMemoryBound(to: Atomic<Int>.self)
+        let filings = (raw + Self.countBytes).assumingMemoryBound(to: Filing.self)
+        let entries = (raw + Self.countBytes + capacity * MemoryLayout<Filing>.stride)
+          .assumingMemoryBound(to: Entry.self)
+        let stamps = UnsafeMutableRawPointer(entries + capacity).assumingMemoryBound(
+          to: Atomic<UInt64>.self)
         return try body(
-          UnsafeMutableBufferPointer(
-            start: raw.assumingMemoryBound(to: Filing.self), count: count),
-          UnsafeMutableBufferPointer(
-            start: (raw + capacity * MemoryLayout<Filing>.stride).assumingMemoryBound(
-              to: Entry.self), count: count))
+          Slots(
+            count: counter[0].load(ordering: .acquiring), counter: counter, filings: filings,
+            entries: entries, stamps: stamps))
       }
     }
 
     func request(at offset: Int) -> (Filing, Entry) {
-      withContents { ($0[offset], $1[offset]) }
+      withSlots { ($0.filings[offset], $0.entries[offset]) }
     }
 
+    func stamp(at offset: Int) -> UInt64 { withSlots { $0.stamp(offset) } }
+
+    func setStamp(_ stamp: UInt64, at offset: Int) {
+      withSlots { $0.stamps[offset].store(stamp, ordering: .relaxed) }
+    }
+
+    /// Puts `filing` and `entry` in a used slot: only in a chunk no other version holds.
     func set(_ filing: Filing, _ entry: Entry, at offset: Int) {
-      withContents {
-        $0[offset] = filing
-        $1[offset] = entry
+      withSlots {
+        $0.filings[offset] = filing
+        $0.entries[offset] = entry
       }
     }
 
-    /// Adds a request; the chunk must have room.
-    func append(_ filing: Filing, _ entry: Entry) {
-      precondition(header.count < header.capacity)
-      header.count += 1
-      set(filing, entry, at: header.count - 1)
+    /// Fills the next slot and then counts it; the chunk must have room.
+    func append(_ filing: Filing, _ entry: Entry, stamp: UInt64) {
+      withSlots { slots in
+        precondition(slots.count < header)
+        slots.filings[slots.count] = filing
+        slots.entries[slots.count] = entry
+        slots.stamps[slots.count].store(stamp, ordering: .relaxed)
+        slots.counter[0].store(slots.count + 1, ordering: .releasing)
+      }
     }
 
-    func removeLast() -> (Filing, Entry) {
-      let last = request(at: header.count - 1)
-      header.count -= 1
-      return last
-    }
-
-    /// A chunk of its own with the same requests and room for `capacity`: one from `pool` when
-    /// it has one of that room, else a new one.
+    /// A chunk of its own with the same slots and room for `capacity`, their stamps settled
+    /// (`Stamp.settled`): one from `pool` when it has one of that room, else a new one.
     func copy(capacity: Int, pool: ChunkPool? = nil) -> Chunk {
       let copy = pool?.take(room: capacity) ?? Chunk.make(capacity: capacity)
-      copy.header.count = header.count
-      withContents { filings, entries in
-        copy.withContents { copyFilings, copyEntries in
-          copyFilings.baseAddress!.initialize(from: filings.baseAddress!, count: filings.count)
-          copyEntries.baseAddress!.initialize(from: entries.baseAddress!, count: entries.count)
+      withSlots { slots in
+        copy.withSlots { copied in
+          copied.filings.update(from: slots.filings, count: slots.count)
+          copied.entries.update(from: slots.entries, count: slots.count)
+          for offset in 0..<slots.count {
+            copied.stamps[offset].store(Stamp.settled(slots.stamp(offset)), ordering: .relaxed)
+          }
+          copied.counter[0].store(slots.count, ordering: .releasing)
         }
       }
       return copy
     }
+  }
+
+  /// A chunk's slots, as `Chunk.withSlots` lends them: the count of those used when it was
+  /// loaded, and where each part of them is.
+  fileprivate struct Slots {
+    let count: Int
+    let counter: UnsafeMutablePointer<Atomic<Int>>
+    let filings: UnsafeMutablePointer<Filing>
+    let entries: UnsafeMutablePointer<Entry>
+    let stamps: UnsafeMutablePointer<Atomic<UInt64>>
+
+    @inline(__always)
+    func stamp(_ offset: Int) -> UInt64 { stamps[offset].load(ordering: .relaxed) }
+
+    /// Whether the slot holds a request the writer's version has (not a hole).
+    @inline(__always)
+    func isOn(_ offset: Int) -> Bool { stamp(offset) < Stamp.off }
   }
 
   /// The chunks the writer of a board's indexes replaced by copies, kept so that its later
@@ -290,16 +428,27 @@ public struct MatchIndex: Sendable {
   }
 
   /// The requests of one bucket in one grid cell at one level, in chunks, the chunks in
-  /// segments: every chunk but the last is full and every segment but the last, so position `p`
-  /// is in chunk `p / chunkSize`. A change copies the one segment and chunk it touches (and the
-  /// list of segments) when a snapshot shares them, whatever the list's length.
+  /// segments: every chunk but the last has all its slots used and every segment but the last
+  /// is full, so position `p` is in chunk `p / chunkSize`. Positions count holes (slots of
+  /// requests taken off) as the chunks do, so a request keeps its position until the list is
+  /// packed. A change that is not made in place copies the one segment and chunk it touches
+  /// (and the list of segments) when a snapshot shares them, whatever the list's length.
   fileprivate struct List: @unchecked Sendable {
     static let chunkSize = 128
     static let segmentSize = 32
     /// The room a list's first chunk starts with.
     static let firstRoom = 4
     var segments: [[Chunk]] = []
-    var count = 0
+
+    /// The last chunk; nil for an empty list.
+    var last: Chunk? { segments.last?.last }
+
+    /// Slots used, holes among them.
+    var count: Int {
+      guard let last = segments.last?.last else { return 0 }
+      let chunks = (segments.count - 1) * Self.segmentSize + segments[segments.count - 1].count
+      return (chunks - 1) * Self.chunkSize + last.count
+    }
 
     /// The chunk holding `position`.
     func chunk(at position: Int) -> Chunk {
@@ -307,19 +456,16 @@ public struct MatchIndex: Sendable {
       return segments[number / Self.segmentSize][number % Self.segmentSize]
     }
 
-    /// The chunk holding `position`, copied first (with its segment) when a snapshot holds it;
-    /// the chunk copied goes to `pool`, for a later copy once no version holds it.
+    /// The chunk holding `position`, copied first (with its segment) when a snapshot holds it,
+    /// with the same room; the chunk copied goes to `pool`, for a later copy once no version
+    /// holds it.
     mutating func ownChunk(at position: Int, pool: ChunkPool?) -> Chunk {
       let number = position / Self.chunkSize
       let segment = number / Self.segmentSize
       let place = number % Self.segmentSize
       if !isKnownUniquelyReferenced(&segments[segment][place]) {
-        // Room for the one more request an append needs, and no more: a chunk a version shares
-        // is copied at the first change after each publication, so it seldom needs more (a
-        // transaction that appends twice grows it by doubling).
         let chunk = segments[segment][place]
-        segments[segment][place] = chunk.copy(
-          capacity: min(chunk.count + 1, Self.chunkSize), pool: pool)
+        segments[segment][place] = chunk.copy(capacity: chunk.room, pool: pool)
         pool?.retire(chunk)
       }
       return segments[segment][place]
@@ -327,54 +473,43 @@ public struct MatchIndex: Sendable {
 
     /// Whether the last chunk has room it does not use.
     var hasSpareRoom: Bool {
-      guard count > 0 else { return false }
-      let chunk = chunk(at: count - 1)
-      return chunk.room > chunk.count
+      guard let last else { return false }
+      return last.room > last.count
     }
 
-    /// Gives the last chunk exactly the room its requests take.
+    /// Gives the last chunk exactly the room its slots take.
     mutating func trim() {
-      guard count > 0 else { return }
-      let number = (count - 1) / Self.chunkSize
-      let chunk = segments[number / Self.segmentSize][number % Self.segmentSize]
-      if chunk.room > chunk.count {
-        segments[number / Self.segmentSize][number % Self.segmentSize] = chunk.copy(
-          capacity: chunk.count)
-      }
+      guard let last, last.room > last.count else { return }
+      segments[segments.count - 1][segments[segments.count - 1].count - 1] = last.copy(
+        capacity: last.count)
     }
 
-    /// Takes the last request off. (A function of its own, so that no reference to the last
-    /// chunk is still held when the chunk of the removed request, often the same, is made the
-    /// writer's own: a second reference would make it copy the chunk again.)
-    private mutating func removeLast(pool: ChunkPool?) -> (Filing, Entry) {
-      let last = ownChunk(at: count - 1, pool: pool)
-      let (filing, entry) = last.removeLast()
-      count -= 1
-      if last.count == 0 {
-        segments[segments.count - 1].removeLast()
-        if segments[segments.count - 1].isEmpty { segments.removeLast() }
-      }
-      return (filing, entry)
-    }
-
-    /// Adds a request at the end; returns its position.
-    mutating func append(_ filing: Filing, _ entry: Entry, pool: ChunkPool? = nil) -> Int {
+    /// Adds a request at the end, in a chunk of the writer's own (copied, with more room when
+    /// it has none, if need be); returns its position.
+    mutating func append(
+      _ filing: Filing, _ entry: Entry, stamp: UInt64, pool: ChunkPool? = nil
+    ) -> Int {
+      let count = self.count
       if count % Self.chunkSize == 0 {
         if (count / Self.chunkSize) % Self.segmentSize == 0 { segments.append([]) }
-        segments[segments.count - 1].append(
-          Chunk.make(capacity: count == 0 ? Self.firstRoom : Self.chunkSize))
+        let chunk = Chunk.fresh(
+          capacity: count == 0 ? Self.firstRoom : Self.chunkSize, pool: pool)
+        chunk.append(filing, entry, stamp: stamp)
+        segments[segments.count - 1].append(chunk)
+        return count
       }
-      var chunk = ownChunk(at: count, pool: pool)
-      if chunk.count == chunk.room {
-        let full = chunk
-        chunk = full.copy(capacity: min(full.room * 2, Self.chunkSize), pool: pool)
-        let number = count / Self.chunkSize
-        segments[number / Self.segmentSize][number % Self.segmentSize] = chunk
-        pool?.retire(full)
+      let number = count / Self.chunkSize
+      let (segment, place) = (number / Self.segmentSize, number % Self.segmentSize)
+      if !isKnownUniquelyReferenced(&segments[segment][place])
+        || segments[segment][place].count == segments[segment][place].room
+      {
+        let chunk = segments[segment][place]
+        let room = chunk.count < chunk.room ? chunk.room : min(chunk.room * 2, Self.chunkSize)
+        segments[segment][place] = chunk.copy(capacity: room, pool: pool)
+        pool?.retire(chunk)
       }
-      chunk.append(filing, entry)
-      count += 1
-      return count - 1
+      segments[segment][place].append(filing, entry, stamp: stamp)
+      return count
     }
 
     /// Puts `filing` and `entry` at `position` instead of what is there.
@@ -384,13 +519,53 @@ public struct MatchIndex: Sendable {
       ownChunk(at: position, pool: pool).set(filing, entry, at: position % Self.chunkSize)
     }
 
-    /// Removes the request at `position`, moving the last one into its place; returns the id
-    /// of the request moved, nil when none was.
-    mutating func remove(at position: Int, pool: ChunkPool?) -> Int64? {
-      let (filing, entry) = removeLast(pool: pool)
-      guard position < count else { return nil }
-      ownChunk(at: position, pool: pool).set(filing, entry, at: position % Self.chunkSize)
-      return entry.id
+    /// Stamps the request at `position` taken off, in a chunk of the writer's own.
+    mutating func stampOff(at position: Int, stamp: UInt64, pool: ChunkPool?) {
+      ownChunk(at: position, pool: pool).setStamp(stamp, at: position % Self.chunkSize)
+    }
+
+    /// The requests the writer's version has (holes left out), in order.
+    var requests: [(Filing, Entry)] {
+      var result: [(Filing, Entry)] = []
+      for segment in segments {
+        for chunk in segment {
+          chunk.withSlots { slots in
+            for offset in 0..<slots.count where slots.isOn(offset) {
+              result.append((slots.filings[offset], slots.entries[offset]))
+            }
+          }
+        }
+      }
+      return result
+    }
+
+    /// A list of `requests`, in order and with no holes (request `i` at position `i`): full
+    /// chunks, and a last one with room for a few more.
+    static func packed(_ requests: [(Filing, Entry)], pool: ChunkPool?) -> List {
+      var list = List()
+      var start = 0
+      while start < requests.count {
+        let count = min(Self.chunkSize, requests.count - start)
+        let chunk = Chunk.fresh(
+          capacity: min(count + max(count / 4, Self.firstRoom), Self.chunkSize), pool: pool)
+        for (filing, entry) in requests[start..<start + count] {
+          chunk.append(filing, entry, stamp: 0)
+        }
+        if list.segments.last.map({ $0.count == Self.segmentSize }) ?? true {
+          list.segments.append([])
+        }
+        list.segments[list.segments.count - 1].append(chunk)
+        start += count
+      }
+      return list
+    }
+
+    /// Hands every chunk to `pool`, for later copies once no version holds them.
+    func retireChunks(to pool: ChunkPool?) {
+      guard let pool else { return }
+      for segment in segments {
+        for chunk in segment { pool.retire(chunk) }
+      }
     }
   }
 
@@ -403,10 +578,11 @@ public struct MatchIndex: Sendable {
     /// One list of every level (list level 0) until the cell is split; then the list of each
     /// level, at `level - 1`.
     var lists = [List()]
-    /// Requests in all the lists.
-    var count = 0
 
     var isSplit: Bool { lists.count > 1 }
+
+    /// Whether every list is empty (an emptied list is replaced by an empty one at once).
+    var isEmpty: Bool { lists.allSatisfy { $0.segments.isEmpty } }
 
     /// The list level a request of `level` goes in: its level once the cell is split, else 0.
     func listLevel(_ level: Int8) -> Int8 { isSplit ? level : 0 }
@@ -416,6 +592,36 @@ public struct MatchIndex: Sendable {
       get { lists[Int(max(listLevel, 1)) - 1] }
       _modify { yield &lists[Int(max(listLevel, 1)) - 1] }
     }
+  }
+
+  /// The cells of one bucket by number, in 64 tables by the number's hash, so that a change a
+  /// snapshot shares copies the one table it reaches, a sixty-fourth of the cells, and the list
+  /// of tables, not every cell of the bucket.
+  fileprivate struct Cells {
+    private static let bits = 6
+    private var tables = [[Int: Cell]](repeating: [:], count: 1 << bits)
+
+    @inline(__always)
+    private static func table(_ number: Int) -> Int {
+      Int(
+        truncatingIfNeeded: (UInt64(bitPattern: Int64(number)) &* 0x9E37_79B9_7F4A_7C15)
+          >> (64 - bits))
+    }
+
+    subscript(number: Int) -> Cell? {
+      get { tables[Self.table(number)][number] }
+      _modify { yield &tables[Self.table(number)][number] }
+    }
+
+    subscript(number: Int, default value: @autoclosure () -> Cell) -> Cell {
+      get { tables[Self.table(number)][number, default: value()] }
+      _modify { yield &tables[Self.table(number)][number, default: value()] }
+    }
+
+    var isEmpty: Bool { tables.allSatisfy(\.isEmpty) }
+
+    /// Every cell and its number, in no particular order.
+    var all: some Sequence<(key: Int, value: Cell)> { tables.lazy.flatMap { $0 } }
   }
 
   /// Requests of one mode whose slots start on one UTC day, and whether they run into the
@@ -500,21 +706,51 @@ public struct MatchIndex: Sendable {
   /// a plain value.
   public init(cellDegrees: Double = 0.25, splitCellsAbove: Int = 128, places: Places? = nil) {
     precondition(splitCellsAbove >= 0)
-    snapshot = Snapshot(grid: GeoGrid(cellDegrees: cellDegrees))
+    current = Snapshot(grid: GeoGrid(cellDegrees: cellDegrees))
     self.splitCellsAbove = splitCellsAbove
     self.places = places ?? Places(table: IDTable(), newest: IDTable(), shared: false)
+    versions = places == nil ? nil : Versions()
   }
 
-  /// The place of `requestID` when the request is in this index: the shared table may hold it
-  /// for another index, whose list of the same number may be live here too, so the request
-  /// standing at the place must be the one asked for.
-  private func place(of requestID: Int64) -> Place? {
-    guard let place = places.table[requestID], Int(place.list) < lists.count else { return nil }
-    let key = lists[Int(place.list)]
-    guard listNumbers[key] == place.list,
-      snapshot.id(in: key, at: Int(place.position)) == requestID
+  /// What a search reads: every request, as the index holds it now, in a value no later change
+  /// to the index alters.
+  ///
+  /// The snapshot of an index over shared places is the next of the index's versions: the
+  /// index changes the chunks it shares with its snapshots in place, in ways that leave what
+  /// each shows as it was (see `Stamp`), for as long as any copy of it is kept.
+  public var snapshot: Snapshot {
+    guard let versions else { return current }
+    var snapshot = current
+    let pin = versions.pin()
+    snapshot.version = pin.version
+    snapshot.pin = pin
+    return snapshot
+  }
+
+  /// The stamp of a request put on now.
+  private var stampOn: UInt64 { versions?.next ?? 0 }
+
+  /// The place of `requestID` when the request is in this index.
+  private func place(of requestID: Int64) -> Place? { stand(of: requestID)?.place }
+
+  /// Where `requestID` stands when the request is in this index: its place, what its list
+  /// holds of it, and (over shared places, whose chunks change in place) the chunk it is in.
+  /// The shared table may hold the id for another index, whose list of the same number may be
+  /// live here too, so the request standing at the place must be the one asked for.
+  private func stand(of requestID: Int64) -> (
+    place: Place, filing: Filing, entry: Entry, chunk: Chunk?
+  )? {
+    guard let place = places.table[requestID], Int(place.list) < lists.count,
+      let chunk = current.chunk(in: lists[Int(place.list)], at: Int(place.position))
     else { return nil }
-    return place
+    let offset = Int(place.position) % List.chunkSize
+    let found = chunk.withSlots { slots -> (Filing, Entry)? in
+      guard slots.isOn(offset), slots.entries[offset].id == requestID else { return nil }
+      return (slots.filings[offset], slots.entries[offset])
+    }
+    guard let (filing, entry) = found else { return nil }
+    // A plain index changes only chunks of its own, which a reference held here would share.
+    return (place, filing, entry, versions == nil ? nil : chunk)
   }
 
   /// Copies the places table first when it is the index's own and a copy of the index holds it
@@ -531,7 +767,7 @@ public struct MatchIndex: Sendable {
   /// The request with id `requestID`, with its player's current level.
   public func request(_ requestID: Int64) -> MatchRequest? {
     place(of: requestID).map {
-      snapshot.request(in: lists[Int($0.list)], at: Int($0.position))
+      current.request(in: lists[Int($0.list)], at: Int($0.position))
     }
   }
 
@@ -553,7 +789,7 @@ public struct MatchIndex: Sendable {
   }
 
   /// Every request in the index, with its player's current level, in no particular order.
-  public var requests: [MatchRequest] { snapshot.requests }
+  public var requests: [MatchRequest] { current.requests }
 
   /// Adds `request`, replacing a request with the same id. The request's level becomes its
   /// player's level for all of the player's requests. The slot must last at most 8 hours.
@@ -582,11 +818,8 @@ public struct MatchIndex: Sendable {
     let day = Self.day(of: request.slot.startUnixMs)
     let bucket = BucketKey(
       day: day, mode: request.mode, spills: Self.day(of: request.slot.endUnixMs - 1) > day)
-    let cell = snapshot.grid.cell(of: request.location)
+    let cell = current.grid.cell(of: request.location)
     let level = Int8(request.displayLevel)
-    let key = ListKey(
-      bucket: bucket, cell: cell, level: snapshot.listLevel(of: level, in: bucket, cell))
-    let number = listNumber(key)
     // Every request of a player carries the player's level: the others change only when the
     // newest of them (and so all) has another.
     ownPlaces()
@@ -594,20 +827,34 @@ public struct MatchIndex: Sendable {
     assert(
       !levelKept
         || newestOwn(of: request.playerID).map {
-          snapshot.read(lists[Int($0.list)], at: Int($0.position)).filing.level == level
+          current.read(lists[Int($0.list)], at: Int($0.position)).filing.level == level
         } != false, "levelKept for a player whose requests have another level")
-    let position = snapshot.append(Filing(request), entry, to: key, pool: places.chunks)
+    let key: ListKey
+    let position: Int
+    if versions != nil,
+      let placed = current.appendInPlace(
+        Filing(request), entry, bucket: bucket, cell: cell, stamp: stampOn)
+    {
+      (key, position) = (placed.key, placed.position)
+    } else {
+      key = ListKey(
+        bucket: bucket, cell: cell, level: current.listLevel(of: level, in: bucket, cell))
+      position = current.append(
+        Filing(request), entry, to: key, stamp: stampOn, pool: places.chunks)
+    }
+    let number = listNumber(key)
+    onCounts[Int(number)] += 1
     places.table[request.id] = Place(
       list: number, position: Int32(position),
       nextOfPlayer: places.newest[request.playerID] ?? Self.noRequest)
     places.newest[request.playerID] = request.id
     count += 1
     if let older,
-      snapshot.read(lists[Int(older.list)], at: Int(older.position)).filing.level != level
+      current.read(lists[Int(older.list)], at: Int(older.position)).filing.level != level
     {
       setLevel(level, of: request.playerID)
     }
-    if key.level == 0, snapshot.count(in: bucket, cell) > splitCellsAbove {
+    if key.level == 0, onCounts[Int(number)] > splitCellsAbove {
       split(bucket, cell)
     }
   }
@@ -616,8 +863,9 @@ public struct MatchIndex: Sendable {
   private mutating func split(_ bucket: BucketKey, _ cell: Int) {
     let whole = ListKey(bucket: bucket, cell: cell, level: 0)
     ownPlaces()
-    for (id, level, position) in snapshot.split(bucket, cell) {
+    for (id, level, position) in current.split(bucket, cell, pool: places.chunks) {
       let number = listNumber(ListKey(bucket: bucket, cell: cell, level: level))
+      onCounts[Int(number)] += 1
       places.table.update(id) {
         $0.list = number
         $0.position = Int32(position)
@@ -629,13 +877,11 @@ public struct MatchIndex: Sendable {
   /// Removes the request with id `requestID` and returns it, if it was there.
   @discardableResult
   public mutating func remove(_ requestID: Int64) -> MatchRequest? {
-    guard let place = place(of: requestID) else { return nil }
+    guard let (place, filing, entry, chunk) = stand(of: requestID) else { return nil }
     ownPlaces()
     places.table[requestID] = nil
     count -= 1
-    let key = lists[Int(place.list)]
-    let (filing, entry) = snapshot.read(key, at: Int(place.position))
-    let removed = Snapshot.request(filing, entry, key.bucket.mode)
+    let removed = Snapshot.request(filing, entry, lists[Int(place.list)].bucket.mode)
     let next = place.nextOfPlayer
     // Out of the player's chain: the newest is in `newest`, each older one after its newer
     // (which may stand in another index over the same places).
@@ -652,22 +898,36 @@ public struct MatchIndex: Sendable {
         newer = older
       }
     }
-    takeOff(place)
+    takeOff(place, in: chunk)
     return removed
   }
 
-  /// Takes the request at `place` off its list, moving the list's last request into its place.
-  private mutating func takeOff(_ place: Place) {
-    let key = lists[Int(place.list)]
-    let (moved, emptied) = snapshot.remove(
-      in: key, at: Int(place.position), pool: places.chunks)
-    if let moved {
-      ownPlaces()
-      places.table.update(moved) { $0.position = place.position }
-    }
-    if emptied {
+  /// Holes a list holding `on` requests keeps before it is packed: at most half as many as
+  /// its requests (and a few), so that the room holes take stays within a third of a list's,
+  /// and packing, which moves every request, costs a few moves for each request taken off.
+  private static func holesKept(_ on: Int32) -> Int32 { on / 2 + 4 }
+
+  /// Takes the request at `place` off its list, leaving a hole; packs the list into new chunks
+  /// when it holds more holes than `holesKept`, and drops it when it holds no request.
+  /// `chunk`: the chunk the request is in, when the caller has it.
+  private mutating func takeOff(_ place: Place, in chunk: Chunk? = nil) {
+    let number = Int(place.list)
+    let key = lists[number]
+    current.takeOff(
+      key, at: Int(place.position), in: chunk, stamp: (versions?.next ?? 0) | Stamp.off,
+      oldestRead: versions?.oldestRead(), pool: places.chunks)
+    onCounts[number] -= 1
+    holeCounts[number] += 1
+    if onCounts[number] == 0 {
+      current.drop(key, pool: places.chunks)
       listNumbers[key] = nil
       freeListNumbers.append(place.list)
+    } else if holeCounts[number] > Self.holesKept(onCounts[number]) {
+      ownPlaces()
+      for (position, id) in current.pack(key, pool: places.chunks).enumerated() {
+        places.table.update(id) { $0.position = Int32(position) }
+      }
+      holeCounts[number] = 0
     }
   }
 
@@ -693,19 +953,20 @@ public struct MatchIndex: Sendable {
       }
       next = at.nextOfPlayer
       var key = lists[Int(at.list)]
-      var (filing, entry) = snapshot.read(key, at: Int(at.position))
+      var (filing, entry) = current.read(key, at: Int(at.position))
       guard filing.level != level else { continue }
       guard key.level != 0 else {
         filing.level = level
-        snapshot.replace(in: key, at: Int(at.position), filing, entry, pool: places.chunks)
+        current.replace(in: key, at: Int(at.position), filing, entry, pool: places.chunks)
         continue
       }
       takeOff(at)
       filing.level = level
       // Asked after the take-off, which may have emptied the cell and so removed it.
-      key.level = snapshot.listLevel(of: level, in: key.bucket, key.cell)
+      key.level = current.listLevel(of: level, in: key.bucket, key.cell)
       let number = listNumber(key)
-      let position = snapshot.append(filing, entry, to: key, pool: places.chunks)
+      let position = current.append(filing, entry, to: key, stamp: stampOn, pool: places.chunks)
+      onCounts[Int(number)] += 1
       places.table[id] = Place(
         list: number, position: Int32(position), nextOfPlayer: at.nextOfPlayer)
     }
@@ -718,9 +979,13 @@ public struct MatchIndex: Sendable {
     if let free = freeListNumbers.popLast() {
       number = free
       lists[Int(number)] = key
+      onCounts[Int(number)] = 0
+      holeCounts[Int(number)] = 0
     } else {
       number = Int32(lists.count)
       lists.append(key)
+      onCounts.append(0)
+      holeCounts.append(0)
     }
     listNumbers[key] = number
     return number
@@ -729,7 +994,7 @@ public struct MatchIndex: Sendable {
   /// Gives every list no more room than its requests take. Chunks grow by doubling while
   /// requests are added with nothing published in between (a load); after that, call this once.
   public mutating func trim() {
-    snapshot.trim()
+    current.trim()
     places.chunks?.empty()
   }
 
@@ -737,7 +1002,7 @@ public struct MatchIndex: Sendable {
   /// Looks only at the buckets of UTC days up to the one holding `nowUnixMs`.
   @discardableResult
   public mutating func removeExpired(nowUnixMs: Int64) -> [Int64] {
-    let expired = snapshot.ended(by: nowUnixMs).sorted()
+    let expired = current.ended(by: nowUnixMs).sorted()
     for id in expired { remove(id) }
     return expired
   }
@@ -753,7 +1018,7 @@ public struct MatchIndex: Sendable {
     isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }, limit: Int,
     after cursor: MatchCursor? = nil
   ) -> MatchPage {
-    snapshot.search(
+    current.search(
       for: query, excluding: excluded, isBusy: isBusy, limit: limit, after: cursor)
   }
 
@@ -762,7 +1027,7 @@ public struct MatchIndex: Sendable {
     for query: MatchRequest, excluding excluded: Set<Int64> = [],
     isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }
   ) -> Int {
-    snapshot.count(for: query, excluding: excluded, isBusy: isBusy)
+    current.count(for: query, excluding: excluded, isBusy: isBusy)
   }
 
   /// How many requests each relaxation of `query` would find (see `MatchRelaxation`), with the
@@ -771,7 +1036,7 @@ public struct MatchIndex: Sendable {
     for query: MatchRequest, excluding excluded: Set<Int64> = [],
     isBusy: (Int64, TimeSlot) -> Bool = { _, _ in false }
   ) -> [MatchRelaxation] {
-    snapshot.relaxations(for: query, excluding: excluded, isBusy: isBusy)
+    current.relaxations(for: query, excluding: excluded, isBusy: isBusy)
   }
 
 }
@@ -781,25 +1046,38 @@ extension MatchIndex {
   /// later change to the index alters, cheap to copy and to keep.
   public struct Snapshot: Sendable {
     fileprivate let grid: GeoGrid
-    fileprivate var buckets: [BucketKey: [Int: Cell]] = [:]
+    fileprivate var buckets: [BucketKey: Cells] = [:]
     /// Requests in the snapshot.
     public private(set) var count = 0
+    /// The version the snapshot shows (see `Stamp`): the writer's own for the index's version
+    /// and for a plain index's snapshots.
+    fileprivate var version = Stamp.writer
+    /// Held by every copy of the snapshot, so that the index knows the version may be read.
+    fileprivate var pin: Versions.Pin?
 
     fileprivate init(grid: GeoGrid) {
       self.grid = grid
     }
 
     /// The id of the request at `position` of list `key`, or nil when the list has no such
-    /// position.
+    /// position or a hole there. (The writer's version only.)
     fileprivate func id(in key: ListKey, at position: Int) -> Int64? {
+      chunk(in: key, at: position)?.withSlots { slots in
+        let offset = position % List.chunkSize
+        return slots.isOn(offset) ? slots.entries[offset].id : nil
+      }
+    }
+
+    /// The chunk holding `position` of list `key`, or nil when the list has no such position.
+    fileprivate func chunk(in key: ListKey, at position: Int) -> Chunk? {
       guard let cell = buckets[key.bucket]?[key.cell], cell.isSplit == (key.level != 0),
-        position >= 0, position < cell[key.level].count
+        position >= 0
       else { return nil }
-      return cell[key.level].chunk(at: position).request(at: position % List.chunkSize).1.id
+      let list = cell[key.level]
+      return position < list.count ? list.chunk(at: position) : nil
     }
 
     /// The filing and entry at `position` of list `key`.
-
     fileprivate func read(_ key: ListKey, at position: Int) -> (filing: Filing, entry: Entry) {
       let chunk = buckets[key.bucket]![key.cell]![key.level].chunk(at: position)
       return chunk.request(at: position % List.chunkSize)
@@ -815,11 +1093,6 @@ extension MatchIndex {
       buckets[bucket]?[cell]?.listLevel(level) ?? 0
     }
 
-    /// Requests in `cell` of `bucket`.
-    fileprivate func count(in bucket: BucketKey, _ cell: Int) -> Int {
-      buckets[bucket]?[cell]?.count ?? 0
-    }
-
     fileprivate mutating func replace(
       in key: ListKey, at position: Int, _ filing: Filing, _ entry: Entry, pool: ChunkPool?
     ) {
@@ -831,36 +1104,51 @@ extension MatchIndex {
     /// Puts the requests of the cell's one list in a list per level, in new chunks (the old ones
     /// stay as the versions that hold them have them): each request's id, level and new
     /// position.
-    fileprivate mutating func split(_ bucket: BucketKey, _ cell: Int) -> [(Int64, Int8, Int)] {
+    fileprivate mutating func split(_ bucket: BucketKey, _ cell: Int, pool: ChunkPool?)
+      -> [(Int64, Int8, Int)]
+    {
       modify(&buckets[bucket]![cell]!) { cell in
         let whole = cell.lists[0]
-        var lists = [List](repeating: List(), count: PlayerRules.allLevels.count)
+        var levels = [[(Filing, Entry)]](repeating: [], count: PlayerRules.allLevels.count)
+        for (filing, entry) in whole.requests {
+          levels[Int(filing.level) - 1].append((filing, entry))
+        }
         var moved: [(Int64, Int8, Int)] = []
-        moved.reserveCapacity(whole.count)
-        for segment in whole.segments {
-          for chunk in segment {
-            chunk.withContents { filings, entries in
-              for offset in filings.indices {
-                let level = filings[offset].level
-                let position = lists[Int(level) - 1].append(filings[offset], entries[offset])
-                moved.append((entries[offset].id, level, position))
-              }
-            }
+        for (index, requests) in levels.enumerated() {
+          for (position, request) in requests.enumerated() {
+            moved.append((request.1.id, Int8(index + 1), position))
           }
         }
-        for index in lists.indices { lists[index].trim() }
-        cell.lists = lists
+        cell.lists = levels.map { List.packed($0, pool: pool) }
+        whole.retireChunks(to: pool)
         return moved
       }
     }
 
+    /// Adds a request at the end of the list it goes in, in `cell` of `bucket`, when the last
+    /// chunk there has room, whoever shares the chunk: the list and the request's position; nil
+    /// when the list has no chunk with room (nothing changed).
+    fileprivate mutating func appendInPlace(
+      _ filing: Filing, _ entry: Entry, bucket: BucketKey, cell: Int, stamp: UInt64
+    ) -> (key: ListKey, position: Int)? {
+      guard let found = buckets[bucket]?[cell] else { return nil }
+      let level = found.listLevel(filing.level)
+      let list = found[level]
+      guard let last = list.last, last.count < last.room else { return nil }
+      let position = list.count
+      last.append(filing, entry, stamp: stamp)
+      count += 1
+      return (ListKey(bucket: bucket, cell: cell, level: level), position)
+    }
+
+    /// Adds a request at the end of list `key`, stamped `stamp`, in a chunk made the writer's
+    /// own first; returns its position.
     fileprivate mutating func append(
-      _ filing: Filing, _ entry: Entry, to key: ListKey, pool: ChunkPool?
+      _ filing: Filing, _ entry: Entry, to key: ListKey, stamp: UInt64, pool: ChunkPool?
     ) -> Int {
       count += 1
-      return modify(&buckets[key.bucket, default: [:]][key.cell, default: Cell()]) { cell in
-        cell.count += 1
-        return cell[key.level].append(filing, entry, pool: pool)
+      return modify(&buckets[key.bucket, default: Cells()][key.cell, default: Cell()]) { cell in
+        cell[key.level].append(filing, entry, stamp: stamp, pool: pool)
       }
     }
 
@@ -868,21 +1156,50 @@ extension MatchIndex {
       body(&cell)
     }
 
-    /// Removes the request at `position` of list `key`: the id of the request moved into its
-    /// place, and whether the list emptied (and went).
-    fileprivate mutating func remove(
-      in key: ListKey, at position: Int, pool: ChunkPool?
-    ) -> (Int64?, Bool) {
+    /// Stamps the request at `position` of list `key` taken off with `stamp`. With
+    /// `oldestRead` (the oldest version a snapshot may still read), in place when every such
+    /// snapshot shows the request on; else in a chunk of the writer's own.
+    fileprivate mutating func takeOff(
+      _ key: ListKey, at position: Int, in known: Chunk?, stamp: UInt64, oldestRead: UInt64?,
+      pool: ChunkPool?
+    ) {
       count -= 1
-      let (moved, emptied, cellEmptied) = modify(&buckets[key.bucket]![key.cell]!) { cell in
-        cell.count -= 1
-        let moved = cell[key.level].remove(at: position, pool: pool)
-        return (moved, cell[key.level].count == 0, cell.count == 0)
+      let offset = position % List.chunkSize
+      if let oldestRead {
+        let chunk = known ?? buckets[key.bucket]![key.cell]![key.level].chunk(at: position)
+        // On since a version every snapshot that may be read shows: each goes on showing it.
+        if chunk.stamp(at: offset) <= oldestRead {
+          chunk.setStamp(stamp, at: offset)
+          return
+        }
       }
-      guard cellEmptied else { return (moved, emptied) }
+      modify(&buckets[key.bucket]![key.cell]!) { cell in
+        cell[key.level].stampOff(at: position, stamp: stamp, pool: pool)
+      }
+    }
+
+    /// Drops list `key`, which holds holes only, and its cell when that holds no other list.
+    fileprivate mutating func drop(_ key: ListKey, pool: ChunkPool?) {
+      let emptied = modify(&buckets[key.bucket]![key.cell]!) { cell in
+        cell[key.level].retireChunks(to: pool)
+        cell[key.level] = List()
+        return cell.isEmpty
+      }
+      guard emptied else { return }
       buckets[key.bucket]![key.cell] = nil
       if buckets[key.bucket]!.isEmpty { buckets[key.bucket] = nil }
-      return (moved, true)
+    }
+
+    /// Packs list `key` into new chunks with no holes (the old ones stay as the versions that
+    /// hold them have them): the ids of its requests, by their new positions.
+    fileprivate mutating func pack(_ key: ListKey, pool: ChunkPool?) -> [Int64] {
+      modify(&buckets[key.bucket]![key.cell]!) { cell in
+        let old = cell[key.level]
+        let requests = old.requests
+        cell[key.level] = List.packed(requests, pool: pool)
+        old.retireChunks(to: pool)
+        return requests.map(\.1.id)
+      }
     }
 
     fileprivate mutating func trim() {
@@ -890,7 +1207,7 @@ extension MatchIndex {
       // where a list has room to give back.
       var spare: [(BucketKey, Int, Int)] = []
       for (bucket, cells) in buckets {
-        for (number, cell) in cells {
+        for (number, cell) in cells.all {
           for level in cell.lists.indices where cell.lists[level].hasSpareRoom {
             spare.append((bucket, number, level))
           }
@@ -899,18 +1216,22 @@ extension MatchIndex {
       for (bucket, cell, level) in spare { buckets[bucket]![cell]!.lists[level].trim() }
     }
 
-    /// The ids of the requests whose slots have ended by `nowUnixMs`.
+    /// The ids of the requests whose slots have ended by `nowUnixMs`. (The writer's version
+    /// only.)
     fileprivate func ended(by nowUnixMs: Int64) -> [Int64] {
       // A slot that has ended by now started on the day of the millisecond before now, or
       // earlier.
       let lastDay = MatchIndex.day(of: nowUnixMs - 1)
       var found: [Int64] = []
       for (key, cells) in buckets where key.day <= lastDay {
-        for cell in cells.values {
+        for (_, cell) in cells.all {
           for segment in cell.lists.lazy.flatMap(\.segments) {
             for chunk in segment {
-              chunk.withContents { _, entries in
-                for entry in entries where entry.endUnixMs <= nowUnixMs { found.append(entry.id) }
+              chunk.withSlots { slots in
+                for offset in 0..<slots.count
+                where slots.isOn(offset) && slots.entries[offset].endUnixMs <= nowUnixMs {
+                  found.append(slots.entries[offset].id)
+                }
               }
             }
           }
@@ -924,12 +1245,14 @@ extension MatchIndex {
       var result: [MatchRequest] = []
       result.reserveCapacity(count)
       for (key, cells) in buckets {
-        for cell in cells.values {
+        for (_, cell) in cells.all {
           for segment in cell.lists.lazy.flatMap(\.segments) {
             for chunk in segment {
-              chunk.withContents { filings, entries in
-                for offset in entries.indices {
-                  result.append(Self.request(filings[offset], entries[offset], key.mode))
+              chunk.withSlots { slots in
+                for offset in 0..<slots.count
+                where Stamp.shows(slots.stamp(offset), at: version) {
+                  result.append(
+                    Self.request(slots.filings[offset], slots.entries[offset], key.mode))
                 }
               }
             }
@@ -1149,17 +1472,19 @@ extension MatchIndex {
         }
         for segment in cell.lists[0].segments {
           for chunk in segment {
-            chunk.withContents { filings, entries in
-              for offset in filings.indices {
-                let filing = filings[offset]
+            chunk.withSlots { slots in
+              for offset in 0..<slots.count {
+                let filing = slots.filings[offset]
                 let difference = abs(Int(filing.level) - queryLevel)
                 let latitudeDifference = abs(Double(filing.latitude) - query.location.latitude)
+                // The stamp last: a hole, or a request of another version, is rare.
                 guard
                   filing.mayOverlap(
                     queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
                   difference >= nearest,
                   difference <= min(queryTolerance, Int(filing.skillTolerance)),
-                  latitudeDifference <= latitudeReach
+                  latitudeDifference <= latitudeReach,
+                  Stamp.shows(slots.stamp(offset), at: version)
                 else { continue }
                 let farthest = farthest(difference)
                 guard nearestMiles <= farthest, latitudeDifference <= latitudeWithin(farthest)
@@ -1167,7 +1492,7 @@ extension MatchIndex {
                   passedOver = true
                   continue
                 }
-                consider(filing, entries[offset], mode)
+                consider(filing, slots.entries[offset], mode)
               }
             }
           }
@@ -1189,22 +1514,23 @@ extension MatchIndex {
             }
             for segment in list.segments {
               for chunk in segment {
-                chunk.withContents { filings, entries in
-                  for offset in filings.indices {
-                    let filing = filings[offset]
+                chunk.withSlots { slots in
+                  for offset in 0..<slots.count {
+                    let filing = slots.filings[offset]
                     let latitudeDifference = abs(
                       Double(filing.latitude) - query.location.latitude)
                     guard
                       filing.mayOverlap(
                         queryStartMinute, queryEndMinute, minimum: minimumOverlapMinutes),
                       difference <= Int(filing.skillTolerance),
-                      latitudeDifference <= latitudeReach
+                      latitudeDifference <= latitudeReach,
+                      Stamp.shows(slots.stamp(offset), at: version)
                     else { continue }
                     guard latitudeDifference <= latitudeLimit else {
                       passedOver = true
                       continue
                     }
-                    consider(filing, entries[offset], mode)
+                    consider(filing, slots.entries[offset], mode)
                     latitudeLimit = latitudeWithin(farthest(difference))
                   }
                 }
