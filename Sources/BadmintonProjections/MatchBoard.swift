@@ -21,12 +21,13 @@ import Synchronization
 /// version of the board: every part's `MatchIndex.Snapshot` and the bookings, values no later
 /// change alters. One writer changes the board at a time (the feed's, the housekeeping's, or the
 /// benchmarks'); it applies a committed transaction to its own copy of the parts and bookings it
-/// touches, where only the pieces a change reaches are copied, and then publishes the next
-/// version whole. A search takes the version published when it starts (a spin lock held only to
-/// take that version and count itself among its readers, never while a search or a change runs:
-/// `Published`) and reads it to the end, so a search
-/// sees a transaction's changes all or not at all, a search never waits for the writer, and the
-/// writer never waits for a search.
+/// touches, where only the pieces a change reaches are copied (most posts and cancels copy
+/// nothing: the index changes in place what its stamps keep each version's, `MatchIndex`), and
+/// then publishes the next version whole. A search takes the version published when it starts
+/// (a spin lock held only to take that version and count itself among its readers, never while
+/// a search or a change runs: `Published`) and reads it to the end, so a search sees a
+/// transaction's changes all or not at all, a search never waits for the writer, and the writer
+/// never waits for a search.
 public final class MatchBoard: Sendable {
   /// What a match books: its players, for its slot.
   public struct Booking: Hashable, Sendable {

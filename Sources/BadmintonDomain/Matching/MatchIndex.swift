@@ -1059,15 +1059,6 @@ extension MatchIndex {
       self.grid = grid
     }
 
-    /// The id of the request at `position` of list `key`, or nil when the list has no such
-    /// position or a hole there. (The writer's version only.)
-    fileprivate func id(in key: ListKey, at position: Int) -> Int64? {
-      chunk(in: key, at: position)?.withSlots { slots in
-        let offset = position % List.chunkSize
-        return slots.isOn(offset) ? slots.entries[offset].id : nil
-      }
-    }
-
     /// The chunk holding `position` of list `key`, or nil when the list has no such position.
     fileprivate func chunk(in key: ListKey, at position: Int) -> Chunk? {
       guard let cell = buckets[key.bucket]?[key.cell], cell.isSplit == (key.level != 0),
