@@ -23,7 +23,9 @@ import Synchronization
 /// benchmarks'); it applies a committed transaction to its own copy of the parts and bookings it
 /// touches, where only the pieces a change reaches are copied (most posts and cancels copy
 /// nothing: the index changes in place what its stamps keep each version's, `MatchIndex`), and
-/// then publishes the next version whole. A search takes the version published when it starts
+/// then publishes the next version whole: the next moment of the parts' one count of versions,
+/// and the shape of each part the transaction reshaped (one that changed only in place keeps
+/// the shape published before, which shows the change at the new moment). A search takes the version published when it starts
 /// (a spin lock held only to take that version and count itself among its readers, never while
 /// a search or a change runs: `Published`) and reads it to the end, so a search sees a
 /// transaction's changes all or not at all, a search never waits for the writer, and the writer
@@ -120,9 +122,20 @@ public final class MatchBoard: Sendable {
 
   /// What searches read: one version of the board.
   private struct Version: Sendable {
-    /// Each part's snapshot, by key (see `key(_:_:)`).
+    /// Each part's shape, by key (see `key(_:_:)`): the part as it was when it was last
+    /// reshaped (`MatchIndex.isReshaped`), read at `moment`.
     var parts = Shards<MatchIndex.Snapshot>(bits: 3)
+    /// The moment of the parts' places the version shows: nil until one is published.
+    var moment: MatchIndex.Moment?
+    /// Availability on the board.
+    var count = 0
     var bookings = Bookings()
+
+    /// Part `key`, as the version shows it.
+    func part(_ key: Int) -> MatchIndex.Snapshot? {
+      guard let moment, let shape = parts[Int64(key)] else { return nil }
+      return shape.at(moment)
+    }
   }
 
   /// What only the writer uses.
@@ -144,6 +157,8 @@ public final class MatchBoard: Sendable {
     var bookings = Bookings()
     /// False while stored rows are loaded: nothing is published until all are.
     var publishing = true
+    /// Availability in the parts when they were last published.
+    var count = 0
   }
 
   /// A part's index, in a box of its own, so that a change reaches it in place through the
@@ -151,6 +166,8 @@ public final class MatchBoard: Sendable {
   /// match index is many references to copy).
   private final class Part {
     var index: MatchIndex
+    /// The index's requests when it was last published.
+    var published = 0
     init(_ index: MatchIndex) { self.index = index }
   }
 
@@ -309,9 +326,20 @@ public final class MatchBoard: Sendable {
   /// Publishes the writer's version of the parts with keys `keys` and, when `bookings`, of the
   /// bookings, in one step: a search that starts after it sees all of them, one that started
   /// before none.
+  ///
+  /// What is published is the next moment of the parts' places, at which searches read each
+  /// part's shape: the shape of a part changed only in place (most posts and cancels) stays
+  /// the one published before, whose chunks' stamps show the change at the new moment.
   private func publish(_ keys: [Int], bookings: Bool, _ writer: inout Writer) {
     var next = published.value
-    for key in keys { next.parts[Int64(key)] = writer.parts[key]?.index.snapshot }
+    for key in keys {
+      guard let part = writer.parts[key] else { continue }
+      if part.index.isReshaped { next.parts[Int64(key)] = part.index.takeShape() }
+      writer.count += part.index.count - part.published
+      part.published = part.index.count
+    }
+    next.moment = writer.places.pin()
+    next.count = writer.count
     if bookings { next.bookings = writer.bookings }
     published.replace(next)
   }
@@ -490,7 +518,7 @@ public final class MatchBoard: Sendable {
 
   /// Availability in the index.
   public var count: Int {
-    published.read { $0.parts.all.reduce(0) { $0 + $1.value.count } }
+    published.read { $0.count }
   }
 
   /// Whether availability `id` is on the board.
@@ -503,7 +531,7 @@ public final class MatchBoard: Sendable {
     let keys = regions.regions(searchedBy: query).map { Self.key($0, query.mode) }
     return published.read { version in
       MatchPage.merging(
-        keys.compactMap { version.parts[Int64($0)] }.map { part in
+        keys.compactMap { version.part($0) }.map { part in
           part.search(
             for: query, excluding: excluded,
             isBusy: { version.bookings.busy(query.playerID, $0, $1) }, limit: limit, after: cursor)
@@ -517,7 +545,7 @@ public final class MatchBoard: Sendable {
   {
     let keys = regions.regions(searchedByRelaxationsOf: query).map { Self.key($0, query.mode) }
     return published.read { version in
-      let found = keys.compactMap { version.parts[Int64($0)] }
+      let found = keys.compactMap { version.part($0) }
       let parts = found.isEmpty ? [MatchIndex().snapshot] : found
       return MatchRelaxation.summing(
         parts.map { part in

@@ -360,18 +360,48 @@ struct MatchingIndexTests {
     }
   }
 
+  /// Makes `operation` on `index`.
+  static func apply(_ operation: Operation, to index: inout MatchIndex) {
+    switch operation {
+    case .insert(let request): index.insert(request)
+    case .remove(let id): index.remove(id)
+    case .updateLevel(let playerID, let level):
+      index.updateLevel(playerID: playerID, level: level)
+    case .removeExpired(let now): index.removeExpired(nowUnixMs: now)
+    }
+  }
+
+  /// How a test takes an index's snapshots.
+  enum Taking: String, CaseIterable, CustomTestStringConvertible {
+    /// `snapshot` of an index with places of its own, which copies what it changes.
+    case plainIndex
+    /// `snapshot` of an index over shared places, which changes chunks in place.
+    case sharedPlaces
+    /// As a board does: the index's shape, taken again only when the index is reshaped, read
+    /// at the places' next moment.
+    case shapesAtMoments
+
+    var testDescription: String { rawValue }
+  }
+
   @Test(
     "a snapshot taken at any moment answers every search as the index did then, whatever changes follow",
-    arguments: [false, true])
-  func snapshot_keepsItsMoment(sharedPlaces: Bool) async throws {
+    arguments: Taking.allCases)
+  func snapshot_keepsItsMoment(taking: Taking) async throws {
     // Over shared places the index changes the chunks its snapshots share in place, and each
     // snapshot must go on showing its own moment: besides the few kept to the end, the last
     // few moments' snapshots are kept while later changes are made, as a board's searches
     // hold the versions published just before, and every fifth of them is checked as it goes.
     await propertyCheck(count: 200, input: Self.scenes) { scene in
+      let places = taking == .plainIndex ? nil : MatchIndex.Places()
       var index = MatchIndex(
-        cellDegrees: scene.cellDegrees, splitCellsAbove: scene.splitCellsAbove,
-        places: sharedPlaces ? MatchIndex.Places() : nil)
+        cellDegrees: scene.cellDegrees, splitCellsAbove: scene.splitCellsAbove, places: places)
+      var shape: MatchIndex.Snapshot?
+      func snapshot() -> MatchIndex.Snapshot {
+        guard taking == .shapesAtMoments, let places else { return index.snapshot }
+        if shape == nil || index.isReshaped { shape = index.takeShape() }
+        return shape!.at(places.pin())
+      }
       var model = Model()
       let isBusy: (Int64, TimeSlot) -> Bool = { playerID, overlap in
         scene.busyPlayers.contains(playerID) && overlap.overlap(with: scene.busyWindow) != nil
@@ -396,26 +426,83 @@ struct MatchingIndexTests {
       // A snapshot after each of a few operations, with the model of that moment.
       let count = scene.operations.count
       let moments = Set([0, count / 3, count / 2, count * 2 / 3, count - 1].filter { $0 >= 0 })
-      var kept: [(snapshot: MatchIndex.Snapshot, model: Model)] = [(index.snapshot, model)]
+      var kept: [(snapshot: MatchIndex.Snapshot, model: Model)] = [(snapshot(), model)]
       var recent: [(snapshot: MatchIndex.Snapshot, model: Model)] = []
       for (number, operation) in scene.operations.enumerated() {
-        switch operation {
-        case .insert(let request): index.insert(request)
-        case .remove(let id): index.remove(id)
-        case .updateLevel(let playerID, let level):
-          index.updateLevel(playerID: playerID, level: level)
-        case .removeExpired(let now): index.removeExpired(nowUnixMs: now)
-        }
+        Self.apply(operation, to: &index)
         model.apply(operation)
-        if moments.contains(number) { kept.append((index.snapshot, model)) }
-        recent.append((index.snapshot, model))
+        if moments.contains(number) { kept.append((snapshot(), model)) }
+        recent.append((snapshot(), model))
         if recent.count > number % 4 + 1 {
           let (snapshot, then) = recent.removeFirst()
           if number % 5 == 0 { check(snapshot, then) }
         }
       }
-      kept.append((index.snapshot, model))
+      kept.append((snapshot(), model))
       for (snapshot, then) in kept + recent { check(snapshot, then) }
+    }
+  }
+
+  /// Scenes of churn in a few crowded cells: as many cancels as posts, so that lists fill
+  /// chunks, grow them, pack once holes crowd them and empty, and cells split by level.
+  static let churnScenes = Generator { rng in
+    let style = Style(
+      centres: [centres[0]], spreads: [0.01, 0.05],
+      spanQuarters: [4, 16].randomElement(using: &rng)!)
+    var operations: [Operation] = []
+    var live: [Int64] = []
+    var nextID: Int64 = 1
+    for _ in 0..<Int.random(in: 100...600, using: &rng) {
+      switch Int.random(in: 0..<100, using: &rng) {
+      case 0..<48:
+        operations.append(.insert(request(id: nextID, style, &rng)))
+        live.append(nextID)
+        nextID += 1
+      case 48..<94 where !live.isEmpty:
+        let id = live.remove(at: Int.random(in: 0..<live.count, using: &rng))
+        operations.append(.remove(id))
+      case 94..<98:
+        operations.append(
+          .updateLevel(
+            playerID: Int64.random(in: 1...40, using: &rng),
+            level: Int.random(in: 1...9, using: &rng)))
+      default:
+        guard !live.isEmpty else { continue }
+        operations.append(.insert(request(id: live.randomElement(using: &rng)!, style, &rng)))
+      }
+    }
+    return (operations, [0, 4, 16, 1_000_000].randomElement(using: &rng)!)
+  }
+
+  @Test(
+    "a board's way of reading (a shape taken again only once the index is reshaped, read at each later moment) shows every moment through chunks filled, grown, packed and emptied"
+  )
+  func shapesAtMoments_showEachMomentUnderChurn() async throws {
+    await propertyCheck(count: 300, input: Self.churnScenes) { scene in
+      let (operations, splitCellsAbove) = scene
+      let places = MatchIndex.Places()
+      var index = MatchIndex(splitCellsAbove: splitCellsAbove, places: places)
+      var shape = index.takeShape()
+      var model = Model()
+      // The last few moments' snapshots, kept while the index changes on, as searches keep the
+      // versions published just before; each is checked when it is let go of.
+      var recent: [(snapshot: MatchIndex.Snapshot, model: Model)] = []
+      for (number, operation) in operations.enumerated() {
+        Self.apply(operation, to: &index)
+        model.apply(operation)
+        if index.isReshaped { shape = index.takeShape() }
+        recent.append((shape.at(places.pin()), model))
+        while recent.count > number % 5 + 1 {
+          let (snapshot, then) = recent.removeFirst()
+          #expect(
+            Set(snapshot.requests) == Set(then.requests.keys.compactMap(then.current)),
+            "at operation \(number)")
+          #expect(snapshot.count == then.requests.count)
+        }
+      }
+      for (snapshot, then) in recent {
+        #expect(Set(snapshot.requests) == Set(then.requests.keys.compactMap(then.current)))
+      }
     }
   }
 

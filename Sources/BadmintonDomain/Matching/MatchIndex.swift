@@ -15,7 +15,7 @@ import Synchronization
 /// tolerance) apart from the rest of it, so that a search rules most requests out from the
 /// filings alone, and a stamp per request that says which versions show it (`Stamp`).
 ///
-/// An index over shared places (a board's part, whose writer publishes a snapshot after each
+/// An index over shared places (a board's part, whose writer publishes a version after each
 /// transaction) changes the chunks its snapshots share in place wherever the stamps let every
 /// snapshot go on showing its own moment: a post writes past the last chunk's used slots, a
 /// cancel stamps its request's slot as a hole, and neither copies anything. Only what the
@@ -23,7 +23,11 @@ import Synchronization
 /// crowd it, a request taken off that a snapshot still being read never showed. Such a change
 /// copies the chunks it touches, their segments, the list's run of segments, the cell's lists,
 /// the one of the bucket's 64 tables of cells that holds the cell, the list of those tables and
-/// the table of buckets, and nothing else. A plain index changes by copying alone.
+/// the table of buckets, and nothing else, and reshapes the index (`isReshaped`). The indexes
+/// over the same places count their versions together, so a board publishes one moment of them
+/// (`Places.pin()`) and reads at it the shape each index had when it was last reshaped
+/// (`takeShape()`): a transaction that changed chunks in place publishes no index's snapshot.
+/// A plain index changes by copying alone.
 ///
 /// A cell of a bucket keeps one list until it is crowded, then a list per level. Results go by
 /// skill difference, then shown distance, so a search reads a crowded cell's levels nearest its
@@ -40,9 +44,9 @@ import Synchronization
 public struct MatchIndex: Sendable {
   /// The writer's version of what searches read: every request, as the index holds it now.
   private var current: Snapshot
-  /// The versions of the snapshots taken, for an index over shared places: nil for a plain
-  /// index, whose chunks are never changed in place.
-  private let versions: Versions?
+  /// The versions of the snapshots taken, for an index over shared places (one count for all
+  /// the indexes over them): nil for a plain index, whose chunks are never changed in place.
+  private var versions: Versions? { places.versions }
   /// Where each request stands: its list's number and its position in the list. Shared with
   /// the other indexes made over the same `Places`; each reads and changes only its own
   /// requests' places, which it tells apart by what stands there (`place(of:)`).
@@ -450,6 +454,18 @@ public struct MatchIndex: Sendable {
       return (chunks - 1) * Self.chunkSize + last.count
     }
 
+    /// The chunk holding `position` when the list has that position (a used slot), else nil.
+    /// Only that chunk is looked at: every chunk before the last is full.
+    func chunk(holding position: Int) -> Chunk? {
+      let number = position / Self.chunkSize
+      let segment = number / Self.segmentSize
+      guard segment < segments.count, number % Self.segmentSize < segments[segment].count else {
+        return nil
+      }
+      let chunk = segments[segment][number % Self.segmentSize]
+      return position % Self.chunkSize < chunk.count ? chunk : nil
+    }
+
     /// The chunk holding `position`.
     func chunk(at position: Int) -> Chunk {
       let number = position / Self.chunkSize
@@ -676,23 +692,40 @@ public struct MatchIndex: Sendable {
     /// The chunks the indexes' writer copied, kept for its later copies (shared places only:
     /// an index with its own is a plain value, whose copies may change on other threads).
     fileprivate let chunks: ChunkPool?
+    /// The versions of every snapshot of the indexes, counted together (shared places only),
+    /// so that one moment (`pin()`) says what all of them show.
+    fileprivate let versions: Versions?
 
     /// Places for indexes to share.
     public init() {
-      self.init(table: IDTable(), newest: IDTable(), shared: true, chunks: ChunkPool())
+      self.init(
+        table: IDTable(), newest: IDTable(), shared: true, chunks: ChunkPool(),
+        versions: Versions())
     }
 
     /// Whether one of the indexes made over these places holds request `requestID`.
     public func holds(_ requestID: Int64) -> Bool { table[requestID] != nil }
 
+    /// The next version of the indexes made over these places, for their shapes to be read at
+    /// (`Snapshot.at(_:)`): the changes made before it are in it, those made after are not.
+    public func pin() -> Moment { Moment(pin: versions!.pin()) }
+
     fileprivate init(
-      table: IDTable<Place>, newest: IDTable<Int64>, shared: Bool, chunks: ChunkPool? = nil
+      table: IDTable<Place>, newest: IDTable<Int64>, shared: Bool, chunks: ChunkPool? = nil,
+      versions: Versions? = nil
     ) {
       self.table = table
       self.newest = newest
       self.shared = shared
       self.chunks = chunks
+      self.versions = versions
     }
+  }
+
+  /// One version of the indexes made over shared places (`Places.pin()`): a value whose
+  /// copies keep the version readable, so that the indexes keep what it shows.
+  public struct Moment: Sendable {
+    fileprivate let pin: Versions.Pin
   }
 
   /// An empty index whose grid cells are `cellDegrees` on a side (default 0.25 degrees).
@@ -709,7 +742,6 @@ public struct MatchIndex: Sendable {
     current = Snapshot(grid: GeoGrid(cellDegrees: cellDegrees))
     self.splitCellsAbove = splitCellsAbove
     self.places = places ?? Places(table: IDTable(), newest: IDTable(), shared: false)
-    versions = places == nil ? nil : Versions()
   }
 
   /// What a search reads: every request, as the index holds it now, in a value no later change
@@ -720,11 +752,22 @@ public struct MatchIndex: Sendable {
   /// each shows as it was (see `Stamp`), for as long as any copy of it is kept.
   public var snapshot: Snapshot {
     guard let versions else { return current }
-    var snapshot = current
-    let pin = versions.pin()
-    snapshot.version = pin.version
-    snapshot.pin = pin
-    return snapshot
+    return current.at(Moment(pin: versions.pin()))
+  }
+
+  /// Whether the index changed, since its shape was last taken (`takeShape()`), in a way its
+  /// chunks' stamps cannot show: a chunk, list or cell made, copied or dropped. Until it does,
+  /// the shape taken last, read at any later moment of the index's places (`Snapshot.at(_:)`),
+  /// shows what the index held then. (Always true for a plain index's changes.)
+  public var isReshaped: Bool { current.reshaped }
+
+  /// The index's shape now: its snapshot, to be read at a moment of its places
+  /// (`Snapshot.at(_:)`, taken after this) rather than as it is. A board keeps one shape per
+  /// index and takes a new one only when the index `isReshaped`, so that a transaction that
+  /// changed chunks in place publishes one moment and no index's snapshot.
+  public mutating func takeShape() -> Snapshot {
+    current.reshaped = false
+    return current
   }
 
   /// The stamp of a request put on now.
@@ -1047,16 +1090,46 @@ extension MatchIndex {
   public struct Snapshot: Sendable {
     fileprivate let grid: GeoGrid
     fileprivate var buckets: [BucketKey: Cells] = [:]
-    /// Requests in the snapshot.
-    public private(set) var count = 0
     /// The version the snapshot shows (see `Stamp`): the writer's own for the index's version
     /// and for a plain index's snapshots.
     fileprivate var version = Stamp.writer
     /// Held by every copy of the snapshot, so that the index knows the version may be read.
     fileprivate var pin: Versions.Pin?
+    /// The writer's version only: whether a change since the index's shape was last taken
+    /// copied, made or dropped anything (see `MatchIndex.isReshaped`).
+    fileprivate var reshaped = true
 
     fileprivate init(grid: GeoGrid) {
       self.grid = grid
+    }
+
+    /// The same shape, showing what the index held at `moment`: for a shape taken from an
+    /// index over the places `moment` is of (`MatchIndex.takeShape()`) before `moment`, of an
+    /// index that has not been reshaped since (see `MatchIndex.isReshaped`).
+    public func at(_ moment: Moment) -> Snapshot {
+      var snapshot = self
+      snapshot.version = moment.pin.version
+      snapshot.pin = moment.pin
+      return snapshot
+    }
+
+    /// Requests in the snapshot (counted over its lists: a walk of every stamp).
+    public var count: Int {
+      var count = 0
+      for cells in buckets.values {
+        for (_, cell) in cells.all {
+          for segment in cell.lists.lazy.flatMap(\.segments) {
+            for chunk in segment {
+              chunk.withSlots { slots in
+                for offset in 0..<slots.count where Stamp.shows(slots.stamp(offset), at: version) {
+                  count += 1
+                }
+              }
+            }
+          }
+        }
+      }
+      return count
     }
 
     /// The chunk holding `position` of list `key`, or nil when the list has no such position.
@@ -1064,8 +1137,7 @@ extension MatchIndex {
       guard let cell = buckets[key.bucket]?[key.cell], cell.isSplit == (key.level != 0),
         position >= 0
       else { return nil }
-      let list = cell[key.level]
-      return position < list.count ? list.chunk(at: position) : nil
+      return cell[key.level].chunk(holding: position)
     }
 
     /// The filing and entry at `position` of list `key`.
@@ -1087,6 +1159,7 @@ extension MatchIndex {
     fileprivate mutating func replace(
       in key: ListKey, at position: Int, _ filing: Filing, _ entry: Entry, pool: ChunkPool?
     ) {
+      reshaped = true
       modify(&buckets[key.bucket]![key.cell]!) { cell in
         cell[key.level].replace(at: position, filing, entry, pool: pool)
       }
@@ -1098,7 +1171,8 @@ extension MatchIndex {
     fileprivate mutating func split(_ bucket: BucketKey, _ cell: Int, pool: ChunkPool?)
       -> [(Int64, Int8, Int)]
     {
-      modify(&buckets[bucket]![cell]!) { cell in
+      reshaped = true
+      return modify(&buckets[bucket]![cell]!) { cell in
         let whole = cell.lists[0]
         var levels = [[(Filing, Entry)]](repeating: [], count: PlayerRules.allLevels.count)
         for (filing, entry) in whole.requests {
@@ -1128,7 +1202,6 @@ extension MatchIndex {
       guard let last = list.last, last.count < last.room else { return nil }
       let position = list.count
       last.append(filing, entry, stamp: stamp)
-      count += 1
       return (ListKey(bucket: bucket, cell: cell, level: level), position)
     }
 
@@ -1137,7 +1210,7 @@ extension MatchIndex {
     fileprivate mutating func append(
       _ filing: Filing, _ entry: Entry, to key: ListKey, stamp: UInt64, pool: ChunkPool?
     ) -> Int {
-      count += 1
+      reshaped = true
       return modify(&buckets[key.bucket, default: Cells()][key.cell, default: Cell()]) { cell in
         cell[key.level].append(filing, entry, stamp: stamp, pool: pool)
       }
@@ -1154,7 +1227,6 @@ extension MatchIndex {
       _ key: ListKey, at position: Int, in known: Chunk?, stamp: UInt64, oldestRead: UInt64?,
       pool: ChunkPool?
     ) {
-      count -= 1
       let offset = position % List.chunkSize
       if let oldestRead {
         let chunk = known ?? buckets[key.bucket]![key.cell]![key.level].chunk(at: position)
@@ -1164,6 +1236,7 @@ extension MatchIndex {
           return
         }
       }
+      reshaped = true
       modify(&buckets[key.bucket]![key.cell]!) { cell in
         cell[key.level].stampOff(at: position, stamp: stamp, pool: pool)
       }
@@ -1171,6 +1244,7 @@ extension MatchIndex {
 
     /// Drops list `key`, which holds holes only, and its cell when that holds no other list.
     fileprivate mutating func drop(_ key: ListKey, pool: ChunkPool?) {
+      reshaped = true
       let emptied = modify(&buckets[key.bucket]![key.cell]!) { cell in
         cell[key.level].retireChunks(to: pool)
         cell[key.level] = List()
@@ -1184,7 +1258,8 @@ extension MatchIndex {
     /// Packs list `key` into new chunks with no holes (the old ones stay as the versions that
     /// hold them have them): the ids of its requests, by their new positions.
     fileprivate mutating func pack(_ key: ListKey, pool: ChunkPool?) -> [Int64] {
-      modify(&buckets[key.bucket]![key.cell]!) { cell in
+      reshaped = true
+      return modify(&buckets[key.bucket]![key.cell]!) { cell in
         let old = cell[key.level]
         let requests = old.requests
         cell[key.level] = List.packed(requests, pool: pool)
@@ -1194,6 +1269,7 @@ extension MatchIndex {
     }
 
     fileprivate mutating func trim() {
+      reshaped = true
       // Looked at before any is changed, so that a snapshot a version shares is copied only
       // where a list has room to give back.
       var spare: [(BucketKey, Int, Int)] = []
@@ -1234,7 +1310,6 @@ extension MatchIndex {
     /// Every request in the snapshot, with its player's level then, in no particular order.
     public var requests: [MatchRequest] {
       var result: [MatchRequest] = []
-      result.reserveCapacity(count)
       for (key, cells) in buckets {
         for (_, cell) in cells.all {
           for segment in cell.lists.lazy.flatMap(\.segments) {
