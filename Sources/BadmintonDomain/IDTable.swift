@@ -59,7 +59,7 @@ public final class IDTable<Value>: @unchecked Sendable {
       page.map { page in
         let copy = Page(Value.self)
         copy.count = page.count
-        copy.present = page.present
+        copy.present.update(from: page.present, count: Page.words)
         for slot in page.slotsHeld {
           (copy.values(Value.self) + slot).initialize(to: page.values(Value.self)[slot])
         }
@@ -95,7 +95,7 @@ public final class IDTable<Value>: @unchecked Sendable {
     for (index, page) in pages.enumerated() {
       guard let page else { continue }
       let first = (base + Int64(index)) << Int64(Self.pageShift)
-      for word in page.present.indices where page.present[word] != 0 {
+      for word in 0..<Page.words where page.present[word] != 0 {
         for bit in 0..<64 where page.present[word] & (1 << bit) != 0 {
           let slot = word * 64 + bit
           result[first + Int64(slot)] = page.values(Value.self)[slot]
@@ -187,7 +187,9 @@ public final class IDTable<Value>: @unchecked Sendable {
   }
 }
 
-/// One page of an `IDTable`: room for 1,024 values, a bit for each saying whether it is there.
+/// One page of an `IDTable`: room for 1,024 values, a bit for each saying whether it is there,
+/// the bits and the values in one allocation (a look-up reads the bit and then the value, with
+/// no other object between them).
 ///
 /// Not generic: the table's code is not specialized in the modules that use it (the player
 /// book, the match board's levels), and there the runtime was asked for the metadata of a
@@ -198,19 +200,29 @@ private final class IDTablePage {
   static let shift = 10
   static let capacity = 1 << shift
 
+  /// Words of `present`.
+  static let words = capacity / 64
+
   var count = 0
-  var present = [UInt64](repeating: 0, count: capacity / 64)
+  /// A bit for each slot, set where it holds a value; the values follow the bits.
+  let present: UnsafeMutablePointer<UInt64>
   private let storage: UnsafeMutableRawPointer
 
   init<Value>(_ type: Value.Type) {
-    storage = .allocate(
-      byteCount: MemoryLayout<Value>.stride * Self.capacity,
-      alignment: MemoryLayout<Value>.alignment)
+    let alignment = max(MemoryLayout<Value>.alignment, MemoryLayout<UInt64>.alignment)
+    // The values start at the first multiple of their alignment after the bits.
+    let bits = Self.words * MemoryLayout<UInt64>.stride
+    let offset = (bits + alignment - 1) / alignment * alignment
+    let raw = UnsafeMutableRawPointer.allocate(
+      byteCount: offset + MemoryLayout<Value>.stride * Self.capacity, alignment: alignment)
+    present = raw.bindMemory(to: UInt64.self, capacity: Self.words)
+    present.initialize(repeating: 0, count: Self.words)
+    storage = raw + offset
     // Bound once to the table's type, which `values` then assumes.
     storage.bindMemory(to: Value.self, capacity: Self.capacity)
   }
 
-  deinit { storage.deallocate() }
+  deinit { UnsafeMutableRawPointer(present).deallocate() }
 
   /// The values' room, as the table's type.
   func values<Value>(_ type: Value.Type) -> UnsafeMutablePointer<Value> {
@@ -221,7 +233,7 @@ private final class IDTablePage {
   var slotsHeld: [Int] {
     var slots: [Int] = []
     slots.reserveCapacity(count)
-    for word in present.indices where present[word] != 0 {
+    for word in 0..<Self.words where present[word] != 0 {
       for bit in 0..<64 where present[word] & (1 << bit) != 0 { slots.append(word * 64 + bit) }
     }
     return slots

@@ -86,16 +86,25 @@ public enum MatchingWorkloads {
   /// per second of the writer's CPU), and each search's own (its latency less the time it
   /// waited for a core or a lock), which tell what the board costs on a machine whose cores
   /// other work shares.
+  ///
+  /// With a `warmup`, the same updates and searches run that long first and only what follows
+  /// is measured; `warmupUpdatesPerSecond` is the rate during the warm-up (0 without one). A
+  /// board just built has given back its lists' spare room (`MatchBoard.insert(contentsOf:)`
+  /// trims it, as a server's start does), so the first post to each list copies its last
+  /// chunk into one with room; the warm-up tells that rate from the rate once lists have room.
   public static func churn(
-    on board: MatchBoard, world: SyntheticWorld, duration: Duration, searchers: Int = 1
+    on board: MatchBoard, world: SyntheticWorld, duration: Duration, searchers: Int = 1,
+    warmup: Duration = .zero
   )
     -> (
-      updatesPerSecond: Double, searchLatencies: [Duration], updatesPerWriterCPUSecond: Double,
-      searchCPUTimes: [Duration]
+      warmupUpdatesPerSecond: Double, updatesPerSecond: Double, searchLatencies: [Duration],
+      updatesPerWriterCPUSecond: Double, searchCPUTimes: [Duration]
     )
   {
     let stop = Atomic<Bool>(false)
+    let measuring = Atomic<Bool>(warmup == .zero)
     let updates = Atomic<Int>(0)
+    let warmupUpdates = Atomic<Int>(0)
     let writerCPU = Mutex<Duration>(.zero)
     // The posts: the availability of another world, by the same players.
     let fresh = SyntheticWorld.generate(
@@ -114,9 +123,16 @@ public enum MatchingWorkloads {
         request.playerID = (request.playerID - 1) % Int64(world.players.count) + 1
         return request
       }
-      let cpuAtStart = threadCPUTime()
+      var cpuAtStart = threadCPUTime()
+      var counting = measuring.load(ordering: .relaxed)
       defer { writerCPU.withLock { $0 = threadCPUTime() - cpuAtStart } }
       while !stop.load(ordering: .relaxed) {
+        if !counting, measuring.load(ordering: .relaxed) {
+          counting = true
+          warmupUpdates.store(updates.load(ordering: .relaxed), ordering: .relaxed)
+          updates.store(0, ordering: .relaxed)
+          cpuAtStart = threadCPUTime()
+        }
         let slot = Int.random(in: 0..<world.requests.count, using: &random)
         var cancelled = record(
           replacedBy[slot] == 0 ? world.requests[slot] : posted(replacedBy[slot]))
@@ -129,7 +145,9 @@ public enum MatchingWorkloads {
       }
     }
     let clock = ContinuousClock()
-    let start = clock.now
+    let warmupStart = clock.now
+    // The measured span starts once the warm-up is over.
+    let start = warmupStart + warmup
     writer.start()
     // Searcher k runs queries k, k + searchers, ...; the first searcher is this thread.
     let search: @Sendable (Int) -> (latencies: [Duration], cpu: [Duration]) = { first in
@@ -141,8 +159,14 @@ public enum MatchingWorkloads {
         let began = clock.now
         let cpuBegan = threadCPUTime()
         _ = board.search(for: query, excluding: [], limit: pageSize, after: nil)
-        cpu.append(threadCPUTime() - cpuBegan)
-        latencies.append(clock.now - began)
+        let cpuTime = threadCPUTime() - cpuBegan
+        if began >= start {
+          if first == 0, !measuring.load(ordering: .relaxed) {
+            measuring.store(true, ordering: .relaxed)
+          }
+          cpu.append(cpuTime)
+          latencies.append(clock.now - began)
+        }
         n += max(searchers, 1)
       }
       return (latencies, cpu)
@@ -170,13 +194,15 @@ public enum MatchingWorkloads {
     stop.store(true, ordering: .relaxed)
     let elapsed = clock.now - start
     let count = Double(updates.load(ordering: .relaxed))
+    let warmupRate =
+      warmup == .zero ? 0 : Double(warmupUpdates.load(ordering: .relaxed)) / warmup.seconds
     // The writer notes its CPU time as it stops.
     var writerSeconds = 0.0
     while writerSeconds == 0 {
       Thread.sleep(forTimeInterval: 0.001)
       writerSeconds = writerCPU.withLock { $0 }.seconds
     }
-    return (count / elapsed.seconds, latencies, count / writerSeconds, cpu)
+    return (warmupRate, count / elapsed.seconds, latencies, count / writerSeconds, cpu)
   }
 }
 
