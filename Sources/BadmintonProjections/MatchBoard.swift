@@ -25,11 +25,11 @@ import Synchronization
 /// nothing: the index changes in place what its stamps keep each version's, `MatchIndex`), and
 /// then publishes the next version whole: the next moment of the parts' one count of versions,
 /// and the shape of each part the transaction reshaped (one that changed only in place keeps
-/// the shape published before, which shows the change at the new moment). A search takes the version published when it starts
-/// (a spin lock held only to take that version and count itself among its readers, never while
-/// a search or a change runs: `Published`) and reads it to the end, so a search sees a
-/// transaction's changes all or not at all, a search never waits for the writer, and the writer
-/// never waits for a search.
+/// the shape published before, which shows the change at the new moment). A search takes the
+/// version published when it starts (a spin lock held only to take that version and count
+/// itself among its readers, never while a search or a change runs: `Published`) and reads it
+/// to the end, so a search sees a transaction's changes all or not at all, a search never waits
+/// for the writer, and the writer never waits for a search.
 public final class MatchBoard: Sendable {
   /// What a match books: its players, for its slot.
   public struct Booking: Hashable, Sendable {
