@@ -443,22 +443,29 @@ struct MatchingIndexTests {
     }
   }
 
-  /// Scenes of churn in a few crowded cells: as many cancels as posts, so that lists fill
-  /// chunks, grow them, pack once holes crowd them and empty, and cells split by level.
+  /// Scenes of churn in a few crowded cells: a growth of mostly posts, then as many cancels as
+  /// posts, so that lists fill chunks, grow them, run past one chunk of 128, pack once holes
+  /// crowd them (into one chunk or several) and empty, and cells split by level. In half of
+  /// them every request is of one mode, so that a cell's one list runs long.
   static let churnScenes = Generator { rng in
     let style = Style(
       centres: [centres[0]], spreads: [0.01, 0.05],
       spanQuarters: [4, 16].randomElement(using: &rng)!)
+    let oneMode = Bool.random(using: &rng)
     var operations: [Operation] = []
     var live: [Int64] = []
     var nextID: Int64 = 1
-    for _ in 0..<Int.random(in: 100...600, using: &rng) {
+    let growth = Int.random(in: 0...700, using: &rng)
+    for step in 0..<Int.random(in: 100...1_200, using: &rng) {
+      let posts = step < growth ? 90 : 48
       switch Int.random(in: 0..<100, using: &rng) {
-      case 0..<48:
-        operations.append(.insert(request(id: nextID, style, &rng)))
+      case 0..<posts:
+        var request = request(id: nextID, style, &rng)
+        if oneMode { request.mode = .singles }
+        operations.append(.insert(request))
         live.append(nextID)
         nextID += 1
-      case 48..<94 where !live.isEmpty:
+      case posts..<94 where !live.isEmpty:
         let id = live.remove(at: Int.random(in: 0..<live.count, using: &rng))
         operations.append(.remove(id))
       case 94..<98:
@@ -467,42 +474,58 @@ struct MatchingIndexTests {
             playerID: Int64.random(in: 1...40, using: &rng),
             level: Int.random(in: 1...9, using: &rng)))
       default:
-        guard !live.isEmpty else { continue }
-        operations.append(.insert(request(id: live.randomElement(using: &rng)!, style, &rng)))
+        guard let id = live.randomElement(using: &rng) else { continue }
+        var request = request(id: id, style, &rng)
+        if oneMode { request.mode = .singles }
+        operations.append(.insert(request))
       }
     }
-    return (operations, [0, 4, 16, 1_000_000].randomElement(using: &rng)!)
+    return (operations, [0, 4, 16, 1_000_000, 1_000_000].randomElement(using: &rng)!)
   }
 
   @Test(
-    "a board's way of reading (a shape taken again only once the index is reshaped, read at each later moment) shows every moment through chunks filled, grown, packed and emptied"
+    "a board's way of reading (two indexes over one places, one moment of both a step, each index's shape taken again only once it is reshaped) shows every moment through chunks filled, grown, packed and emptied"
   )
   func shapesAtMoments_showEachMomentUnderChurn() async throws {
-    await propertyCheck(count: 300, input: Self.churnScenes) { scene in
+    await propertyCheck(count: 150, input: Self.churnScenes) { scene in
       let (operations, splitCellsAbove) = scene
+      // Two parts, as a board's: a request goes to the part of its id's parity, and a level
+      // reaches the player's requests in both (the board sets it on every part).
       let places = MatchIndex.Places()
-      var index = MatchIndex(splitCellsAbove: splitCellsAbove, places: places)
-      var shape = index.takeShape()
+      var parts = (0..<2).map { _ in MatchIndex(splitCellsAbove: splitCellsAbove, places: places) }
+      var shapes = parts.indices.map { parts[$0].takeShape() }
       var model = Model()
-      // The last few moments' snapshots, kept while the index changes on, as searches keep the
-      // versions published just before; each is checked when it is let go of.
-      var recent: [(snapshot: MatchIndex.Snapshot, model: Model)] = []
+      func part(_ id: Int64) -> Int { Int(id % 2) }
+      // The last few moments' snapshots of both parts, kept while the parts change on, as
+      // searches keep the versions published just before; each is checked when it is let go of.
+      var recent: [(snapshots: [MatchIndex.Snapshot], model: Model)] = []
+      func check(_ snapshots: [MatchIndex.Snapshot], _ then: Model, whole: Bool, _ number: Int) {
+        #expect(snapshots.reduce(0) { $0 + $1.count } == then.requests.count, "at \(number)")
+        guard whole else { return }
+        #expect(
+          Set(snapshots.flatMap(\.requests)) == Set(then.requests.keys.compactMap(then.current)),
+          "at operation \(number)")
+      }
       for (number, operation) in operations.enumerated() {
-        Self.apply(operation, to: &index)
+        switch operation {
+        case .insert(let request):
+          parts[part(request.id)].insert(request)
+          parts[1 - part(request.id)].updateLevel(
+            playerID: request.playerID, level: request.displayLevel)
+        case .remove(let id): parts[part(id)].remove(id)
+        case .updateLevel, .removeExpired:
+          for n in parts.indices { Self.apply(operation, to: &parts[n]) }
+        }
         model.apply(operation)
-        if index.isReshaped { shape = index.takeShape() }
-        recent.append((shape.at(places.pin()), model))
+        for n in parts.indices where parts[n].isReshaped { shapes[n] = parts[n].takeShape() }
+        let moment = places.pin()
+        recent.append((shapes.map { $0.at(moment) }, model))
         while recent.count > number % 5 + 1 {
-          let (snapshot, then) = recent.removeFirst()
-          #expect(
-            Set(snapshot.requests) == Set(then.requests.keys.compactMap(then.current)),
-            "at operation \(number)")
-          #expect(snapshot.count == then.requests.count)
+          let (snapshots, then) = recent.removeFirst()
+          check(snapshots, then, whole: number % 4 == 0, number)
         }
       }
-      for (snapshot, then) in recent {
-        #expect(Set(snapshot.requests) == Set(then.requests.keys.compactMap(then.current)))
-      }
+      for (snapshots, then) in recent { check(snapshots, then, whole: true, operations.count) }
     }
   }
 

@@ -102,7 +102,10 @@ public enum MatchingWorkloads {
     )
   {
     let stop = Atomic<Bool>(false)
-    let measuring = Atomic<Bool>(warmup == .zero)
+    let clock = ContinuousClock()
+    // The measured span starts once the warm-up is over; the writer and the searchers each
+    // count from then.
+    let start = clock.now + warmup
     let updates = Atomic<Int>(0)
     let warmupUpdates = Atomic<Int>(0)
     let writerCPU = Mutex<Duration>(.zero)
@@ -124,10 +127,10 @@ public enum MatchingWorkloads {
         return request
       }
       var cpuAtStart = threadCPUTime()
-      var counting = measuring.load(ordering: .relaxed)
+      var counting = warmup == .zero
       defer { writerCPU.withLock { $0 = threadCPUTime() - cpuAtStart } }
       while !stop.load(ordering: .relaxed) {
-        if !counting, measuring.load(ordering: .relaxed) {
+        if !counting, clock.now >= start {
           counting = true
           warmupUpdates.store(updates.load(ordering: .relaxed), ordering: .relaxed)
           updates.store(0, ordering: .relaxed)
@@ -144,10 +147,6 @@ public enum MatchingWorkloads {
         updates.add(1, ordering: .relaxed)
       }
     }
-    let clock = ContinuousClock()
-    let warmupStart = clock.now
-    // The measured span starts once the warm-up is over.
-    let start = warmupStart + warmup
     writer.start()
     // Searcher k runs queries k, k + searchers, ...; the first searcher is this thread.
     let search: @Sendable (Int) -> (latencies: [Duration], cpu: [Duration]) = { first in
@@ -161,9 +160,6 @@ public enum MatchingWorkloads {
         _ = board.search(for: query, excluding: [], limit: pageSize, after: nil)
         let cpuTime = threadCPUTime() - cpuBegan
         if began >= start {
-          if first == 0, !measuring.load(ordering: .relaxed) {
-            measuring.store(true, ordering: .relaxed)
-          }
           cpu.append(cpuTime)
           latencies.append(clock.now - began)
         }
