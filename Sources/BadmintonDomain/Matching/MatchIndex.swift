@@ -1116,20 +1116,26 @@ extension MatchIndex {
     /// Requests in the snapshot (counted over its lists: a walk of every stamp).
     public var count: Int {
       var count = 0
-      for cells in buckets.values {
+      forEachShown { _, _, _ in count += 1 }
+      return count
+    }
+
+    /// Calls `body` with every request the snapshot shows: its slots, in its lists, whose stamps
+    /// show at its version, with its bucket's mode.
+    private func forEachShown(_ body: (Slots, Int, MatchMode) -> Void) {
+      for (key, cells) in buckets {
         for (_, cell) in cells.all {
           for segment in cell.lists.lazy.flatMap(\.segments) {
             for chunk in segment {
               chunk.withSlots { slots in
                 for offset in 0..<slots.count where Stamp.shows(slots.stamp(offset), at: version) {
-                  count += 1
+                  body(slots, offset, key.mode)
                 }
               }
             }
           }
         }
       }
-      return count
     }
 
     /// The chunk holding `position` of list `key`, or nil when the list has no such position.
@@ -1310,20 +1316,8 @@ extension MatchIndex {
     /// Every request in the snapshot, with its player's level then, in no particular order.
     public var requests: [MatchRequest] {
       var result: [MatchRequest] = []
-      for (key, cells) in buckets {
-        for (_, cell) in cells.all {
-          for segment in cell.lists.lazy.flatMap(\.segments) {
-            for chunk in segment {
-              chunk.withSlots { slots in
-                for offset in 0..<slots.count
-                where Stamp.shows(slots.stamp(offset), at: version) {
-                  result.append(
-                    Self.request(slots.filings[offset], slots.entries[offset], key.mode))
-                }
-              }
-            }
-          }
-        }
+      forEachShown { slots, offset, mode in
+        result.append(Self.request(slots.filings[offset], slots.entries[offset], mode))
       }
       return result
     }
