@@ -3,26 +3,36 @@
 /// nothing else of the product.
 public protocol ConsoleBackend: Sendable {
   /// The administrator whose phone and password these are, or nil when they are not an
-  /// administrator's (unknown phone, wrong password, or a player who is not an administrator:
-  /// the console must not tell these apart). Throws `DomainError` (from BadmintonDomain) when the
-  /// attempt is throttled (reason TOO_MANY_LOGIN_ATTEMPTS, with retryAfterMs); `address` is the client's
-  /// IP address for the throttle.
+  /// administrator's (unknown phone, wrong password, a player who is not an administrator, or
+  /// an administrator who may not administer now, see `mayAdminister`: the console must not
+  /// tell these apart). Throws `DomainError` (from BadmintonDomain) when the attempt is
+  /// throttled (reason TOO_MANY_LOGIN_ATTEMPTS, with retryAfterMs); `address` is the client's IP
+  /// address for the throttle.
   func signIn(phone: String, password: String, address: String) async throws
     -> ConsoleAdministrator?
+  /// Whether the signed-in administrator with this id may still use the console: false once
+  /// their account is suspended (on any instance) or they are no longer an administrator. The
+  /// console asks at every request of a session and ends the session when not; cheap, as it is
+  /// asked that often.
+  func mayAdminister(_ administratorID: Int64) async -> Bool
   /// Players whose id, phone or nickname matches `query` (id: exact; phone: exact; nickname:
   /// prefix, case-insensitive), at most `limit`.
   func findPlayers(matching query: String, limit: Int) async throws -> [ConsolePlayer]
   /// The player with this id and what the console shows of them, or nil when there is none.
   func player(id: Int64) async throws -> ConsolePlayerDetail?
-  /// Ends every session of the player; returns how many. Recorded in the audit log.
+  /// Ends every session of the player; returns how many. Recorded in the audit log. Throws
+  /// `DomainError` ADMINISTRATOR_ACTS_ON_SELF (permissionDenied) for the administrator's own, as
+  /// the other actions on a player do when the player is the administrator.
   func endSessions(of playerID: Int64, by administrator: ConsoleAdministrator) async throws -> Int
   /// Suspends the player until `untilUnixMs` with `reason`; throws `DomainError`
-  /// (INVALID_ARGUMENT with violations on fields `reason` / `until`, NOT_FOUND), whose `en`
-  /// message the console shows on the page. Recorded in the audit log.
+  /// (INVALID_ARGUMENT with violations on fields `reason` / `until`, NOT_FOUND,
+  /// ADMINISTRATOR_ACTS_ON_SELF), whose `en` message the console shows on the page. Recorded in
+  /// the audit log.
   func suspend(
     _ playerID: Int64, untilUnixMs: Int64, reason: String, by administrator: ConsoleAdministrator
   ) async throws
-  /// Lifts the player's suspension; `note` is kept in the audit log.
+  /// Lifts the player's suspension; `note` is kept in the audit log. Throws `DomainError`
+  /// ADMINISTRATOR_ACTS_ON_SELF for the administrator's own.
   func liftSuspension(of playerID: Int64, note: String, by administrator: ConsoleAdministrator)
     async throws
   /// The audit log, newest first: entries with an id below `beforeID` (all when nil), at most

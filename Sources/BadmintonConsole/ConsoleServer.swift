@@ -25,12 +25,27 @@ public struct ConsoleConfiguration: Sendable {
   public var maximumSessions: Int
   /// How long the sign-in form stays valid, in milliseconds (10 minutes by default).
   public var signInFormLifetimeMs: Int64
-  /// How long a connection may stay idle (no bytes read or written) before it is closed.
+  /// How long a connection may stay idle between requests (no bytes read or written) before it
+  /// is closed (30 seconds by default).
   public var connectionIdleTimeout: Duration
   /// The largest request body accepted, in bytes; larger ones get 413.
   public var maximumBodyBytes: Int
-  /// Connections served at once; past it, new ones wait in the listen queue until one closes.
+  /// Connections held at once (512 by default). The console never stops accepting: once it
+  /// holds this many, a new connection from an address holding fewer than the busiest address
+  /// takes the place of that address's oldest connection, and any other is closed at once.
   public var maximumConnections: Int
+  /// Connections held at once from one client address, as `clientAddressKey` keys it (16 by
+  /// default); a connection past it is closed at once.
+  public var maximumConnectionsPerAddress: Int
+  /// The key a client's address is counted under for `maximumConnectionsPerAddress`. The server
+  /// passes the RPC port's own (an IPv6 /64 as one address, an IPv4-mapped address as IPv4);
+  /// the default counts each address as it is written.
+  public var clientAddressKey: @Sendable (String) -> String
+  /// How long a new connection may take to send its first byte (5 seconds by default).
+  public var firstByteTimeout: Duration
+  /// How long a request's head may take from its first byte to its end, the TLS handshake of a
+  /// new connection included (10 seconds by default).
+  public var requestHeadTimeout: Duration
   /// How long a connection is kept at most from its accept, busy or not (2 minutes by default).
   public var connectionLifetime: Duration
 
@@ -46,10 +61,18 @@ public struct ConsoleConfiguration: Sendable {
     signInFormLifetimeMs: Int64 = 10 * 60_000,
     connectionIdleTimeout: Duration = .seconds(30),
     maximumBodyBytes: Int = 16 * 1024,
-    maximumConnections: Int = 32,
+    maximumConnections: Int = 512,
+    maximumConnectionsPerAddress: Int = 16,
+    clientAddressKey: @escaping @Sendable (String) -> String = { $0 },
+    firstByteTimeout: Duration = .seconds(5),
+    requestHeadTimeout: Duration = .seconds(10),
     connectionLifetime: Duration = .seconds(120)
   ) {
     self.maximumConnections = max(1, maximumConnections)
+    self.maximumConnectionsPerAddress = max(1, maximumConnectionsPerAddress)
+    self.clientAddressKey = clientAddressKey
+    self.firstByteTimeout = firstByteTimeout
+    self.requestHeadTimeout = requestHeadTimeout
     self.connectionLifetime = connectionLifetime
     self.host = host
     self.port = port
@@ -72,6 +95,8 @@ public struct ConsoleServer: Service {
 
   let core: ConsoleCore
   let configuration: ConsoleConfiguration
+  /// The connections held now, shared by every connection's guard.
+  let connections: ConnectionTable
   let onServerRunning: @Sendable (_ port: Int) async -> Void
 
   /// A console over `backend`. `onServerRunning` is called with the bound port once the console
@@ -93,6 +118,10 @@ public struct ConsoleServer: Service {
       maximumBodyBytes: configuration.maximumBodyBytes,
       logger: logger)
     self.configuration = configuration
+    self.connections = ConnectionTable(
+      maximumConnections: configuration.maximumConnections,
+      maximumPerAddress: configuration.maximumConnectionsPerAddress,
+      addressKey: configuration.clientAddressKey)
     self.onServerRunning = onServerRunning
   }
 
@@ -103,30 +132,38 @@ public struct ConsoleServer: Service {
 
   /// The console as a Hummingbird application, for running it in tests without a socket.
   public func application() throws -> some ApplicationProtocol {
-    let lifetime = TimeAmount(configuration.connectionLifetime)
-    let http1 = HTTPServerBuilder.http1(
-      configuration: HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ConnectionLifetime(lifetime: lifetime)],
-        idleTimeout: TimeAmount(configuration.connectionIdleTimeout),
-        httpDecoderConfiguration: .init(
-          maxHeaderFieldSize: Self.maximumHeaderBytes,
-          maxHeaderListSize: Self.maximumHeaderBytes,
-          maxHeaderFieldCount: 100)))
-    let server: HTTPServerBuilder =
-      if let tls = configuration.tls {
-        try .tls(http1, tlsConfiguration: tls)
-      } else {
-        http1
+    let configuration = self.configuration
+    let secureCookies = core.secureCookies
+    let limits = ConnectionGuard.Limits(
+      firstByte: TimeAmount(configuration.firstByteTimeout),
+      requestHead: TimeAmount(configuration.requestHeadTimeout),
+      lifetime: TimeAmount(configuration.connectionLifetime))
+    let table = connections
+    let http1Configuration = HTTP1Channel.Configuration(
+      additionalChannelHandlers: [RequestHeadWatcher(), BareAnswerHeaders(tls: secureCookies)],
+      idleTimeout: TimeAmount(configuration.connectionIdleTimeout),
+      httpDecoderConfiguration: .init(
+        maxHeaderFieldSize: Self.maximumHeaderBytes,
+        maxHeaderListSize: Self.maximumHeaderBytes,
+        maxHeaderFieldCount: 100))
+    let tls = configuration.tls
+    // The guard comes first in every connection's pipeline, before TLS, so that the handshake
+    // counts in the head's deadline and a connection is admitted before any work is done for it.
+    let server = HTTPServerBuilder { responder in
+      let http1 = HTTP1Channel(responder: responder, configuration: http1Configuration)
+      if let tls {
+        return GuardedChannel(
+          base: try TLSChannel(http1, tlsConfiguration: tls), table: table, limits: limits)
       }
+      return GuardedChannel(base: http1, table: table, limits: limits)
+    }
     let onServerRunning = self.onServerRunning
     return Application(
       router: core.router(),
       server: server,
       configuration: ApplicationConfiguration(
         address: .hostname(configuration.host, port: configuration.port),
-        serverName: nil, backlog: 64,
-        availableConnectionsDelegate: MaximumAvailableConnections(
-          configuration.maximumConnections)),
+        serverName: nil, backlog: 256),
       onServerRunning: { channel in
         await onServerRunning(channel.localAddress?.port ?? 0)
       },
@@ -151,6 +188,7 @@ struct ConsoleCore: Sendable {
     router.add(
       middleware: ResponseHeadersMiddleware(renderer: renderer, logger: logger, tls: secureCookies))
     router.add(middleware: SessionMiddleware(core: self))
+    router.add(middleware: CanonicalPathMiddleware())
     router.get("/console.css") { _, _ in
       Response(
         status: .ok, headers: [.contentType: "text/css; charset=utf-8"],

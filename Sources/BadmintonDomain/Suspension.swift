@@ -73,6 +73,16 @@ public enum SuspensionRules {
     .failedPrecondition, "PLAYER_NOT_SUSPENDED", en: "This player is not suspended.",
     zhCN: "该球友未被停用。")
 
+  /// An administrator named themself to suspend, to lift a suspension of or to end the
+  /// sessions of: another administrator must, so that a suspended administrator cannot undo
+  /// their own suspension.
+  public static let administratorActsOnSelf = DomainError(
+    .permissionDenied, "ADMINISTRATOR_ACTS_ON_SELF",
+    en:
+      "Administrators cannot suspend themselves, lift their own suspension or end their own "
+      + "sessions; another administrator must do it.",
+    zhCN: "管理员不能停用自己、解除自己的停用或结束自己的会话；须由另一位管理员操作。")
+
   /// `unixMs` as `YYYY-MM-DD HH:MM` in UTC.
   public static func utcText(_ unixMs: Int64) -> String {
     let minutes = unixMs >= 0 ? unixMs / 60_000 : (unixMs - 59_999) / 60_000

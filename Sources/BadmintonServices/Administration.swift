@@ -18,7 +18,9 @@ public struct PlayerOverview: Sendable {
 /// the RPC API: administrators sign in, find players, end their sessions, suspend them and lift
 /// suspensions; every action is kept in the audit log. Suspension takes effect through the
 /// change feed, on every instance: the authenticator refuses the player's sessions and Login
-/// refuses them, their live streams end, and searches leave them out.
+/// refuses them, their live streams end, and searches leave them out; an administrator named
+/// by `--admin-id` while suspended cannot sign in to the console or keep a console session
+/// (`mayAdminister`). No administrator acts on their own account.
 public struct Administration: Sendable {
   /// Players one search lists at most.
   public static let maximumResults = 50
@@ -57,10 +59,19 @@ public struct Administration: Sendable {
     suspensions.suspendedUntil(playerID, nowUnixMs: nowUnixMs)
   }
 
+  /// Whether the player may use the console now: they are an administrator and no suspension
+  /// of theirs holds (from memory, so a suspension made on another instance counts as soon as
+  /// the change feed brings it).
+  public func mayAdminister(_ playerID: Int64) -> Bool {
+    administratorIDs.contains(playerID)
+      && suspensions.suspendedUntil(playerID, nowUnixMs: clock.nowUnixMs()) == nil
+  }
+
   /// The administrator whose phone and password these are; nil for any other phone and
-  /// password (unknown phone, wrong password, a player who is not an administrator), after the
-  /// same password work. Throws `TOO_MANY_LOGIN_ATTEMPTS` while the phone or `address` must
-  /// wait: console and Login attempts count together.
+  /// password (unknown phone, wrong password, a player who is not an administrator, an
+  /// administrator who is suspended), after the same password work, each counted as a failed
+  /// attempt. Throws `TOO_MANY_LOGIN_ATTEMPTS` while the phone or `address` must wait: console
+  /// and Login attempts count together.
   public func signIn(phone: String, password: String, address: String) async throws
     -> PlayerRecord?
   {
@@ -80,7 +91,9 @@ public struct Administration: Sendable {
       loginThrottle?.notChecked(phone: phone, address: address)
       throw error
     }
-    guard administratorIDs.contains(player.id) else { return nil }
+    // A suspended administrator is answered as a wrong password is (Login tells the owner of
+    // the password why; the console tells no one), and the attempt counts as a failure.
+    guard mayAdminister(player.id) else { return nil }
     loginThrottle?.succeeded(phone: phone, address: address)
     return player
   }
@@ -115,18 +128,22 @@ public struct Administration: Sendable {
       suspension: suspension)
   }
 
-  /// Ends every session of the player; returns how many ended.
+  /// Ends every session of the player; returns how many ended. `ADMINISTRATOR_ACTS_ON_SELF`
+  /// for the administrator's own.
   public func endSessions(of playerID: Int64, by administratorID: Int64) async throws -> Int {
-    try await store.endSessions(
+    guard playerID != administratorID else { throw SuspensionRules.administratorActsOnSelf }
+    return try await store.endSessions(
       playerID: playerID, administratorID: administratorID, atUnixMs: clock.nowUnixMs())
   }
 
   /// Suspends the player until `untilUnixMs` for `reason` (`SuspensionRules.validate`) and
-  /// takes them out of their open room; an administrator cannot be suspended (`ADMINISTRATOR_NOT_SUSPENDABLE`), so that the console
-  /// always has someone to lift a suspension.
+  /// takes them out of their open room; an administrator cannot be suspended
+  /// (`ADMINISTRATOR_NOT_SUSPENDABLE`), so that the console always has someone to lift a
+  /// suspension, nor suspend themself (`ADMINISTRATOR_ACTS_ON_SELF`, checked first).
   public func suspend(
     _ playerID: Int64, untilUnixMs: Int64, reason: String, by administratorID: Int64
   ) async throws {
+    guard playerID != administratorID else { throw SuspensionRules.administratorActsOnSelf }
     let now = clock.nowUnixMs()
     let reason = try SuspensionRules.validate(
       reason: reason, untilUnixMs: untilUnixMs, nowUnixMs: now)
@@ -142,10 +159,13 @@ public struct Administration: Sendable {
     } catch let error as DomainError where error.reason == RoomErrors.notInRoom.reason {}
   }
 
-  /// Lifts the player's suspension, keeping `note` in the audit log.
+  /// Lifts the player's suspension, keeping `note` in the audit log. An administrator cannot
+  /// lift their own (`ADMINISTRATOR_ACTS_ON_SELF`): one named by `--admin-id` after they were
+  /// suspended waits for the end or for another administrator.
   public func liftSuspension(of playerID: Int64, note: String, by administratorID: Int64)
     async throws
   {
+    guard playerID != administratorID else { throw SuspensionRules.administratorActsOnSelf }
     try SuspensionRules.validateNote(note)
     try await store.liftSuspension(
       playerID: playerID, note: note, administratorID: administratorID,

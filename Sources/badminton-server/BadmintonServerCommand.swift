@@ -291,6 +291,8 @@ struct BadmintonServerCommand: AsyncParsableCommand {
       await store.close()
       throw error
     }
+    Self.warnOfSuspendedAdministrators(
+      Set(administratorIDs), administration: players.administration, logger: logger)
 
     let configuration = ServerConfiguration(
       host: host, port: port,
@@ -323,7 +325,9 @@ struct BadmintonServerCommand: AsyncParsableCommand {
           index: players.index),
         configuration: ConsoleConfiguration(
           host: consoleHost, port: consolePort, tls: tls?.configuration,
-          sessionIdleTimeoutMs: Int64(consoleIdleMinutes) * 60_000),
+          sessionIdleTimeoutMs: Int64(consoleIdleMinutes) * 60_000,
+          // Counted per client as the RPC port counts them: an IPv6 /64 as one address.
+          clientAddressKey: { clientAddressKey($0) }),
         logger: Logger(label: "badminton.console"),
         onServerRunning: { port in
           consolePortFound.yield(port)
@@ -429,6 +433,23 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     } catch {
       FileHandle.standardError.write(Data("badminton-server: cannot serve TLS: \(error)\n".utf8))
       throw ExitCode.failure
+    }
+  }
+
+  /// Logs a warning for each of `ids` whose suspension holds now (the suspensions loaded from
+  /// the store): such an administrator cannot sign in to the console, which would otherwise
+  /// only answer them as it answers a wrong password.
+  private static func warnOfSuspendedAdministrators(
+    _ ids: Set<Int64>, administration: Administration, logger: Logger
+  ) {
+    let now = administration.nowUnixMs()
+    for id in ids.sorted() {
+      guard let until = administration.suspendedUntil(id, nowUnixMs: now) else { continue }
+      let shown = ISO8601DateFormatter().string(
+        from: Date(timeIntervalSince1970: Double(until) / 1000))
+      logger.warning(
+        "administrator \(id) is suspended until \(shown): they cannot sign in to the console until the suspension ends or another administrator lifts it",
+        metadata: ["administrator": "\(id)", "suspended-until": "\(shown)"])
     }
   }
 

@@ -29,6 +29,10 @@ struct ServedConsole: ConsoleBackend {
     }
   }
 
+  func mayAdminister(_ administratorID: Int64) async -> Bool {
+    administration.mayAdminister(administratorID)
+  }
+
   func findPlayers(matching query: String, limit: Int) async throws -> [ConsolePlayer] {
     let now = administration.nowUnixMs()
     return try await administration.findPlayers(query).prefix(max(0, limit)).map {

@@ -286,6 +286,27 @@ struct PlayerPagesTests {
     }
   }
 
+  @Test(
+    "an administrator's suspend, lift or end-sessions on their own account is refused on the page with 403 and ADMINISTRATOR_ACTS_ON_SELF",
+    arguments: ["/players/1/suspend", "/players/1/lift", "/players/1/end-sessions"])
+  func actionOnSelf_refused(path: String) async throws {
+    try await withConsole { client, backend in
+      backend.state.withLock {
+        $0.players[1] = TestBackend.detail(id: 1, nickname: "Ada", phone: adminPhone)
+      }
+      let browser = try await signedIn(client)
+      let response = try await browser.post(
+        client, path, [("reason", "Taking a break"), ("for", "1d"), ("note", "mine")])
+      #expect(response.status == .forbidden)
+      let message = try #require(element("message", in: response.text))
+      #expect(message.contains("Administrators cannot suspend themselves"))
+      #expect(response.text.contains("ADMINISTRATOR_ACTS_ON_SELF"))
+      #expect(element("nickname", in: response.text) == "Ada")
+      #expect(element("suspension", in: response.text) == "Not suspended")
+      expectSecurityHeaders(response)
+    }
+  }
+
   @Test("nicknames are escaped: markup shows as text")
   func escaping() async throws {
     try await withConsole { client, _ in

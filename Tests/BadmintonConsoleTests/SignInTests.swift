@@ -140,6 +140,59 @@ struct SignInTests {
     }
   }
 
+  @Test("a suspended administrator's right password gets the same answer as a wrong password")
+  func suspendedAdministrator_signInLikeWrongPassword() async throws {
+    try await withConsole { client, backend in
+      backend.state.withLock { _ = $0.suspendedAdministrators.insert(1) }
+      var browser = Browser()
+      browser.take(try await browser.get(client, "/sign-in"))
+      let suspended = try await browser.post(
+        client, "/sign-in", [("phone", adminPhone), ("password", adminPassword)])
+      let wrongPassword = try await browser.post(
+        client, "/sign-in", [("phone", adminPhone), ("password", "wrong")])
+      #expect(suspended.status == .unauthorized)
+      #expect(suspended.text == wrongPassword.text)
+      #expect(suspended.headers[values: .setCookie] == wrongPassword.headers[values: .setCookie])
+      #expect(
+        element("message", in: suspended.text)?.contains(
+          "Wrong phone or password, or not an administrator&#39;s account.") == true)
+      #expect(!suspended.headers[values: .setCookie].contains { $0.hasPrefix("console_session") })
+    }
+  }
+
+  @Test(
+    "an administrator suspended while signed in is sent to /sign-in with the cookie cleared at their next request, and the session stays ended once the suspension is lifted"
+  )
+  func suspendedAdministrator_sessionEnds() async throws {
+    try await withConsole { client, backend in
+      let browser = try await signedIn(client)
+      let callsBefore = backend.calls.count
+      backend.state.withLock { _ = $0.suspendedAdministrators.insert(1) }
+      let page = try await browser.get(client, "/players?q=shuttle")
+      #expect(page.status == .seeOther)
+      #expect(page.location == "/sign-in")
+      #expect(
+        page.headers[values: .setCookie].contains {
+          $0.hasPrefix("console_session=;") && $0.contains("Max-Age=0")
+        })
+      #expect(!page.text.contains("Shuttle Sam"))
+      // A form of the session, as lifting their own suspension, reaches nothing either.
+      let lift = try await browser.post(client, "/players/1/lift", [("note", "mine")])
+      #expect(lift.status == .seeOther)
+      #expect(lift.location == "/sign-in")
+      #expect(backend.calls.count == callsBefore)
+
+      backend.state.withLock { _ = $0.suspendedAdministrators.remove(1) }
+      let after = try await browser.get(client, "/players")
+      #expect(after.status == .seeOther)
+      #expect(after.location == "/sign-in")
+      // The sign-in page shows its form rather than sending the old session to Players.
+      #expect(try await browser.get(client, "/sign-in").status == .ok)
+      // Signing in again opens a new session.
+      #expect(try await signedIn(client).get(client, "/players").status == .ok)
+    }
+  }
+
   @Test("a throttled sign-in says how long to wait")
   func throttled_showsWait() async throws {
     try await withConsole { client, backend in

@@ -174,4 +174,24 @@ struct SupportTests {
       "<a href=\"x\">'&'</a>".htmlEscaped == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
     )
   }
+
+  @Test(
+    "the console's own addresses are canonical",
+    arguments: [
+      "/", "/sign-in", "/console.css", "/players", "/players/7", "/players/10/lift",
+      "/verifications/1/document", "/audit",
+    ])
+  func canonicalPath_accepted(path: String) {
+    #expect(CanonicalPathMiddleware.isCanonical(path))
+  }
+
+  @Test(
+    "a path with an empty, dot, escaped or zero-led segment, or a trailing slash, is not",
+    arguments: [
+      "", "players", "//", "/players/", "/players//7", "/players/07", "/players/00", "/./players",
+      "/players/..", "/players/%37", "/players/7;x", "/players/7 ", "/pl\u{e9}yers",
+    ])
+  func canonicalPath_refused(path: String) {
+    #expect(!CanonicalPathMiddleware.isCanonical(path))
+  }
 }

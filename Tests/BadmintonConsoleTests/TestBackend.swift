@@ -4,7 +4,8 @@ import Synchronization
 
 /// An in-memory `ConsoleBackend` for testing the console's HTTP layer: it holds a few players,
 /// administrators and verification requests, records every call, answers the live figures a test
-/// sets, and its clock moves only when a test moves it. The real
+/// sets, refuses an administrator's action on themself as the server does, and its clock moves
+/// only when a test moves it. The real
 /// backend (over the services) is the server's, and is tested there.
 final class TestBackend: ConsoleBackend {
   /// One call the console made.
@@ -30,6 +31,9 @@ final class TestBackend: ConsoleBackend {
     var players: [Int64: ConsolePlayerDetail] = [:]
     var audit: [ConsoleAuditEntry] = []
     var calls: [Call] = []
+    /// Administrators whose accounts are suspended: they sign in to nothing and may not
+    /// administer, as the server's backend answers.
+    var suspendedAdministrators: Set<Int64> = []
     var signInError: DomainError?
     var actionError: DomainError?
     var endedSessions = 3
@@ -104,11 +108,18 @@ final class TestBackend: ConsoleBackend {
     try state.withLock { state in
       state.calls.append(.signIn(phone: phone, password: password, address: address))
       if let error = state.signInError { throw error }
-      guard let entry = state.administrators[phone], entry.password == password else {
+      guard let entry = state.administrators[phone], entry.password == password,
+        !state.suspendedAdministrators.contains(entry.administrator.id)
+      else {
         return nil
       }
       return entry.administrator
     }
+  }
+
+  /// Not recorded in `calls`: the console asks at every request of a session.
+  func mayAdminister(_ administratorID: Int64) async -> Bool {
+    state.withLock { !$0.suspendedAdministrators.contains(administratorID) }
   }
 
   func findPlayers(matching query: String, limit: Int) async throws -> [ConsolePlayer] {
@@ -135,6 +146,7 @@ final class TestBackend: ConsoleBackend {
     try state.withLock { state in
       state.calls.append(.endSessions(playerID: playerID, administratorID: administrator.id))
       if let error = state.actionError { throw error }
+      guard playerID != administrator.id else { throw SuspensionRules.administratorActsOnSelf }
       return state.endedSessions
     }
   }
@@ -148,6 +160,7 @@ final class TestBackend: ConsoleBackend {
           playerID: playerID, untilUnixMs: untilUnixMs, reason: reason,
           administratorID: administrator.id))
       if let error = state.actionError { throw error }
+      guard playerID != administrator.id else { throw SuspensionRules.administratorActsOnSelf }
       state.players[playerID]?.suspension = ConsoleSuspension(
         untilUnixMs: untilUnixMs, reason: reason, administratorID: administrator.id,
         atUnixMs: state.now)
@@ -160,6 +173,7 @@ final class TestBackend: ConsoleBackend {
     try state.withLock { state in
       state.calls.append(.lift(playerID: playerID, note: note, administratorID: administrator.id))
       if let error = state.actionError { throw error }
+      guard playerID != administrator.id else { throw SuspensionRules.administratorActsOnSelf }
       state.players[playerID]?.suspension = nil
     }
   }

@@ -382,6 +382,31 @@ struct VerificationPagesTests {
   }
 
   @Test(
+    "a certificate has one address: other spellings of it are 404 and read nothing",
+    arguments: [
+      "/verifications/01/document", "/verifications//1/document", "/verifications/1//document",
+      "/verifications/1/document/", "/verifications/%31/document", "/verifications/./1/document",
+      "/verifications/1/./document", "/verifications/1/../1/document", "//verifications/1/document",
+      "/verifications/1/", "/players/07", "/players/7/",
+    ])
+  func document_oneAddress(path: String) async throws {
+    try await withConsole(backend: Self.queueBackend()) { client, backend in
+      let browser = try await signedIn(client)
+      let response = try await browser.get(client, path)
+      #expect(response.status == .notFound)
+      #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+      expectSecurityHeaders(response)
+      #expect(
+        !backend.calls.contains {
+          switch $0 {
+          case .verification, .verificationDocument, .player: true
+          default: false
+          }
+        })
+    }
+  }
+
+  @Test(
     "without a session the pages and the certificate redirect to sign-in",
     arguments: ["/verifications", "/verifications/1", "/verifications/1/document", "/live"])
   func signInRequired(path: String) async throws {

@@ -6,6 +6,7 @@ import BadmintonSQLite
 import BadmintonServices
 import BadmintonStore
 import BadmintonStoreSQL
+import Foundation
 import PropertyBased
 import StoreTestSupport
 import Testing
@@ -302,7 +303,7 @@ struct SuspensionTests {
         ("spam", now + SuspensionRules.maximumDurationMs + 1, player.id, "SUSPENSION_END_INVALID"),
         ("", now - 1, player.id, "SUSPENSION_INVALID"),
         ("spam", now + Self.day, 999_999, "PLAYER_NOT_FOUND"),
-        ("spam", now + Self.day, admin.id, "ADMINISTRATOR_NOT_SUSPENDABLE"),
+        ("spam", now + Self.day, admin.id, "ADMINISTRATOR_ACTS_ON_SELF"),
       ]
       for (reason, until, id, expected) in cases {
         let error = await domainError {
@@ -311,12 +312,153 @@ struct SuspensionTests {
         }
         #expect(error?.reason == expected, "\(reason.prefix(10)) \(until - now) \(id)")
       }
+      // Another administrator, named by a restart: not suspendable by the first.
+      let other = try await world.player()
+      let restarted = try await restartedAdministration(world, [admin.id, other.id])
+      let administrator = await domainError {
+        try await restarted.suspend(
+          other.id, untilUnixMs: now + Self.day, reason: "spam", by: admin.id)
+      }
+      #expect(administrator?.reason == "ADMINISTRATOR_NOT_SUSPENDABLE")
       #expect(try await world.store.suspension(playerID: player.id) == nil)
       #expect(try await world.store.auditLog(beforeID: nil, limit: 10).isEmpty)
       // The longest allowed end is accepted.
       try await world.administration.suspend(
         player.id, untilUnixMs: now + SuspensionRules.maximumDurationMs, reason: "x", by: admin.id)
     }
+  }
+
+  @Test(
+    "an administrator suspended before a restart named them signs in to nothing, as with a wrong password and counted as a failure, until the suspension is lifted or ends by the clock",
+    arguments: StoreKind.allCases)
+  func suspendedAdministrator_signsInToNothing(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
+      let admin = try await world.administrator()
+      let named = try await world.player(nickname: "Named")
+      // Suspended while a player; then the server restarts with both as administrators.
+      try await world.administration.suspend(
+        named.id, untilUnixMs: world.clock.nowUnixMs() + 7 * Self.day, reason: "abuse",
+        by: admin.id)
+      // Two free failures per phone, then a minute's wait.
+      let throttle = LoginThrottle(
+        phone: LoginThrottle.Policy(
+          freeFailures: 2, firstDelayMs: 60_000, maximumDelayMs: 60_000, windowMs: 3_600_000),
+        address: .unlimited, clock: world.clock)
+      let restarted = try await restartedAdministration(
+        world, [admin.id, named.id], loginThrottle: throttle)
+      #expect(!restarted.mayAdminister(named.id))
+      #expect(restarted.mayAdminister(admin.id))
+      func signIn(_ password: String) async throws -> PlayerRecord? {
+        try await restarted.signIn(phone: named.phone, password: password, address: "127.0.0.1")
+      }
+      #expect(try await signIn("correct horse") == nil)
+      #expect(try await signIn("wrong horse") == nil)
+      // Both counted as failures: the phone's free ones are used up.
+      let throttled = await rpcError { _ = try await signIn("correct horse") }
+      #expect(throttled?.reason == "TOO_MANY_LOGIN_ATTEMPTS")
+      world.clock.advance(by: 60_000)
+
+      // Lifted by the other administrator: they sign in.
+      try await restarted.liftSuspension(of: named.id, note: "appeal", by: admin.id)
+      #expect(restarted.mayAdminister(named.id))
+      #expect(try await signIn("correct horse")?.id == named.id)
+
+      // Suspended again on an instance that does not name them, for a minute: the feed brings
+      // it, and the clock ends it.
+      try await world.administration.suspend(
+        named.id, untilUnixMs: world.clock.nowUnixMs() + 60_000, reason: "cool down",
+        by: admin.id)
+      #expect(!restarted.mayAdminister(named.id))
+      #expect(try await signIn("correct horse") == nil)
+      world.clock.advance(by: 60_000)
+      #expect(restarted.mayAdminister(named.id))
+      #expect(try await signIn("correct horse")?.id == named.id)
+    }
+  }
+
+  @Test(
+    "an administrator cannot suspend themself, lift their own suspension or end their own sessions, and nothing is written for the refusal",
+    arguments: StoreKind.allCases)
+  func administrator_cannotActOnSelf(kind: StoreKind) async throws {
+    try await withPlayerWorld(kind) { world in
+      let admin = try await world.administrator()
+      let named = try await world.player(nickname: "Named")
+      let until = world.clock.nowUnixMs() + 7 * Self.day
+      try await world.administration.suspend(
+        named.id, untilUnixMs: until, reason: "abuse", by: admin.id)
+      let restarted = try await restartedAdministration(world, [admin.id, named.id])
+      let auditBefore = try await world.administration.auditLog(beforeID: nil, limit: 10)
+      #expect(auditBefore.map(\.action) == [.suspend])
+
+      var refusals: [DomainError?] = []
+      for administration in [restarted, world.administration] {
+        for id in [named.id, admin.id] where administration.administratorIDs.contains(id) {
+          refusals.append(
+            await domainError {
+              try await administration.liftSuspension(of: id, note: "mine", by: id)
+            })
+          refusals.append(
+            await domainError {
+              try await administration.suspend(
+                id, untilUnixMs: until + Self.day, reason: "self", by: id)
+            })
+          refusals.append(
+            await domainError { _ = try await administration.endSessions(of: id, by: id) })
+        }
+      }
+      #expect(refusals.count == 9)
+      for refusal in refusals {
+        #expect(refusal?.reason == "ADMINISTRATOR_ACTS_ON_SELF")
+        #expect(refusal?.kind == .permissionDenied)
+      }
+      // Nothing written: the suspension, the sessions and the audit log are as they were.
+      #expect(try await world.store.suspension(playerID: named.id)?.untilUnixMs == until)
+      #expect(try await world.store.suspension(playerID: admin.id) == nil)
+      #expect(try await world.administration.auditLog(beforeID: nil, limit: 10) == auditBefore)
+      _ = try await world.client.players.getMyProfile(options: admin.options)
+      #expect(try await world.administration.overview(of: named.id)?.counts.openSessions == 1)
+      // Another administrator may.
+      try await restarted.liftSuspension(of: named.id, note: "appeal", by: admin.id)
+      #expect(restarted.mayAdminister(named.id))
+    }
+  }
+
+  @Test("a server started with a suspended --admin-id says so in its log")
+  func startUp_warnsOfSuspendedAdministrator() async throws {
+    let dataDir = FileManager.default.temporaryDirectory
+      .appendingPathComponent("badminton-suspended-admin-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: dataDir) }
+    try FileManager.default.createDirectory(at: dataDir, withIntermediateDirectories: true)
+    let until: Int64 = 4_102_444_800_000  // 2100-01-01T00:00:00Z
+    let (admin, suspended): (Int64, Int64)
+    do {
+      let store = try SQLitePlayerStore.open(directory: dataDir.path)
+      let digest = try await PasswordHasher(cost: .testing).digest("correct horse")
+      func create(_ phone: String) async throws -> Int64 {
+        try await store.createPlayer(
+          NewPlayer(
+            phone: phone, nickname: "Admin", password: digest, selfLevel: 5, locale: "en",
+            joinedAtUnixMs: 0)
+        ).id
+      }
+      admin = try await create("+8613700000001")
+      suspended = try await create("+8613700000002")
+      try await store.suspend(
+        SuspensionRecord(
+          playerID: suspended, untilUnixMs: until, reason: "abuse", administratorID: admin,
+          atUnixMs: 0))
+    }
+    let server = try ServerProcess.start([
+      "--data-dir", dataDir.path, "--log-level", "warning", "--admin-id", "\(admin)",
+      "--admin-id", "\(suspended)",
+    ])
+    let log = server.errors
+    #expect(server.stop() == 0)
+    #expect(
+      log.contains(
+        "administrator \(suspended) is suspended until 2100-01-01T00:00:00Z: they cannot sign in "
+          + "to the console until the suspension ends or another administrator lifts it"), "\(log)")
+    #expect(!log.contains("administrator \(admin) is suspended"))
   }
 
   @Test(
@@ -493,6 +635,18 @@ struct SuspensionTests {
       #expect(long?.reason == "QUERY_TOO_LONG")
     }
   }
+}
+
+/// The console's operations as a server restarted on `world`'s store naming `administratorIDs`
+/// would have them: its suspensions read from the store, then following its feed.
+func restartedAdministration(
+  _ world: PlayerWorld, _ administratorIDs: Set<Int64>, loginThrottle: LoginThrottle? = nil
+) async throws -> Administration {
+  let projections = try await PlayerProjections.started(
+    from: world.store, nowUnixMs: world.clock.nowUnixMs())
+  return Administration(
+    store: world.store, hasher: PasswordHasher(cost: .testing), loginThrottle: loginThrottle,
+    clock: world.clock, suspensions: projections.suspensions, administratorIDs: administratorIDs)
 }
 
 /// The `DomainError` that `body` threw, or nil.

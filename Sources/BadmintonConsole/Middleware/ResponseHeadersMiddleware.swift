@@ -9,19 +9,6 @@ import Logging
 struct ResponseHeadersMiddleware: RouterMiddleware {
   typealias Context = ConsoleRequestContext
 
-  /// The Content-Security-Policy of every response: nothing but the console's own stylesheet,
-  /// images and forms; no scripts, no framing.
-  static let contentSecurityPolicy =
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
-    + "frame-ancestors 'none'; base-uri 'none'"
-
-  /// The policy of a page that shows a PDF certificate: the console's, and the certificate
-  /// (`/verifications/{id}/document`, from the console itself) in an `<object>`. Chromium needs
-  /// both: `object-src` for the object's data and `frame-src` for the frame its PDF viewer is
-  /// drawn in. Images need nothing more than `img-src 'self'`.
-  static let contentSecurityPolicyShowingPDF =
-    contentSecurityPolicy + "; object-src 'self'; frame-src 'self'"
-
   let renderer: PageRenderer
   let logger: Logger
   /// Served over TLS: browsers are told to come back over HTTPS only (HSTS).
@@ -43,17 +30,40 @@ struct ResponseHeadersMiddleware: RouterMiddleware {
         title: "Something went wrong", session: nil, status: .internalServerError,
         message: .error("The console could not complete the request.", reason: "INTERNAL"))
     }
-    if response.headers[.contentSecurityPolicy] == nil {
-      response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
-    }
-    if response.headers[.xFrameOptions] == nil {
-      response.headers[.xFrameOptions] = "DENY"
-    }
-    response.headers[.xContentTypeOptions] = "nosniff"
-    response.headers[.referrerPolicy] = "no-referrer"
-    response.headers[.cacheControl] = "no-store"
-    if tls { response.headers[.strictTransportSecurity] = "max-age=31536000" }
+    SecurityHeaders.add(to: &response.headers, tls: tls)
     return response
+  }
+}
+
+/// The headers every console answer carries, errors included.
+enum SecurityHeaders {
+  /// The Content-Security-Policy of every response: nothing but the console's own stylesheet,
+  /// images and forms; no scripts, no framing.
+  static let contentSecurityPolicy =
+    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+    + "frame-ancestors 'none'; base-uri 'none'"
+
+  /// The policy of a page that shows a PDF certificate: the console's, and the certificate
+  /// (`/verifications/{id}/document`, from the console itself) in an `<object>`. Chromium needs
+  /// both: `object-src` for the object's data and `frame-src` for the frame its PDF viewer is
+  /// drawn in. Images need nothing more than `img-src 'self'`.
+  static let contentSecurityPolicyShowingPDF =
+    contentSecurityPolicy + "; object-src 'self'; frame-src 'self'"
+
+  /// Gives `headers` the console's security headers; a policy and a framing rule of their own
+  /// (a certificate's, a page showing a PDF) are kept. `tls`: browsers are told to come back
+  /// over HTTPS only (HSTS).
+  static func add(to headers: inout HTTPFields, tls: Bool) {
+    if headers[.contentSecurityPolicy] == nil {
+      headers[.contentSecurityPolicy] = contentSecurityPolicy
+    }
+    if headers[.xFrameOptions] == nil {
+      headers[.xFrameOptions] = "DENY"
+    }
+    headers[.xContentTypeOptions] = "nosniff"
+    headers[.referrerPolicy] = "no-referrer"
+    headers[.cacheControl] = "no-store"
+    if tls { headers[.strictTransportSecurity] = "max-age=31536000" }
   }
 }
 

@@ -1,9 +1,11 @@
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 
-/// Lets a request through only when it may pass: without a valid session, only the sign-in page
-/// and the stylesheet are served (anything else is redirected to /sign-in with 303); a POST must
+/// Lets a request through only when it may pass: without a valid session (none, expired, or of
+/// an administrator who may no longer administer, which ends it), only the sign-in page and the
+/// stylesheet are served (anything else is redirected to /sign-in with 303); a POST must
 /// be a bounded `application/x-www-form-urlencoded` form carrying its token (the session's, or
 /// the sign-in form's), or it is refused before any page sees it.
 struct SessionMiddleware: RouterMiddleware {
@@ -25,6 +27,18 @@ struct SessionMiddleware: RouterMiddleware {
     if let presentedID, !presentedID.isEmpty {
       context.sessionID = presentedID
       context.session = core.sessions.touch(id: presentedID, nowUnixMs: now)
+      // An administrator suspended since they signed in (on any instance) is signed out at
+      // their next request, as if the session had expired; lifting the suspension does not
+      // bring the session back.
+      if let session = context.session,
+        !(await core.backend.mayAdminister(session.administrator.id))
+      {
+        core.sessions.end(id: presentedID)
+        context.session = nil
+        core.logger.notice(
+          "console session ended: the administrator may no longer administer",
+          metadata: ["administrator": "\(session.administrator.id)"])
+      }
     }
     let path = request.uri.path
     guard context.session != nil || Self.publicPaths.contains(path) else {

@@ -115,7 +115,7 @@ struct VerificationPages: Sendable {
     let shown = Self.documentType(verification.contentType)
     var headers = HTTPFields()
     if shown == .pdf {
-      headers[.contentSecurityPolicy] = ResponseHeadersMiddleware.contentSecurityPolicyShowingPDF
+      headers[.contentSecurityPolicy] = SecurityHeaders.contentSecurityPolicyShowingPDF
     }
     return core.renderer.page(
       "verification", title: title, session: context.session, status: status,
