@@ -267,6 +267,10 @@ let package = Package(
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ],
+      // The pages' templates (Resources/Templates/NAME.mustache) and the stylesheet, copied as
+      // they are into BadmintonBuddy_BadmintonConsole.resources/Resources beside the
+      // executables; the console reads them once at start (ConsoleResources).
+      resources: [.copy("Resources")],
       swiftSettings: defaultSwiftSettings
     ),
 
@@ -427,6 +431,8 @@ let package = Package(
         "BadmintonDomain",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
+        // The templates' tests build libraries with a template left out.
+        .product(name: "Mustache", package: "swift-mustache"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),

@@ -7,12 +7,22 @@ public struct ConsoleRequestContext: RequestContext {
   public var coreContext: CoreRequestContextStorage
   /// The client's IP address, for the sign-in throttle; `unknown` when there is none (tests).
   let remoteAddress: String
-  /// The signed-in session, set by `SessionMiddleware`.
+  /// The signed-in session, set by `SignInGateMiddleware`.
   var session: ConsoleSession?
   /// The session's id as the browser sent it.
   var sessionID: String?
-  /// A POST's form fields, read by `SessionMiddleware`.
-  var form = FormFields()
+  /// A POST's body as it came (`application/x-www-form-urlencoded`), read by
+  /// `FormBodyMiddleware`; the page decodes its own form from it (`form(_:)`).
+  var formBody: String?
+
+  /// The POST's form as `Form`; a form that cannot be decoded is a 400 page.
+  func form<Form: ConsoleForm>(_: Form.Type) throws -> Form {
+    do {
+      return try Form.decode(formBody ?? "")
+    } catch {
+      throw HTTPError(.badRequest, message: "The form could not be read.")
+    }
+  }
 
   /// The context of a request on `source`'s channel.
   public init(source: ApplicationRequestContextSource) {

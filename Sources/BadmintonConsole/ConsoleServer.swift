@@ -100,20 +100,22 @@ public struct ConsoleServer: Service {
   let onServerRunning: @Sendable (_ port: Int) async -> Void
 
   /// A console over `backend`. `onServerRunning` is called with the bound port once the console
-  /// listens (useful when `configuration.port` is 0).
+  /// listens (useful when `configuration.port` is 0). Loads the templates and stylesheet from
+  /// the resource folder beside the executable; throws, naming where it looked, when they are
+  /// missing or broken.
   public init(
     backend: any ConsoleBackend,
     configuration: ConsoleConfiguration = ConsoleConfiguration(),
     logger: Logger = Logger(label: "badminton.console"),
     onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
-  ) throws {
+  ) async throws {
     self.core = ConsoleCore(
       backend: backend,
       sessions: SessionTable(
         idleTimeoutMs: configuration.sessionIdleTimeoutMs,
         lifetimeMs: configuration.sessionLifetimeMs, capacity: configuration.maximumSessions),
       signInGuard: SignInGuard(lifetimeMs: configuration.signInFormLifetimeMs),
-      renderer: try PageRenderer(),
+      renderer: try await PageRenderer.load(logger: logger),
       secureCookies: configuration.secureCookies,
       maximumBodyBytes: configuration.maximumBodyBytes,
       logger: logger)
@@ -187,29 +189,23 @@ struct ConsoleCore: Sendable {
     // Middleware first: Hummingbird wraps each route in the middleware added before it.
     router.add(
       middleware: ResponseHeadersMiddleware(renderer: renderer, logger: logger, tls: secureCookies))
-    router.add(middleware: SessionMiddleware(core: self))
+    router.add(middleware: SignInGateMiddleware(core: self))
+    router.add(middleware: ErrorPageMiddleware(core: self))
+    router.add(middleware: FormBodyMiddleware(core: self))
+    router.add(middleware: CSRFMiddleware(core: self))
     router.add(middleware: CanonicalPathMiddleware())
     router.get("/console.css") { _, _ in
       Response(
         status: .ok, headers: [.contentType: "text/css; charset=utf-8"],
-        body: .init(byteBuffer: ByteBuffer(string: Templates.stylesheet)))
+        body: .init(byteBuffer: ByteBuffer(string: renderer.stylesheet)))
     }
     router.get("/") { _, _ in Response.seeOther(to: "/players") }
-    SignInPages(core: self).register(on: router)
-    PlayerPages(core: self).register(on: router)
-    VerificationPages(core: self).register(on: router)
-    LivePages(core: self).register(on: router)
-    AuditPages(core: self).register(on: router)
+    SignInPages(core: self).addRoutes(to: router)
+    PlayerPages(core: self).addRoutes(to: router)
+    VerificationPages(core: self).addRoutes(to: router)
+    LivePages(core: self).addRoutes(to: router)
+    AuditPages(core: self).addRoutes(to: router)
     return router
-  }
-
-  /// A `Set-Cookie` value for `name`: `HttpOnly`, `SameSite=Strict`, `Path=/`, `Secure` when
-  /// the console is served over TLS.
-  func cookie(_ name: String, value: String, maxAgeSeconds: Int64? = nil) -> String {
-    var cookie = "\(name)=\(value); Path=/; HttpOnly; SameSite=Strict"
-    if let maxAgeSeconds { cookie += "; Max-Age=\(maxAgeSeconds)" }
-    if secureCookies { cookie += "; Secure" }
-    return cookie
   }
 }
 

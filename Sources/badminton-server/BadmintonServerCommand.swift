@@ -319,20 +319,27 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     let (consolePorts, consolePortFound) = AsyncStream.makeStream(of: Int.self)
     var console: ConsoleServer?
     if let consolePort, let recent {
-      console = try ConsoleServer(
-        backend: ServedConsole(
-          administration: players.administration, recent: recent, board: players.board,
-          index: players.index),
-        configuration: ConsoleConfiguration(
-          host: consoleHost, port: consolePort, tls: tls?.configuration,
-          sessionIdleTimeoutMs: Int64(consoleIdleMinutes) * 60_000,
-          // Counted per client as the RPC port counts them: an IPv6 /64 as one address.
-          clientAddressKey: { clientAddressKey($0) }),
-        logger: Logger(label: "badminton.console"),
-        onServerRunning: { port in
-          consolePortFound.yield(port)
-          consolePortFound.finish()
-        })
+      // Templates missing beside the executable stop the server here, with a message naming
+      // the folders looked in.
+      do {
+        console = try await ConsoleServer(
+          backend: ServedConsole(
+            administration: players.administration, recent: recent, board: players.board,
+            index: players.index),
+          configuration: ConsoleConfiguration(
+            host: consoleHost, port: consolePort, tls: tls?.configuration,
+            sessionIdleTimeoutMs: Int64(consoleIdleMinutes) * 60_000,
+            // Counted per client as the RPC port counts them: an IPv6 /64 as one address.
+            clientAddressKey: { clientAddressKey($0) }),
+          logger: Logger(label: "badminton.console"),
+          onServerRunning: { port in
+            consolePortFound.yield(port)
+            consolePortFound.finish()
+          })
+      } catch {
+        await store.close()
+        throw error
+      }
     }
     let group = ServiceGroup(
       configuration: ServiceGroupConfiguration(

@@ -243,7 +243,7 @@ struct ConnectionGuardTests {
     configuration.host = "127.0.0.1"
     configuration.port = 0
     let (ports, found) = AsyncStream.makeStream(of: Int.self)
-    let server = try ConsoleServer(
+    let server = try await ConsoleServer(
       backend: TestBackend(), configuration: configuration, logger: logger,
       onServerRunning: { port in found.yield(port) })
     let group = ServiceGroup(

@@ -19,7 +19,8 @@ func withConsole<Value: Sendable>(
 ) async throws -> Value {
   var logger = Logger(label: "console-test")
   logger.logLevel = .warning
-  let server = try ConsoleServer(backend: backend, configuration: configuration, logger: logger)
+  let server = try await ConsoleServer(
+    backend: backend, configuration: configuration, logger: logger)
   return try await server.application().test(.router) { client in
     try await test(client, backend)
   }

@@ -15,7 +15,7 @@ struct LiveServerTests {
     var logger = Logger(label: "console-test")
     logger.logLevel = .warning
     let backend = TestBackend()
-    let server = try ConsoleServer(backend: backend, logger: logger)
+    let server = try await ConsoleServer(backend: backend, logger: logger)
     try await server.application().test(.live) { client in
       var browser = Browser()
       let page = try await browser.get(client, "/sign-in")
@@ -45,7 +45,7 @@ struct LiveServerTests {
     var logger = Logger(label: "console-test")
     logger.logLevel = .warning
     let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-    let server = try ConsoleServer(
+    let server = try await ConsoleServer(
       backend: TestBackend(),
       configuration: ConsoleConfiguration(host: "127.0.0.1", port: 0),
       logger: logger,
@@ -87,7 +87,7 @@ struct ConnectionLifetimeTests {
     var logger = Logger(label: "console-test")
     logger.logLevel = .warning
     let (ports, found) = AsyncStream.makeStream(of: Int.self)
-    let server = try ConsoleServer(
+    let server = try await ConsoleServer(
       backend: TestBackend(),
       configuration: ConsoleConfiguration(
         connectionIdleTimeout: .seconds(600), connectionLifetime: .milliseconds(300)),

@@ -2,26 +2,8 @@ import Testing
 
 @testable import BadmintonConsole
 
-@Suite("Console support: forms, times, tokens, templates")
+@Suite("Console support: forms, times, tokens")
 struct SupportTests {
-  @Test("a urlencoded form decodes %-escapes and +, keeps the first of repeated names")
-  func formFields_decode() throws {
-    let form = try #require(
-      FormFields(encoded: "reason=No+shows%20%E2%80%94+again&until=&a=1&a=2&flag"))
-    #expect(form["reason"] == "No shows — again")
-    #expect(form["until"] == "")
-    #expect(form["a"] == "1")
-    #expect(form["flag"] == "")
-    #expect(form["missing"] == nil)
-  }
-
-  @Test(
-    "a malformed form is nil",
-    arguments: ["a=%", "a=%4", "a=%ZZ", "a=%FF", "%C3=1"])
-  func formFields_malformed(encoded: String) {
-    #expect(FormFields(encoded: encoded) == nil)
-  }
-
   @Test("times are shown in UTC to the minute")
   func utcTime_format() {
     #expect(UTCTime.format(unixMs: 0) == "1970-01-01 00:00 UTC")
@@ -81,23 +63,6 @@ struct SupportTests {
     #expect(
       !SignInGuard(lifetimeMs: 600_000).accepts(cookie: cookie, formToken: token, nowUnixMs: 1_000)
     )
-  }
-
-  @Test("only the live page's charts are written unescaped; no script, no style attribute")
-  func templates_escapeEverything() throws {
-    for (name, template) in Templates.all {
-      var text = template
-      if name == "live" {
-        // The charts are markup that LineChart builds and escapes itself.
-        text = text.replacing("{{{rateChart}}}", with: "").replacing("{{{latencyChart}}}", with: "")
-      }
-      #expect(!text.contains("{{{"), "\(name)")
-      #expect(!text.contains("{{&"), "\(name)")
-      #expect(!text.contains("<script"), "\(name)")
-      #expect(!text.contains("style="), "\(name)")
-      #expect(!text.contains(" on"), "\(name)")
-    }
-    _ = try PageRenderer()
   }
 
   @Test("figures show one decimal")

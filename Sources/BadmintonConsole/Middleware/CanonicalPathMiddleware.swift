@@ -3,7 +3,7 @@ import Hummingbird
 /// Each console resource has one address: a path with an empty segment (`//`), a trailing slash,
 /// a dot segment, a percent-encoded or other character outside `A-Z a-z 0-9 - _ .`, or a number
 /// written with a leading zero (`/verifications/01/document`) is a 404, never another spelling
-/// of a page. Runs after `SessionMiddleware`, so without a session every address still answers
+/// of a page. Runs after `SignInGateMiddleware`, so without a session every address still answers
 /// with the way to sign in.
 struct CanonicalPathMiddleware: RouterMiddleware {
   typealias Context = ConsoleRequestContext

@@ -8,7 +8,7 @@ struct AuditPages: Sendable {
 
   let core: ConsoleCore
 
-  func register(on router: Router<ConsoleRequestContext>) {
+  func addRoutes(to router: Router<ConsoleRequestContext>) {
     router.get("/audit") { request, context in
       try await audit(request, context)
     }
@@ -17,9 +17,9 @@ struct AuditPages: Sendable {
   private func audit(_ request: Request, _ context: ConsoleRequestContext) async throws
     -> Response
   {
-    let query = FormFields(encoded: request.uri.query ?? "") ?? FormFields()
+    let query = try? AuditQuery.decode(request.uri.query ?? "")
     var before: Int64?
-    if let text = query["before"], !text.isEmpty {
+    if let text = query?.before, !text.isEmpty {
       guard let id = FieldCheck.positiveID(text) else {
         return core.renderer.problem(
           title: "Audit log", session: context.session, status: .badRequest,
@@ -39,25 +39,16 @@ struct AuditPages: Sendable {
         message: Message(error))
     }
     let shown = entries.prefix(Self.pageSize)
-    var values: [String: Any] = [
-      "hasEntries": !shown.isEmpty,
-      "paged": before != nil,
-      "entries": shown.map { entry -> [String: Any] in
-        var value: [String: Any] = [
-          "id": String(entry.id),
-          "at": UTCTime.format(unixMs: entry.atUnixMs),
-          "administratorID": String(entry.administratorID),
-          "action": entry.action,
-          "note": entry.note,
-        ]
-        if let playerID = entry.playerID { value["playerID"] = String(playerID) }
-        return value
+    let page = AuditPageContext(
+      hasEntries: !shown.isEmpty,
+      entries: shown.map { entry in
+        AuditPageContext.Entry(
+          id: entry.id, at: UTCTime.format(unixMs: entry.atUnixMs),
+          administratorID: entry.administratorID, action: entry.action,
+          playerID: entry.playerID, note: entry.note)
       },
-    ]
-    if entries.count > Self.pageSize, let last = shown.last {
-      values["older"] = String(last.id)
-    }
-    return core.renderer.page(
-      "audit", title: "Audit log", session: context.session, values: values)
+      paged: before != nil,
+      older: entries.count > Self.pageSize ? shown.last?.id : nil)
+    return core.renderer.page(page, title: "Audit log", session: context.session)
   }
 }

@@ -18,56 +18,53 @@ struct LivePages: Sendable {
 
   let core: ConsoleCore
 
-  func register(on router: Router<ConsoleRequestContext>) {
+  func addRoutes(to router: Router<ConsoleRequestContext>) {
     router.get("/live") { _, context in
-      var values = Self.values(of: await core.backend.liveFigures())
-      values["refreshSeconds"] = String(Self.refreshSeconds)
-      return core.renderer.page("live", title: "Live", session: context.session, values: values)
+      let figures = await core.backend.liveFigures()
+      return core.renderer.page(
+        Self.page(of: figures), title: "Live", session: context.session,
+        refreshSeconds: Self.refreshSeconds)
     }
   }
 
-  /// The live page's values for `figures`.
-  static func values(of figures: ConsoleLiveFigures) -> [String: Any] {
+  /// What the live page shows of `figures`.
+  static func page(of figures: ConsoleLiveFigures) -> LivePageContext {
     let pointCount = figures.methods.first?.points.count ?? defaultPointCount
     let windowSeconds = max(1, figures.intervalSeconds) * max(1, pointCount)
     let span = Figures.span(seconds: windowSeconds)
-    var values: [String: Any] = [
-      "at": UTCTime.format(unixMs: figures.endUnixMs),
-      "interval": "\(figures.intervalSeconds) s",
-      "span": span,
-      "openConnections": String(figures.openConnections),
-      "openStreams": String(figures.openStreams),
-      "matchBoard": String(figures.matchBoardRequests),
-      "nearbyIndex": String(figures.nearbyIndexPlayers),
-      "commitLatency": figures.commitLatency.map {
+    return LivePageContext(
+      at: UTCTime.format(unixMs: figures.endUnixMs),
+      interval: "\(figures.intervalSeconds) s",
+      span: span,
+      openConnections: figures.openConnections,
+      openStreams: figures.openStreams,
+      matchBoard: figures.matchBoardRequests,
+      nearbyIndex: figures.nearbyIndexPlayers,
+      commitLatency: figures.commitLatency.map {
         "p50 \(Figures.latency(micros: $0.p50Micros)), "
           + "p99 \(Figures.latency(micros: $0.p99Micros)) "
           + "(\($0.count) commit\($0.count == 1 ? "" : "s"))"
       } ?? "not timed",
-      "hasCalls": !figures.methods.isEmpty,
-      "emptyWindow": windowSeconds % 60 == 0
+      hasCalls: !figures.methods.isEmpty,
+      methods: figures.methods.map { series in
+        let latest = series.points.last
+        return LivePageContext.MethodRow(
+          method: series.method,
+          calls: series.calls,
+          rate: latest.map { Figures.rate($0.callsPerSecond) } ?? "—",
+          p50: latest?.p50Micros.map { Figures.latency(micros: $0) } ?? "—",
+          p99: latest?.p99Micros.map { Figures.latency(micros: $0) } ?? "—")
+      },
+      sections: figures.methods.prefix(chartedMethods).map { series in
+        LivePageContext.MethodSection(
+          method: series.method,
+          calls: "\(series.calls) call\(series.calls == 1 ? "" : "s") in the last \(span)",
+          rateChart: rateChart(series, span: span).svg,
+          latencyChart: latencyChart(series, span: span).svg)
+      },
+      emptyWindow: windowSeconds % 60 == 0
         ? "No calls in the last \(windowSeconds / 60) minute\(windowSeconds == 60 ? "" : "s")."
-        : "No calls in the last \(windowSeconds) seconds.",
-    ]
-    values["methods"] = figures.methods.map { series -> [String: Any] in
-      let latest = series.points.last
-      return [
-        "method": series.method,
-        "calls": String(series.calls),
-        "rate": latest.map { Figures.rate($0.callsPerSecond) } ?? "—",
-        "p50": latest?.p50Micros.map { Figures.latency(micros: $0) } ?? "—",
-        "p99": latest?.p99Micros.map { Figures.latency(micros: $0) } ?? "—",
-      ]
-    }
-    values["sections"] = figures.methods.prefix(chartedMethods).map { series -> [String: Any] in
-      [
-        "method": series.method,
-        "calls": "\(series.calls) call\(series.calls == 1 ? "" : "s") in the last \(span)",
-        "rateChart": rateChart(series, span: span).svg,
-        "latencyChart": latencyChart(series, span: span).svg,
-      ]
-    }
-    return values
+        : "No calls in the last \(windowSeconds) seconds.")
   }
 
   /// The chart of a method's calls per second.

@@ -48,18 +48,6 @@ struct Message: Sendable, Equatable {
     self.reason = reason
     self.violations = violations
   }
-
-  /// The message as the layout template reads it.
-  var templateValue: [String: Any] {
-    var value: [String: Any] = [
-      "kind": kind.rawValue,
-      "text": text,
-      "hasViolations": !violations.isEmpty,
-      "violations": violations.map { ["field": $0.field, "text": $0.text, "reason": $0.reason] },
-    ]
-    if let reason { value["reason"] = reason }
-    return value
-  }
 }
 
 extension DomainError {

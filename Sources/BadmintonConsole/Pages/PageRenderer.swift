@@ -1,38 +1,47 @@
 import HTTPTypes
 import Hummingbird
+import Logging
 import Mustache
 
-/// Renders the console's pages from `Templates`, compiled once.
+/// Renders the console's pages from the templates in `ConsoleResources`, loaded and compiled
+/// once when the console starts.
 struct PageRenderer: Sendable {
-  private let library: MustacheLibrary
+  /// The templates, one for every `PageTemplate`.
+  let library: MustacheLibrary
+  /// The stylesheet, served at `/console.css`.
+  let stylesheet: String
+  private let logger: Logger
 
-  /// A renderer with every template compiled.
-  init() throws {
-    var library = MustacheLibrary()
-    for (name, text) in Templates.all {
-      try library.register(text, named: name)
-    }
-    self.library = library
+  /// A renderer over `resources`, whose library holds every `PageTemplate` (`load` checks it).
+  init(resources: ConsoleResources, logger: Logger) {
+    self.library = resources.library
+    self.stylesheet = resources.stylesheet
+    self.logger = logger
   }
 
-  /// The page `template` titled `title` as a response: the layout's values (the nav and the
-  /// sign-out form's token when signed in, the message) and the page's own `values`.
-  func page(
-    _ template: String, title: String, session: ConsoleSession?, status: HTTPResponse.Status = .ok,
-    message: Message? = nil, values: [String: Any] = [:], headers: HTTPFields = [:]
+  /// A renderer over the templates and stylesheet found beside the executable (or in the build
+  /// folder); throws, naming the paths, when they are missing or broken.
+  static func load(logger: Logger) async throws -> PageRenderer {
+    PageRenderer(resources: try await ConsoleResources.load(), logger: logger)
+  }
+
+  /// The page `page` titled `title` as a response: the layout's values (the nav and the
+  /// sign-out form's token when signed in, the message, the reload) and the page's own. A
+  /// template missing from the library is a programming error: a 500 page and an error log,
+  /// never an empty page.
+  func page<Page: PageContext>(
+    _ page: Page, title: String, session: ConsoleSession?, status: HTTPResponse.Status = .ok,
+    message: Message? = nil, refreshSeconds: Int? = nil, headers: HTTPFields = [:]
   ) -> Response {
-    var object = values
-    object["title"] = title
-    if let session {
-      object["signedIn"] = true
-      object["csrf"] = session.csrfToken
-      object["administratorNickname"] = session.administrator.nickname
-      object["administratorID"] = String(session.administrator.id)
+    let context = PageRenderContext(
+      layout: LayoutContext(
+        title: title, session: session, message: message, refreshSeconds: refreshSeconds),
+      page: page)
+    guard let html = library.render(context, withTemplate: Page.template.rawValue) else {
+      logger.error(
+        "console template missing", metadata: ["template": "\(Page.template.fileName)"])
+      return templateMissing(session: session)
     }
-    if let message {
-      object["message"] = message.templateValue
-    }
-    let html = library.render(object, withTemplate: template) ?? ""
     var headers = headers
     headers[.contentType] = "text/html; charset=utf-8"
     return Response(
@@ -44,13 +53,32 @@ struct PageRenderer: Sendable {
     title: String, session: ConsoleSession?, status: HTTPResponse.Status, message: Message,
     link: (href: String, text: String)? = nil, headers: HTTPFields = [:]
   ) -> Response {
-    var values: [String: Any] = [:]
-    if let link {
-      values["link"] = ["href": link.href, "text": link.text]
+    page(
+      ProblemPageContext(link: link.map { ProblemPageContext.Link(href: $0.href, text: $0.text) }),
+      title: title, session: session, status: status, message: message, headers: headers)
+  }
+
+  /// The 500 answer to a page whose template is missing: the problem page, or when that one is
+  /// missing too, a fixed one.
+  private func templateMissing(session: ConsoleSession?) -> Response {
+    let title = "Something went wrong"
+    let message = Message.error("The console could not show this page.", reason: "INTERNAL")
+    if library.getTemplate(named: ProblemPageContext.template.rawValue) != nil {
+      return problem(title: title, session: session, status: .internalServerError, message: message)
     }
-    return page(
-      "problem", title: title, session: session, status: status, message: message,
-      values: values, headers: headers)
+    let html = """
+      <!DOCTYPE html>
+      <html lang="en">
+      <head><meta charset="utf-8"><title>\(title) · BadmintonBuddy console</title></head>
+      <body><main><h1>\(title)</h1>
+      <div id="message" class="message error" role="status"><p>\(message.text) \
+      <code class="reason">INTERNAL</code></p></div></main></body>
+      </html>
+
+      """
+    return Response(
+      status: .internalServerError, headers: [.contentType: "text/html; charset=utf-8"],
+      body: .init(byteBuffer: ByteBuffer(string: html)))
   }
 }
 

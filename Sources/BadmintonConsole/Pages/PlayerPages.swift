@@ -6,12 +6,9 @@ import Hummingbird
 struct PlayerPages: Sendable {
   /// How many players a search lists at most.
   static let searchLimit = 50
-  /// The quick choices of the suspend form, in days.
-  static let quickDurations: [String: Int64] = ["1d": 1, "7d": 7, "30d": 30, "365d": 365]
-
   let core: ConsoleCore
 
-  func register(on router: Router<ConsoleRequestContext>) {
+  func addRoutes(to router: Router<ConsoleRequestContext>) {
     router.get("/players") { request, context in
       try await search(request, context)
     }
@@ -19,7 +16,7 @@ struct PlayerPages: Sendable {
       guard let id = FieldCheck.positiveID(context.parameters.get("id") ?? "") else {
         return badID(context)
       }
-      let query = FormFields(encoded: request.uri.query ?? "") ?? FormFields()
+      let query = try? DoneQuery.decode(request.uri.query ?? "")
       return try await playerPage(id: id, context, status: .ok, message: flash(query))
     }
     router.post("/players/:id/suspend") { _, context in
@@ -36,12 +33,12 @@ struct PlayerPages: Sendable {
   private func search(_ request: Request, _ context: ConsoleRequestContext) async throws
     -> Response
   {
-    guard let query = FormFields(encoded: request.uri.query ?? "") else {
+    guard let query = try? SearchQuery.decode(request.uri.query ?? "") else {
       return searchPage(
         query: "", results: nil, context, status: .badRequest,
         message: .error("The search could not be read.", reason: "FORM_UNREADABLE"))
     }
-    let text = (query["q"] ?? "").trimmedOfWhitespace
+    let text = (query.q ?? "").trimmedOfWhitespace
     if let violation = FieldCheck.length(of: text, field: "q", maximum: 64, label: "The search") {
       return searchPage(
         query: "", results: nil, context, status: .badRequest,
@@ -63,54 +60,30 @@ struct PlayerPages: Sendable {
     query: String, results: [ConsolePlayer]?, _ context: ConsoleRequestContext,
     status: HTTPResponse.Status, message: Message?
   ) -> Response {
-    var values: [String: Any] = ["query": query]
-    if let results {
-      values["searched"] = true
-      values["hasResults"] = !results.isEmpty
-      values["results"] = results.map { player -> [String: Any] in
-        [
-          "id": String(player.id),
-          "nickname": player.nickname,
-          "phone": player.phone,
-          "selfLevel": String(player.selfLevel),
-          "suspendedUntil": player.suspendedUntilUnixMs.map { UTCTime.format(unixMs: $0) } ?? "",
-        ]
-      }
-    }
+    let page = PlayersPageContext(
+      query: query, searched: results != nil, hasResults: !(results ?? []).isEmpty,
+      results: (results ?? []).map { player in
+        PlayersPageContext.Row(
+          id: player.id, nickname: player.nickname, phone: player.phone,
+          selfLevel: player.selfLevel,
+          suspendedUntil: player.suspendedUntilUnixMs.map { UTCTime.format(unixMs: $0) } ?? "")
+      })
     return core.renderer.page(
-      "players", title: "Players", session: context.session, status: status, message: message,
-      values: values)
+      page, title: "Players", session: context.session, status: status, message: message)
   }
 
   private func suspend(_ context: ConsoleRequestContext) async throws -> Response {
     guard let id = playerID(context), let session = context.session else {
       return badID(context)
     }
-    let reason = (context.form["reason"] ?? "").trimmedOfWhitespace
-    let untilText = (context.form["until"] ?? "").trimmedOfWhitespace
-    let quick = context.form["for"] ?? ""
-    var drafts = Drafts(reason: String(reason.prefix(500)), until: String(untilText.prefix(19)))
-    var violations = [
-      FieldCheck.length(of: reason, field: "reason", maximum: 500, minimum: 1, label: "Reason")
-    ].compactMap { $0 }
-    var until: Int64?
-    if !untilText.isEmpty {
-      until = UTCTime.parseDateTimeLocal(untilText)
-      if until == nil {
-        drafts.until = ""
-        violations.append(
-          .init(
-            field: "until", text: "Until must be a date and time, e.g. 2025-03-01T14:05.",
-            reason: "INVALID_TIME"))
-      }
-    } else if let days = Self.quickDurations[quick] {
-      until = core.backend.nowUnixMs() + days * 86_400_000
-    } else {
-      violations.append(
-        .init(
-          field: "until", text: "Choose when the suspension ends: a time, or a number of days.",
-          reason: "REQUIRED"))
-    }
+    let form = try context.form(SuspendForm.self)
+    let reason = form.trimmedReason
+    let (until, violations) = form.checked(nowUnixMs: core.backend.nowUnixMs())
+    var drafts = Drafts(
+      reason: String(reason.prefix(SuspendForm.maximumReasonLength)),
+      until: String(form.trimmedUntil.prefix(19)))
+    // A time that could not be read is not kept: the browser would not show it.
+    if violations.contains(where: { $0.reason == "INVALID_TIME" }) { drafts.until = "" }
     guard violations.isEmpty, let until else {
       return try await playerPage(
         id: id, context, status: .badRequest, message: FieldCheck.message(violations),
@@ -130,10 +103,12 @@ struct PlayerPages: Sendable {
     guard let id = playerID(context), let session = context.session else {
       return badID(context)
     }
-    let note = (context.form["note"] ?? "").trimmedOfWhitespace
-    if let violation = FieldCheck.length(of: note, field: "note", maximum: 500, label: "Note") {
+    let form = try context.form(LiftForm.self)
+    let note = form.trimmedNote
+    let violations = form.violations
+    if !violations.isEmpty {
       return try await playerPage(
-        id: id, context, status: .badRequest, message: FieldCheck.message([violation]),
+        id: id, context, status: .badRequest, message: FieldCheck.message(violations),
         drafts: Drafts(note: String(note.prefix(500))))
     }
     do {
@@ -188,65 +163,60 @@ struct PlayerPages: Sendable {
     }
     let now = core.backend.nowUnixMs()
     return core.renderer.page(
-      "player", title: "Player \(detail.player.nickname)", session: context.session,
-      status: status, message: message,
-      values: ["detail": Self.values(of: detail, nowUnixMs: now, drafts: drafts)])
+      PlayerPageContext(detail: Self.detail(of: detail, nowUnixMs: now, drafts: drafts)),
+      title: "Player \(detail.player.nickname)", session: context.session, status: status,
+      message: message)
   }
 
-  /// The player page's values for `detail`.
-  static func values(of detail: ConsolePlayerDetail, nowUnixMs: Int64, drafts: Drafts)
-    -> [String: Any]
+  /// What the player page shows of `detail`.
+  static func detail(of detail: ConsolePlayerDetail, nowUnixMs: Int64, drafts: Drafts)
+    -> PlayerPageContext.Detail
   {
-    var values: [String: Any] = [
-      "id": String(detail.player.id),
-      "nickname": detail.player.nickname,
-      "phone": detail.player.phone,
-      "joined": UTCTime.format(unixMs: detail.joinedAtUnixMs),
-      "locale": detail.locale,
-      "selfLevel": String(detail.selfLevel),
-      "calculatedLevel": detail.calculatedLevel.map(Figures.oneDecimal) ?? "—",
-      "verifiedMaxLevel": String(detail.verifiedMaxLevel),
-      "gamesPlayed": String(detail.gamesPlayed),
-      "wins": String(detail.wins),
-      "punctuality": Figures.oneDecimal(detail.punctualityPercentage) + "%",
-      "characterRating": Figures.oneDecimal(detail.characterRating),
-      "skillAccuracy": Figures.oneDecimal(detail.skillAccuracy),
-      "evaluationCount": String(detail.evaluationCount),
-      "hasMatches": !detail.recentMatches.isEmpty,
-      "matches": detail.recentMatches.map { match -> [String: Any] in
-        [
-          "id": String(match.id), "start": UTCTime.format(unixMs: match.startUnixMs),
-          "mode": match.mode, "state": match.state,
-        ]
+    let suspension = detail.suspension.flatMap { $0.untilUnixMs > nowUnixMs ? $0 : nil }
+    return PlayerPageContext.Detail(
+      id: detail.player.id,
+      nickname: detail.player.nickname,
+      phone: detail.player.phone,
+      joined: UTCTime.format(unixMs: detail.joinedAtUnixMs),
+      locale: detail.locale,
+      selfLevel: detail.selfLevel,
+      calculatedLevel: detail.calculatedLevel.map(Figures.oneDecimal) ?? "—",
+      verifiedMaxLevel: detail.verifiedMaxLevel,
+      gamesPlayed: detail.gamesPlayed,
+      wins: detail.wins,
+      punctuality: Figures.oneDecimal(detail.punctualityPercentage) + "%",
+      characterRating: Figures.oneDecimal(detail.characterRating),
+      skillAccuracy: Figures.oneDecimal(detail.skillAccuracy),
+      evaluationCount: detail.evaluationCount,
+      hasMatches: !detail.recentMatches.isEmpty,
+      matches: detail.recentMatches.map { match in
+        PlayerPageContext.Match(
+          id: match.id, start: UTCTime.format(unixMs: match.startUnixMs), mode: match.mode,
+          state: match.state)
       },
-      "blocking": String(detail.blocking),
-      "blockedBy": String(detail.blockedBy),
-      "openSessions": String(detail.openSessions),
-      "reasonDraft": drafts.reason,
-      "untilDraft": drafts.until,
-      "noteDraft": drafts.note,
-    ]
-    if let suspension = detail.suspension, suspension.untilUnixMs > nowUnixMs {
-      values["suspended"] = true
-      values["suspensionText"] =
-        "Suspended until \(UTCTime.format(unixMs: suspension.untilUnixMs)): \(suspension.reason)"
-      values["suspendedBy"] = [
-        "administratorID": String(suspension.administratorID),
-        "at": UTCTime.format(unixMs: suspension.atUnixMs),
-      ]
-    } else {
-      values["suspensionText"] = "Not suspended"
-    }
-    return values
+      blocking: detail.blocking,
+      blockedBy: detail.blockedBy,
+      openSessions: detail.openSessions,
+      suspended: suspension != nil,
+      suspensionText: suspension.map {
+        "Suspended until \(UTCTime.format(unixMs: $0.untilUnixMs)): \($0.reason)"
+      } ?? "Not suspended",
+      suspendedBy: suspension.map {
+        PlayerPageContext.SuspendedBy(
+          administratorID: $0.administratorID, at: UTCTime.format(unixMs: $0.atUnixMs))
+      },
+      reasonDraft: drafts.reason,
+      untilDraft: drafts.until,
+      noteDraft: drafts.note)
   }
 
   /// The flash message of a redirect after an action: `?done=suspended` and the like.
-  private func flash(_ query: FormFields) -> Message? {
-    switch query["done"] {
+  private func flash(_ query: DoneQuery?) -> Message? {
+    switch query?.done {
     case "suspended": return .done("Player suspended.")
     case "lifted": return .done("Suspension lifted.")
     case "sessions-ended":
-      let count = query["n"].flatMap { FieldCheck.positiveID($0) ?? ($0 == "0" ? 0 : nil) }
+      let count = query?.n.flatMap { FieldCheck.positiveID($0) ?? ($0 == "0" ? 0 : nil) }
       guard let count else { return .done("Sessions ended.") }
       return .done("Ended \(count) session\(count == 1 ? "" : "s").")
     default: return nil

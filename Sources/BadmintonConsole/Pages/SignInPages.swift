@@ -11,7 +11,7 @@ struct SignInPages: Sendable {
 
   let core: ConsoleCore
 
-  func register(on router: Router<ConsoleRequestContext>) {
+  func addRoutes(to router: Router<ConsoleRequestContext>) {
     router.get("/sign-in") { request, context in
       try await show(request, context)
     }
@@ -32,13 +32,10 @@ struct SignInPages: Sendable {
   private func signIn(_ request: Request, _ context: ConsoleRequestContext) async throws
     -> Response
   {
-    let phone = (context.form["phone"] ?? "").trimmedOfWhitespace
-    let password = context.form["password"] ?? ""
-    let violations = [
-      FieldCheck.length(of: phone, field: "phone", maximum: 32, minimum: 1, label: "Phone"),
-      FieldCheck.length(
-        of: password, field: "password", maximum: 256, minimum: 1, label: "Password"),
-    ].compactMap { $0 }
+    let fields = try context.form(SignInForm.self)
+    let phone = fields.trimmedPhone
+    let password = fields.password ?? ""
+    let violations = fields.violations
     if !violations.isEmpty {
       return form(request, status: .badRequest, message: FieldCheck.message(violations))
     }
@@ -67,23 +64,14 @@ struct SignInPages: Sendable {
     let (id, _) = core.sessions.start(for: administrator, nowUnixMs: core.backend.nowUnixMs())
     core.logger.info(
       "console sign-in", metadata: ["administrator": "\(administrator.id)"])
-    var headers = HTTPFields()
-    headers.append(
-      HTTPField(name: .setCookie, value: core.cookie(SessionMiddleware.cookieName, value: id)))
-    headers.append(
-      HTTPField(
-        name: .setCookie, value: core.cookie(SignInGuard.cookieName, value: "", maxAgeSeconds: 0)))
-    return .seeOther(to: "/players", headers: headers)
+    return Response.seeOther(to: "/players")
+      .setting(core.cookies.session(id), core.cookies.cleared(ConsoleCookies.signInName))
   }
 
   private func signOut(_ context: ConsoleRequestContext) -> Response {
     if let id = context.sessionID { core.sessions.end(id: id) }
-    var headers = HTTPFields()
-    headers.append(
-      HTTPField(
-        name: .setCookie,
-        value: core.cookie(SessionMiddleware.cookieName, value: "", maxAgeSeconds: 0)))
-    return .seeOther(to: "/sign-in", headers: headers)
+    return Response.seeOther(to: "/sign-in")
+      .setting(core.cookies.cleared(ConsoleCookies.sessionName))
   }
 
   /// The sign-in page. The form's token is the HMAC of the sign-in cookie, so a browser that
@@ -92,23 +80,21 @@ struct SignInPages: Sendable {
     _ request: Request, status: HTTPResponse.Status, message: Message?, headers: HTTPFields = [:]
   ) -> Response {
     let now = core.backend.nowUnixMs()
-    var headers = headers
     var token: String?
-    if let cookie = request.cookies[SignInGuard.cookieName]?.value {
+    var issued: Cookie?
+    if let cookie = request.cookies[ConsoleCookies.signInName]?.value {
       token = core.signInGuard.token(forCookie: cookie, nowUnixMs: now)
     }
     if token == nil {
       let cookie = core.signInGuard.issueCookie(nowUnixMs: now)
       token = core.signInGuard.token(forCookie: cookie, nowUnixMs: now)
-      headers.append(
-        HTTPField(
-          name: .setCookie,
-          value: core.cookie(
-            SignInGuard.cookieName, value: cookie,
-            maxAgeSeconds: core.signInGuard.lifetimeMs / 1000)))
+      issued = core.cookies.signIn(
+        cookie, maxAgeSeconds: Int(core.signInGuard.lifetimeMs / 1000))
     }
-    return core.renderer.page(
-      "sign-in", title: "Sign in", session: nil, status: status, message: message,
-      values: ["signInToken": token ?? ""], headers: headers)
+    let page = core.renderer.page(
+      SignInPageContext(signInToken: token ?? ""), title: "Sign in", session: nil,
+      status: status, message: message, headers: headers)
+    guard let issued else { return page }
+    return page.setting(issued)
   }
 }

@@ -11,14 +11,14 @@ struct VerificationPages: Sendable {
 
   let core: ConsoleCore
 
-  func register(on router: Router<ConsoleRequestContext>) {
+  func addRoutes(to router: Router<ConsoleRequestContext>) {
     router.get("/verifications") { _, context in
       try await queue(context)
     }
     router.get("/verifications/:id") { request, context in
       guard let id = verificationID(context) else { return badID(context) }
-      let query = FormFields(encoded: request.uri.query ?? "") ?? FormFields()
-      return try await requestPage(id: id, context, status: .ok, done: query["done"])
+      let query = try? DoneQuery.decode(request.uri.query ?? "")
+      return try await requestPage(id: id, context, status: .ok, done: query?.done)
     }
     router.get("/verifications/:id/document") { _, context in
       try await document(context)
@@ -38,46 +38,31 @@ struct VerificationPages: Sendable {
         message: Message(error))
     }
     let now = core.backend.nowUnixMs()
-    let values: [String: Any] = [
-      "hasRequests": !requests.isEmpty,
-      "requests": requests.prefix(Self.queueLimit).map { request -> [String: Any] in
-        [
-          "id": String(request.id),
-          "playerID": String(request.playerID),
-          "nickname": request.nickname,
-          "levelAsked": String(request.levelAsked),
-          "kind": request.kind,
-          "submitted": UTCTime.format(unixMs: request.submittedAtUnixMs),
-          "waiting": Figures.duration(ms: now - request.submittedAtUnixMs),
-        ]
-      },
-    ]
-    return core.renderer.page(
-      "verifications", title: "Verifications", session: context.session, values: values)
+    let page = VerificationsPageContext(
+      hasRequests: !requests.isEmpty,
+      requests: requests.prefix(Self.queueLimit).map { request in
+        VerificationsPageContext.Row(
+          id: request.id, playerID: request.playerID, nickname: request.nickname,
+          levelAsked: request.levelAsked, kind: request.kind,
+          submitted: UTCTime.format(unixMs: request.submittedAtUnixMs),
+          waiting: Figures.duration(ms: now - request.submittedAtUnixMs))
+      })
+    return core.renderer.page(page, title: "Verifications", session: context.session)
   }
 
   private func review(_ context: ConsoleRequestContext) async throws -> Response {
     guard let id = verificationID(context), let session = context.session else {
       return badID(context)
     }
-    let note = (context.form["note"] ?? "").trimmedOfWhitespace
-    let decision = context.form["decision"] ?? ""
-    var violations = [
-      FieldCheck.length(
-        of: note, field: "note", maximum: VerificationRules.maximumNoteLength, label: "Note")
-    ].compactMap { $0 }
-    if decision != "approve" && decision != "reject" {
-      violations.append(
-        .init(
-          field: "decision", text: "Choose Approve or Reject.", reason: "INVALID_DECISION"))
-    }
+    let form = try context.form(ReviewForm.self)
+    let note = form.trimmedNote
+    let violations = form.violations
     let draft = String(note.prefix(VerificationRules.maximumNoteLength))
-    guard violations.isEmpty else {
+    guard violations.isEmpty, let approve = form.approves else {
       return try await requestPage(
         id: id, context, status: .badRequest, message: FieldCheck.message(violations),
         noteDraft: draft)
     }
-    let approve = decision == "approve"
     do {
       try await core.backend.reviewVerification(
         id: id, approve: approve, note: note, by: session.administrator)
@@ -117,51 +102,45 @@ struct VerificationPages: Sendable {
     if shown == .pdf {
       headers[.contentSecurityPolicy] = SecurityHeaders.contentSecurityPolicyShowingPDF
     }
+    let page = VerificationPageContext(
+      request: Self.request(
+        of: verification, shown: shown, nowUnixMs: core.backend.nowUnixMs(),
+        noteDraft: noteDraft))
     return core.renderer.page(
-      "verification", title: title, session: context.session, status: status,
-      message: message ?? Self.flash(done, verification: verification),
-      values: [
-        "request": Self.values(
-          of: verification, shown: shown, nowUnixMs: core.backend.nowUnixMs(),
-          noteDraft: noteDraft)
-      ],
-      headers: headers)
+      page, title: title, session: context.session, status: status,
+      message: message ?? Self.flash(done, verification: verification), headers: headers)
   }
 
-  /// The request page's values for `verification`.
-  static func values(
+  /// What the request page shows of `verification`.
+  static func request(
     of verification: ConsoleVerification, shown: EvidenceDocument.ContentType?, nowUnixMs: Int64,
     noteDraft: String
-  ) -> [String: Any] {
+  ) -> VerificationPageContext.Request {
     let pending = verification.state == "pending"
-    var values: [String: Any] = [
-      "id": String(verification.id),
-      "playerID": String(verification.playerID),
-      "nickname": verification.nickname,
-      "levelAsked": String(verification.levelAsked),
-      "kind": verification.kind,
-      "state": stateText(verification.state),
-      "submitted": UTCTime.format(unixMs: verification.submittedAtUnixMs),
-      "document": "\(typeName(verification.contentType)), "
+    return VerificationPageContext.Request(
+      id: verification.id,
+      playerID: verification.playerID,
+      nickname: verification.nickname,
+      levelAsked: verification.levelAsked,
+      kind: verification.kind,
+      state: stateText(verification.state),
+      submitted: UTCTime.format(unixMs: verification.submittedAtUnixMs),
+      document: "\(typeName(verification.contentType)), "
         + Figures.size(bytes: verification.documentSize),
-      "pending": pending,
-      "noteDraft": noteDraft,
-      "documentHref": "/verifications/\(verification.id)/document",
-    ]
-    if pending {
-      values["waiting"] = Figures.duration(ms: nowUnixMs - verification.submittedAtUnixMs)
-    } else {
-      var review: [String: Any] = ["note": verification.reviewNote]
-      if let reviewerID = verification.reviewerID { review["reviewerID"] = String(reviewerID) }
-      if let at = verification.reviewedAtUnixMs { review["at"] = UTCTime.format(unixMs: at) }
-      values["review"] = review
-    }
-    switch shown {
-    case .png?, .jpeg?: values["image"] = true
-    case .pdf?: values["pdf"] = true
-    case nil: values["unshowable"] = true
-    }
-    return values
+      documentHref: "/verifications/\(verification.id)/document",
+      pending: pending,
+      waiting: pending
+        ? Figures.duration(ms: nowUnixMs - verification.submittedAtUnixMs) : nil,
+      review: pending
+        ? nil
+        : VerificationPageContext.Review(
+          reviewerID: verification.reviewerID,
+          at: verification.reviewedAtUnixMs.map { UTCTime.format(unixMs: $0) },
+          note: verification.reviewNote),
+      image: shown == .png || shown == .jpeg,
+      pdf: shown == .pdf,
+      unshowable: shown == nil,
+      noteDraft: noteDraft)
   }
 
   /// The flash message after a review: `?done=approved` or `?done=rejected`.
