@@ -419,6 +419,7 @@ let package = Package(
         "PostgresTestCluster",
         "StoreTestSupport",
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],

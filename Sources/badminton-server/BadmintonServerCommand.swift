@@ -136,6 +136,18 @@ struct BadmintonServerCommand: AsyncParsableCommand {
   var consoleIdleMinutes = 30
 
   @Option(
+    help:
+      "Connections the operator console holds at once; past it a newcomer from an address holding at least two fewer than the busiest takes one of that address's places, others are closed (docs/console.md)."
+  )
+  var consoleConnections = 512
+
+  @Option(
+    help:
+      "Connections the operator console holds at once from one client address (an IPv6 /64 counts as one); behind an SSH tunnel every operator comes from 127.0.0.1."
+  )
+  var consoleConnectionsPerAddress = 16
+
+  @Option(
     help: ArgumentHelp(
       "PEM file of the TLS certificate chain, the server's certificate first; with --tls-private-key, serves TLS instead of plain TCP.",
       valueName: "file"))
@@ -231,6 +243,12 @@ struct BadmintonServerCommand: AsyncParsableCommand {
     }
     guard (1...1440).contains(consoleIdleMinutes) else {
       throw ValidationError("--console-idle-minutes must be 1...1440")
+    }
+    guard (1...100_000).contains(consoleConnections) else {
+      throw ValidationError("--console-connections must be 1...100000")
+    }
+    guard (1...consoleConnections).contains(consoleConnectionsPerAddress) else {
+      throw ValidationError("--console-connections-per-address must be 1...--console-connections")
     }
     for id in administratorIDs where id < 1 {
       throw ValidationError("--admin-id \(id) is not a player id: ids start at 1")
@@ -329,6 +347,8 @@ struct BadmintonServerCommand: AsyncParsableCommand {
           configuration: ConsoleConfiguration(
             host: consoleHost, port: consolePort, tls: tls?.configuration,
             sessionIdleTimeoutMs: Int64(consoleIdleMinutes) * 60_000,
+            maximumConnections: consoleConnections,
+            maximumConnectionsPerAddress: consoleConnectionsPerAddress,
             // Counted per client as the RPC port counts them: an IPv6 /64 as one address.
             clientAddressKey: { clientAddressKey($0) }),
           logger: Logger(label: "badminton.console"),

@@ -88,6 +88,16 @@ struct ServerExecutableTests {
     #expect(exposed.errors.contains("--console-host 0.0.0.0 is not a loopback address"))
     let idle = try Self.runToExit(["--port", "0", "--console-idle-minutes", "0"])
     #expect(idle.errors.contains("--console-idle-minutes must be 1...1440"))
+    let connections = try Self.runToExit(["--port", "0", "--console-connections", "0"])
+    #expect(connections.status != 0)
+    #expect(connections.errors.contains("--console-connections must be 1...100000"))
+    let share = try Self.runToExit([
+      "--port", "0", "--console-connections", "8", "--console-connections-per-address", "9",
+    ])
+    #expect(share.status != 0)
+    #expect(
+      share.errors.contains(
+        "--console-connections-per-address must be 1...--console-connections"))
   }
 
   @Test("--database: a bad URL or a database it cannot reach stops the start, naming the problem")

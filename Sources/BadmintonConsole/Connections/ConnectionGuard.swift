@@ -8,13 +8,16 @@ import NIOHTTPTypes
 ///
 /// - From accept to its first byte, at most `Limits.firstByte`.
 /// - From the first byte of a request's head (the TLS handshake's, for a new TLS connection) to
-///   the head's end, at most `Limits.requestHead`; `RequestHeadWatcher`, after the HTTP decoder,
-///   tells when a head has ended and when a request has been read.
-/// - From accept to the end, at most `Limits.lifetime`, busy or not.
+///   the head's end, at most `Limits.requestHead`; and on a kept-alive connection, from the end
+///   of one answer to the end of the next request's head, the same. `RequestHeadWatcher`, after
+///   the HTTP decoder, tells when a head has ended and when an answer has.
+/// - From accept, `Limits.lifetime`: then the connection closes once the answer it is writing
+///   has gone (at once when idle), and `ConnectionTable.windDownGrace` later in any case.
 ///
-/// Between requests the idle timeout applies (Hummingbird's), and a request's body is bounded by
-/// the console's body limit and the lifetime. So no client, however slowly it sends, holds a
-/// connection for long, and no address holds more than its share of them.
+/// While a request is in flight (its head ended, its answer not yet written) no deadline but the
+/// lifetime runs: the idle timeout (Hummingbird's) bounds a body sent slowly. So no client,
+/// however slowly it sends, holds a connection for long, and no address holds more than its
+/// share of them.
 final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
   typealias InboundOut = ByteBuffer
@@ -30,17 +33,17 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
   private enum Phase {
     /// Accepted, nothing read yet: the first-byte deadline runs.
     case awaitingFirstByte
-    /// A request's head has begun and not ended: the head's deadline runs.
-    case readingHead
-    /// A head has ended; its body is read and its answer written.
+    /// A head has begun (or, kept alive, an answer has ended): the head's deadline runs.
+    case awaitingHead
+    /// Requests are in flight: heads that have ended, answers not yet written.
     case inRequest
-    /// A request has been read in full; the next byte begins another head.
-    case betweenRequests
   }
 
   private let table: ConnectionTable
   private let limits: Limits
   private var phase = Phase.awaitingFirstByte
+  /// Requests whose head has ended and whose answer has not (more than one when pipelined).
+  private var inFlight = 0
   private var ticket: ConnectionTable.Ticket?
   private var deadline: Scheduled<Void>?
   private var lifetime: Scheduled<Void>?
@@ -59,7 +62,8 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
       return
     }
     self.ticket = ticket
-    lifetime = channel.eventLoop.scheduleTask(in: limits.lifetime) { channel.close(promise: nil) }
+    let table = self.table
+    lifetime = channel.eventLoop.scheduleTask(in: limits.lifetime) { table.windDown(channel) }
     arm(limits.firstByte)
     context.fireChannelActive()
   }
@@ -77,26 +81,31 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    switch phase {
-    case .awaitingFirstByte, .betweenRequests:
-      phase = .readingHead
+    if phase == .awaitingFirstByte {
+      phase = .awaitingHead
       arm(limits.requestHead)
-    case .readingHead, .inRequest:
-      break
     }
     context.fireChannelRead(data)
   }
 
-  /// A request's head has ended: its deadline no longer runs.
+  /// A request's head has ended: no deadline runs until its answer has been written.
   func headEnded() {
+    inFlight += 1
     phase = .inRequest
     deadline?.cancel()
     deadline = nil
+    if inFlight == 1, let ticket { table.setBusy(true, ticket) }
   }
 
-  /// A request has been read in full: the next byte begins the next head.
-  func requestEnded() {
-    if phase == .inRequest { phase = .betweenRequests }
+  /// An answer has been written: when no other request is in flight, the next request's head
+  /// must end within the head's deadline from now.
+  func answerEnded() {
+    guard inFlight > 0 else { return }
+    inFlight -= 1
+    guard inFlight == 0 else { return }
+    phase = .awaitingHead
+    arm(limits.requestHead)
+    if let ticket { table.setBusy(false, ticket) }
   }
 
   /// Closes the connection `amount` from now unless another deadline replaces this one.
@@ -113,11 +122,13 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
   }
 }
 
-/// After the HTTP decoder: tells the connection's `ConnectionGuard` when a request's head has
-/// ended and when the request has been read in full.
-final class RequestHeadWatcher: ChannelInboundHandler, RemovableChannelHandler {
+/// After the HTTP codec: tells the connection's `ConnectionGuard` when a request's head has
+/// ended and when an answer has been written.
+final class RequestHeadWatcher: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPRequestPart
   typealias InboundOut = HTTPRequestPart
+  typealias OutboundIn = HTTPResponsePart
+  typealias OutboundOut = HTTPResponsePart
 
   private var connectionGuard: ConnectionGuard?
 
@@ -126,12 +137,13 @@ final class RequestHeadWatcher: ChannelInboundHandler, RemovableChannelHandler {
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    switch unwrapInboundIn(data) {
-    case .head: connectionGuard?.headEnded()
-    case .end: connectionGuard?.requestEnded()
-    case .body: break
-    }
+    if case .head = unwrapInboundIn(data) { connectionGuard?.headEnded() }
     context.fireChannelRead(data)
+  }
+
+  func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    if case .end = unwrapOutboundIn(data) { connectionGuard?.answerEnded() }
+    context.write(data, promise: promise)
   }
 }
 

@@ -18,11 +18,15 @@ final class ConnectionTable: Sendable {
 
   private let state: Mutex<State>
   private let addressKey: @Sendable (String) -> String
+  /// How long a connection asked to close after its answer (`windDown`) may take before it is
+  /// closed regardless.
+  let windDownGrace: TimeAmount
 
   init(
     maximumConnections: Int, maximumPerAddress: Int,
-    addressKey: @escaping @Sendable (String) -> String
+    addressKey: @escaping @Sendable (String) -> String, windDownGrace: TimeAmount = .seconds(5)
   ) {
+    self.windDownGrace = windDownGrace
     self.state = Mutex(
       State(
         book: ConnectionBook(
@@ -30,8 +34,8 @@ final class ConnectionTable: Sendable {
     self.addressKey = addressKey
   }
 
-  /// Admits `channel`, from the client address `remoteAddress`, and closes the connection it
-  /// takes the place of, if any; nil when `channel` is refused (its caller closes it).
+  /// Admits `channel`, from the client address `remoteAddress`, and winds down the connection
+  /// it takes the place of, if any; nil when `channel` is refused (its caller closes it).
   func admit(_ channel: any Channel, remoteAddress: String) -> Ticket? {
     let address = addressKey(remoteAddress)
     let (ticket, victim) = state.withLock { state -> (Ticket?, (any Channel)?) in
@@ -48,8 +52,23 @@ final class ConnectionTable: Sendable {
         return (Ticket(id: id, address: address), state.channels.removeValue(forKey: victim))
       }
     }
-    victim?.close(promise: nil)
+    if let victim { windDown(victim) }
     return ticket
+  }
+
+  /// Marks whether the ticket's connection has a request in flight (the rule lets an idle
+  /// connection give way before a busy one).
+  func setBusy(_ busy: Bool, _ ticket: Ticket) {
+    state.withLock { $0.book.setBusy(busy, ticket.id, from: ticket.address) }
+  }
+
+  /// Asks `channel` to close once the answer it is writing has gone (at once when it has none:
+  /// Hummingbird's connection handler takes `ChannelShouldQuiesceEvent` so), and closes it
+  /// `windDownGrace` later whatever it is doing.
+  func windDown(_ channel: any Channel) {
+    channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+    let backstop = channel.eventLoop.scheduleTask(in: windDownGrace) { channel.close(promise: nil) }
+    channel.closeFuture.whenComplete { _ in backstop.cancel() }
   }
 
   /// Gives back an admitted connection's place once it has closed.

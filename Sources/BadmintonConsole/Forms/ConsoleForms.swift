@@ -3,10 +3,11 @@ import Hummingbird
 
 /// The console's forms and query strings, each decoded with Hummingbird's
 /// `URLEncodedFormDecoder` into a `Decodable` type whose fields are all optional text: a field
-/// left out reads as empty, a form that is not well formed (a bad `%` escape, text that is not
-/// UTF-8 once decoded, a field given twice) is refused before any page sees it. Each form
-/// checks its own bounds and says what is wrong per field; what was typed is kept as a draft so
-/// a refused form comes back filled in.
+/// left out reads as empty; a form that is not well formed (a bad `%` escape, a field given
+/// twice) is refused before any page sees it (`FORM_UNREADABLE`), a query string that is not is
+/// read as empty; an escaped byte that is not UTF-8 reads as U+FFFD. Each form checks its own
+/// bounds and says what is wrong per field; what was typed is kept as a draft so a refused form
+/// comes back filled in.
 protocol ConsoleForm: Decodable, Sendable {}
 
 extension ConsoleForm {

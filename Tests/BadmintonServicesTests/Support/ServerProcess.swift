@@ -16,6 +16,8 @@ struct ServerProcess {
   let port: Int
   /// Where its standard error goes.
   let errorFile: URL
+  /// The port of its operator console, read from its output, when `--console-port` was given.
+  var consolePort: Int?
 
   /// The server did not print its port: it stopped at start. `errors` is what it said.
   struct DidNotStart: Error, CustomStringConvertible {
@@ -46,18 +48,32 @@ struct ServerProcess {
     process.standardOutput = output
     process.standardError = try FileHandle(forWritingTo: errorFile)
     try process.run()
-    var line: [UInt8] = []
-    while let byte = output.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A {
-      line.append(byte)
+    func nextLine() -> String {
+      var line: [UInt8] = []
+      while let byte = output.fileHandleForReading.readData(ofLength: 1).first, byte != 0x0A {
+        line.append(byte)
+      }
+      return String(decoding: line, as: UTF8.self)
     }
-    let text = String(decoding: line, as: UTF8.self)
+    let text = nextLine()
     guard let port = Int(text.split(separator: ":").last ?? "") else {
       process.waitUntilExit()
       let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
       try? FileManager.default.removeItem(at: errorFile)
       throw DidNotStart(status: process.terminationStatus, errors: errors)
     }
-    return ServerProcess(process: process, port: port, errorFile: errorFile)
+    var server = ServerProcess(process: process, port: port, errorFile: errorFile)
+    if arguments.contains("--console-port") {
+      // After the RPC line (and the metrics line, when metrics are on).
+      for _ in 0..<2 {
+        let line = nextLine()
+        if line.hasPrefix("badminton-server console on ") {
+          server.consolePort = Int(line.split(separator: ":").last ?? "")
+          break
+        }
+      }
+    }
+    return server
   }
 
   /// What the server wrote to standard error so far.
