@@ -355,9 +355,9 @@ public struct MatchIndex: Sendable {
   /// and takes memory back into the arena it came from: a chunk loaded at start, or copied by the
   /// thread that applied the transaction before, went back to another thread's arena, and the
   /// writer's copies took fresh pages from the kernel, zeroed at their first touch (up to two
-  /// fifths of the writer's time at ten million requests, docs/benchmarks.md). Kept here, the
-  /// chunk's memory is reused whichever thread made it, with no allocation (unless none of the
-  /// room a copy needs is free).
+  /// fifths of the writer's time at ten million requests, docs/benchmarks-history.md). Kept
+  /// here, the chunk's memory is reused whichever thread made it, with no allocation (unless
+  /// none of the room a copy needs is free).
   ///
   /// Changed in place without a lock: only the one thread changing the indexes at a time uses it
   /// (the board's writer, under its lock), as with `Places`.
