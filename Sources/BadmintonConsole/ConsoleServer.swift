@@ -25,14 +25,15 @@ public struct ConsoleConfiguration: Sendable {
   public var maximumSessions: Int
   /// How long the sign-in form stays valid, in milliseconds (10 minutes by default).
   public var signInFormLifetimeMs: Int64
-  /// How long a connection may stay idle between requests (no bytes read or written) before it
-  /// is closed (30 seconds by default).
+  /// How long a connection may stay idle (no bytes read or written) while a request is read
+  /// before it is closed (30 seconds by default); between requests `requestHeadTimeout` applies.
   public var connectionIdleTimeout: Duration
   /// The largest request body accepted, in bytes; larger ones get 413.
   public var maximumBodyBytes: Int
   /// Connections held at once (512 by default). The console never stops accepting: once it
-  /// holds this many, a new connection from an address holding fewer than the busiest address
-  /// takes the place of that address's oldest connection, and any other is closed at once.
+  /// holds this many, a new connection from an address holding at least two fewer than the
+  /// busiest address takes one of that address's places (`ConnectionBook`), and any other is
+  /// closed at once.
   public var maximumConnections: Int
   /// Connections held at once from one client address, as `clientAddressKey` keys it (16 by
   /// default); a connection past it is closed at once.
@@ -44,9 +45,11 @@ public struct ConsoleConfiguration: Sendable {
   /// How long a new connection may take to send its first byte (5 seconds by default).
   public var firstByteTimeout: Duration
   /// How long a request's head may take from its first byte to its end, the TLS handshake of a
-  /// new connection included (10 seconds by default).
+  /// new connection included, and on a kept-alive connection from the end of an answer to the
+  /// end of the next head (10 seconds by default).
   public var requestHeadTimeout: Duration
-  /// How long a connection is kept at most from its accept, busy or not (2 minutes by default).
+  /// How long a connection is kept from its accept (2 minutes by default): then it closes once
+  /// the answer it is writing has gone, and a few seconds later whatever it is doing.
   public var connectionLifetime: Duration
 
   /// A configuration with these values.
